@@ -1,0 +1,63 @@
+/**
+ * Shape of one upstream provider in the catalogue. Data only; the relay decides what to do with it.
+ */
+import type { ModelPrices } from "../billing/pricing.ts"
+
+/** A relay route of the gateway (spec: chat completions, Anthropic-format messages, embeddings). */
+export type Capability = "chat" | "messages" | "embeddings"
+
+export const CAPABILITIES: ReadonlyArray<Capability> = ["chat", "messages", "embeddings"]
+
+/** The request/response format an upstream endpoint speaks. */
+export type Wire = "openai" | "anthropic"
+
+/** How the provider key travels: `Authorization: Bearer <key>` or Anthropic's `x-api-key: <key>`. */
+export type AuthScheme = "bearer" | "x-api-key"
+
+/** Where and how to call the provider for one route. */
+export interface UpstreamEndpoint {
+  readonly wire: Wire
+  /** Path appended to the provider's base URL (an origin, no trailing slash), e.g. "/v1/chat/completions". */
+  readonly path: string
+  readonly auth: AuthScheme
+  /** Fixed headers this endpoint requires on every call (e.g. `anthropic-version`). */
+  readonly headers: Readonly<Record<string, string>>
+}
+
+export interface ModelEntry extends ModelPrices {
+  /** The `model` value sent upstream and shown in receipts. */
+  readonly id: string
+  readonly capabilities: ReadonlyArray<Capability>
+}
+
+export interface ProviderEntry {
+  /** Stable lowercase id used in receipts, env names and routing (`azure-openai`). */
+  readonly slug: string
+  readonly displayName: string
+  /**
+   * Default public origin, without `/v1` (DESIGN 8). Overridden by `PROVIDER_<SLUG>_BASE_URL`
+   * (and `LOCAL_PROVIDER_URL` for `local`); see `resolveProviderBaseUrl`.
+   */
+  readonly baseUrl: string
+  /**
+   * True when `baseUrl` is only a placeholder because the real origin is per customer
+   * (Azure resource name, Bedrock region): the provider cannot be called until the operator sets
+   * `PROVIDER_<SLUG>_BASE_URL`.
+   */
+  readonly baseUrlNeedsOverride: boolean
+  /** The provider's native wire format. Per-route truth is in `endpoints` (`local` speaks both). */
+  readonly wire: Wire
+  /** Auth scheme of the native wire. Per-route truth is in `endpoints`. */
+  readonly auth: AuthScheme
+  /** Offered with the gateway's own (pooled) provider key. */
+  readonly pooled: boolean
+  /** Every provider accepts a customer's own key. */
+  readonly byok: true
+  /** Upstream request timeout (whole call, including a stream), in milliseconds. */
+  readonly timeoutMs: number
+  /** Routes this provider serves, and how. A route missing here is not offered by the provider. */
+  readonly endpoints: Readonly<Partial<Record<Capability, UpstreamEndpoint>>>
+  readonly models: ReadonlyArray<ModelEntry>
+  /** Why this wire/endpoint was chosen, for docs/providers.md readers. */
+  readonly notes: string
+}

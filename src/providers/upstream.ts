@@ -1,0 +1,41 @@
+/**
+ * Answers the relay's question "for route R on this provider, which URL, wire format and auth
+ * headers do I use?" from catalogue data.
+ */
+import type { AuthScheme, Capability, ProviderEntry, UpstreamEndpoint } from "./provider.ts"
+import { type Env, resolveProviderBaseUrl } from "./env.ts"
+
+/** Header Anthropic requires on every Messages API call; pinned so upstream behaviour cannot drift. */
+export const ANTHROPIC_VERSION = "2023-06-01"
+
+export const openaiEndpoint = (path: string): UpstreamEndpoint => ({ wire: "openai", path, auth: "bearer", headers: {} })
+
+export const anthropicEndpoint = (path: string): UpstreamEndpoint => ({
+  wire: "anthropic",
+  path,
+  auth: "x-api-key",
+  headers: { "anthropic-version": ANTHROPIC_VERSION }
+})
+
+/** The endpoint for a route, or `undefined` when the provider does not serve that route. */
+export const upstreamEndpoint = (provider: ProviderEntry, route: Capability): UpstreamEndpoint | undefined =>
+  provider.endpoints[route]
+
+/**
+ * Full upstream URL for a route, or `undefined` when the provider does not serve the route or has
+ * no usable base URL (see `resolveProviderBaseUrl`).
+ */
+export const upstreamUrl = (provider: ProviderEntry, route: Capability, env: Env): string | undefined => {
+  const endpoint = upstreamEndpoint(provider, route)
+  const baseUrl = resolveProviderBaseUrl(provider, env)
+  return endpoint === undefined || baseUrl === undefined ? undefined : `${baseUrl}${endpoint.path}`
+}
+
+/** Header carrying the key for an auth scheme (lower-case, as Node's fetch/http normalise them). */
+export const authHeaderName = (auth: AuthScheme): string => (auth === "bearer" ? "authorization" : "x-api-key")
+
+/** Headers to add to an upstream call: the key in the endpoint's scheme plus its fixed headers. */
+export const upstreamAuthHeaders = (endpoint: UpstreamEndpoint, apiKey: string): Record<string, string> => ({
+  ...endpoint.headers,
+  [authHeaderName(endpoint.auth)]: endpoint.auth === "bearer" ? `Bearer ${apiKey}` : apiKey
+})

@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest"
+import { getProvider, LOCAL_PROVIDER } from "../../../src/providers/catalogue.ts"
+import { upstreamAuthHeaders, upstreamEndpoint, upstreamUrl } from "../../../src/providers/upstream.ts"
+
+const provider = (slug: string) => {
+  const found = getProvider(slug)
+  if (found === undefined) throw new Error(`no provider ${slug}`)
+  return found
+}
+
+describe("upstreamUrl", () => {
+  it("joins the resolved origin and the route's path", () => {
+    expect(upstreamUrl(provider("openai"), "chat", {})).toBe("https://api.openai.com/v1/chat/completions")
+    expect(upstreamUrl(provider("anthropic"), "messages", {})).toBe("https://api.anthropic.com/v1/messages")
+    expect(upstreamUrl(provider("google"), "chat", {})).toBe("https://generativelanguage.googleapis.com/v1beta/openai/chat/completions")
+    expect(upstreamUrl(provider("groq"), "chat", {})).toBe("https://api.groq.com/openai/v1/chat/completions")
+  })
+
+  it("serves the local provider's three routes from LOCAL_PROVIDER_URL", () => {
+    const env = { LOCAL_PROVIDER_URL: "http://127.0.0.1:40001" }
+    expect(upstreamUrl(LOCAL_PROVIDER, "chat", env)).toBe("http://127.0.0.1:40001/v1/chat/completions")
+    expect(upstreamUrl(LOCAL_PROVIDER, "messages", env)).toBe("http://127.0.0.1:40001/v1/messages")
+    expect(upstreamUrl(LOCAL_PROVIDER, "embeddings", env)).toBe("http://127.0.0.1:40001/v1/embeddings")
+  })
+
+  it("answers undefined for a route the provider does not serve or an unconfigured origin", () => {
+    expect(upstreamUrl(provider("anthropic"), "chat", {})).toBeUndefined()
+    expect(upstreamUrl(provider("groq"), "embeddings", {})).toBeUndefined()
+    expect(upstreamUrl(provider("azure-openai"), "chat", {})).toBeUndefined()
+  })
+})
+
+describe("upstreamAuthHeaders", () => {
+  it("sends an OpenAI-format key as a Bearer token", () => {
+    expect(upstreamAuthHeaders(upstreamEndpoint(provider("openai"), "chat")!, "sk-test")).toEqual({ authorization: "Bearer sk-test" })
+  })
+
+  it("sends an Anthropic-format key as x-api-key with the pinned anthropic-version", () => {
+    expect(upstreamAuthHeaders(upstreamEndpoint(provider("anthropic"), "messages")!, "sk-ant")).toEqual({
+      "x-api-key": "sk-ant",
+      "anthropic-version": "2023-06-01"
+    })
+    expect(upstreamAuthHeaders(upstreamEndpoint(LOCAL_PROVIDER, "messages")!, "k")).toEqual({
+      "x-api-key": "k",
+      "anthropic-version": "2023-06-01"
+    })
+  })
+})

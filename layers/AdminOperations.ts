@@ -1,0 +1,86 @@
+import { Effect } from "effect"
+import { Keys } from "../services/Keys.ts"
+import { Organisations } from "../services/Organisations.ts"
+import { PortalTokens } from "../services/PortalTokens.ts"
+import { Wallets } from "../services/Wallets.ts"
+import { InvalidUsdAmount, parseUsd } from "../src/billing/money.ts"
+import { ApiError } from "../src/http/ApiError.ts"
+import { invalid } from "../src/http/validate.ts"
+
+/**
+ * The operator's commands (DESIGN.md sections 7 and 8), shared by the admin HTTP API (`/api/admin/*`) and by
+ * `programs/cli.ts` when it opens the storage itself. Inputs are plain JSON-ish records; outputs are the JSON the
+ * CLI prints.
+ */
+type Input = Readonly<Record<string, unknown>>
+
+const str = (input: Input, field: string): string | undefined => {
+  const v = input[field]
+  return typeof v === "string" && v !== "" ? v : undefined
+}
+
+/** `--org ID`, or `--key-prefix svc_xxxxxx` meaning that key's organisation. */
+const resolveOrg = (input: Input) =>
+  Effect.gen(function*() {
+    const org = str(input, "org_id")
+    if (org !== undefined) return org
+    const prefix = str(input, "key_prefix")
+    if (prefix !== undefined) return yield* (yield* Keys).orgOfPrefix(prefix)
+    return yield* invalid("org_id", "Give org_id (--org) or key_prefix (--key-prefix).")
+  })
+
+export const createOrg = (input: Input) =>
+  Effect.gen(function*() {
+    const name = str(input, "name")
+    if (name === undefined) return yield* invalid("name", "name is required (--name).")
+    const { orgId } = yield* (yield* Organisations).create({ name, parentId: str(input, "parent_id") })
+    return { org_id: orgId }
+  })
+
+export const createPortalToken = (input: Input) =>
+  Effect.gen(function*() {
+    const orgId = yield* resolveOrg(input)
+    const raw = input["abilities"]
+    const abilities = Array.isArray(raw) ? raw : typeof raw === "string" ? raw.split(",").map((s) => s.trim()).filter(Boolean) : []
+    if (abilities.length === 0 || !abilities.every((a) => typeof a === "string")) {
+      return yield* invalid("abilities", "abilities is a non-empty list (--abilities a,b).")
+    }
+    const created = yield* (yield* PortalTokens).create({ orgId, abilities: abilities as Array<string>, name: str(input, "name") })
+    return { token: created.token, abilities: created.abilities, org_id: orgId }
+  })
+
+export const creditWallet = (input: Input) =>
+  Effect.gen(function*() {
+    const orgId = yield* resolveOrg(input)
+    const usd = typeof input["usd"] === "number" ? String(input["usd"]) : str(input, "usd")
+    if (usd === undefined) return yield* invalid("usd", "usd is required (--usd 10).")
+    const micros = yield* Effect.try({
+      try: () => parseUsd(usd),
+      catch: (e) => invalid("usd", e instanceof InvalidUsdAmount ? e.message : "usd must be a positive decimal amount.")
+    })
+    if (micros <= 0n) return yield* invalid("usd", "usd must be greater than zero.")
+    const { balanceMicros } = yield* (yield* Wallets).credit({ orgId, micros, kind: "adjustment", reference: "operator credit" })
+    return { org_id: orgId, balance_micros: Number(balanceMicros) }
+  })
+
+export const revokeKey = (input: Input, actor: string) =>
+  Effect.gen(function*() {
+    const prefix = str(input, "key_prefix")
+    if (prefix === undefined) return yield* invalid("key_prefix", "key_prefix is required (--prefix svc_xxxxxx).")
+    const { keyId, orgId } = yield* (yield* Keys).revokeByPrefix(prefix, actor)
+    return { key_id: keyId, org_id: orgId, key_prefix: prefix, status: "revoked" }
+  })
+
+export const checkLedger = Effect.gen(function*() {
+  const mismatches = yield* (yield* Wallets).checkLedger()
+  return {
+    ok: mismatches.length === 0,
+    mismatches: mismatches.map((m) => ({
+      org_id: m.orgId,
+      balance_micros: Number(m.balanceMicros),
+      ledger_micros: Number(m.ledgerMicros)
+    }))
+  }
+})
+
+export type AdminFailure = ApiError

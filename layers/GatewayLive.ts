@@ -1,0 +1,93 @@
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer, Logger, References } from "effect"
+import { FetchHttpClient, HttpRouter, HttpServer } from "effect/http"
+import { OtlpSerialization, OtlpTracer } from "effect/observability"
+import { mkdirSync, rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:http"
+import { join } from "node:path"
+import { AppConfig, parseGatewayConfig } from "../services/AppConfig.ts"
+import { BootstrapAdminToken } from "./Bootstrap.ts"
+import { AdminRoutes } from "./http/AdminRoutes.ts"
+import { BillingRoutes } from "./http/BillingRoutes.ts"
+import { ObservabilityMiddleware } from "./http/Observability.ts"
+import { PublicRoutes } from "./http/PublicRoutes.ts"
+import { SelfServiceRoutes } from "./http/SelfServiceRoutes.ts"
+import { RateWindowsMemory } from "./memory/RateWindows.ts"
+import { SlotsMemory } from "./memory/Slots.ts"
+import { DatabaseLive } from "./pg/Database.ts"
+import { KeysPg } from "./pg/Keys.ts"
+import { OrganisationsPg } from "./pg/Organisations.ts"
+import { PortalTokensPg } from "./pg/PortalTokens.ts"
+import { WalletsPg } from "./pg/Wallets.ts"
+import { RateWindowsRedis } from "./redis/RateWindows.ts"
+import { RedisClient } from "./redis/RedisClient.ts"
+import { SlotsRedis } from "./redis/Slots.ts"
+
+/** Redis when REDIS_URL is set (shared across nodes), in-process otherwise (one node only). */
+const SharedStateLive = Layer.unwrap(
+  Effect.map(Effect.service(AppConfig), (config) =>
+    config.redisUrl !== undefined
+      ? Layer.mergeAll(RateWindowsRedis, SlotsRedis).pipe(Layer.provide(RedisClient.layer))
+      : Layer.mergeAll(RateWindowsMemory, SlotsMemory))
+)
+
+const DomainLive = Layer.mergeAll(KeysPg, PortalTokensPg, OrganisationsPg, WalletsPg)
+
+const RoutesLive = Layer.mergeAll(PublicRoutes, SelfServiceRoutes, AdminRoutes, BillingRoutes, ObservabilityMiddleware)
+
+/** Structured JSON logs on stdout at LOG_LEVEL; spans exported over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set. */
+const ObservabilityLive = Layer.unwrap(
+  Effect.map(Effect.service(AppConfig), (config) => {
+    const level = ({ debug: "Debug", info: "Info", warn: "Warn", error: "Error" } as const)[config.logLevel]
+    const logs = Layer.mergeAll(Logger.layer([Logger.consoleJson]), Layer.succeed(References.MinimumLogLevel, level))
+    if (config.otlpEndpoint === undefined) return logs
+    const tracer = OtlpTracer.layer({
+      url: `${config.otlpEndpoint.replace(/\/+$/, "")}/v1/traces`,
+      resource: { serviceName: "privacy-relay-gateway" }
+    }).pipe(Layer.provide(OtlpSerialization.layerJson), Layer.provide(FetchHttpClient.layer))
+    return Layer.mergeAll(logs, tracer)
+  })
+)
+
+/**
+ * With embedded storage, DATA_DIR/gateway.json tells `cli.ts` where the running gateway listens (and its pid), so
+ * it uses the admin API instead of opening the PGlite directory a second time. Removed on shutdown.
+ */
+const AnnounceAddress = Layer.effectDiscard(
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const server = yield* HttpServer.HttpServer
+    const url = HttpServer.formatAddress(server.address)
+    yield* Effect.logInfo("gateway listening").pipe(
+      Effect.annotateLogs({ url, storage: config.databaseUrl ? "postgres" : "pglite", shared_state: config.redisUrl ? "redis" : "memory" })
+    )
+    if (config.databaseUrl !== undefined || config.dataDir === undefined) return
+    const file = join(config.dataDir, "gateway.json")
+    yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        mkdirSync(config.dataDir!, { recursive: true, mode: 0o700 })
+        writeFileSync(file, JSON.stringify({ url, pid: process.pid }) + "\n", { mode: 0o600 })
+      }),
+      () => Effect.sync(() => rmSync(file, { force: true }))
+    )
+  })
+)
+
+/** Everything the gateway needs except the HTTP server itself, for the program and for in-process tests. */
+export const gatewayServicesLayer = (env: Readonly<Record<string, string | undefined>>) => {
+  const config = AppConfig.fromEnv(env)
+  const storage = DatabaseLive.pipe(Layer.provide(config))
+  const domain = DomainLive.pipe(Layer.provideMerge(storage))
+  const withBootstrap = BootstrapAdminToken.pipe(Layer.provideMerge(domain))
+  return Layer.mergeAll(withBootstrap, SharedStateLive).pipe(Layer.provideMerge(config), Layer.provideMerge(ObservabilityLive.pipe(Layer.provide(config))))
+}
+
+/** The whole gateway: routes served on HOST:PORT. The HttpServer stays in the output so callers can read its address. */
+export const gatewayLayer = (env: Readonly<Record<string, string | undefined>>) => {
+  const settings = parseGatewayConfig(env)
+  const server = NodeHttpServer.layer(createServer, { port: settings.port, host: settings.host })
+  return Layer.mergeAll(HttpRouter.serve(RoutesLive, { disableLogger: true }), AnnounceAddress).pipe(
+    Layer.provideMerge(server),
+    Layer.provideMerge(gatewayServicesLayer(env))
+  )
+}

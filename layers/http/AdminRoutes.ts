@@ -1,0 +1,31 @@
+import { Effect } from "effect"
+import { HttpRouter, HttpServerResponse } from "effect/http"
+import { checkLedger, createOrg, createPortalToken, creditWallet, revokeKey } from "../AdminOperations.ts"
+import { Keys } from "../../services/Keys.ts"
+import { Organisations } from "../../services/Organisations.ts"
+import { PortalTokens } from "../../services/PortalTokens.ts"
+import { Wallets } from "../../services/Wallets.ts"
+import type { ApiError } from "../../src/http/ApiError.ts"
+import { requirePortal } from "./auth.ts"
+import { readJsonObject } from "./body.ts"
+
+/**
+ * The admin API (`ability:admin` portal tokens): what `programs/cli.ts` calls when embedded storage is held by a
+ * running gateway (PGlite is single-process). Each route answers the JSON the CLI prints.
+ */
+export const AdminRoutes = HttpRouter.use(Effect.fn(function*(router) {
+  const post = (path: HttpRouter.PathInput, op: (input: Record<string, unknown>, actor: string) => Effect.Effect<unknown, ApiError, Keys | Organisations | PortalTokens | Wallets>) =>
+    router.add("POST", path, Effect.gen(function*() {
+      const admin = yield* requirePortal("ability:admin")
+      const input = yield* readJsonObject
+      return HttpServerResponse.jsonUnsafe(yield* op(input, `portal-token:${admin.tokenId}`))
+    }))
+  yield* post("/api/admin/orgs", createOrg)
+  yield* post("/api/admin/portal-tokens", createPortalToken)
+  yield* post("/api/admin/wallets/credit", creditWallet)
+  yield* post("/api/admin/keys/revoke", revokeKey)
+  yield* router.add("GET", "/api/admin/ledger/check", Effect.gen(function*() {
+    yield* requirePortal("ability:admin")
+    return HttpServerResponse.jsonUnsafe(yield* checkLedger)
+  }))
+}))

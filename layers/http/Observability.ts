@@ -1,0 +1,105 @@
+import { Effect, Tracer } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { AppConfig } from "../../services/AppConfig.ts"
+import { PortalTokens } from "../../services/PortalTokens.ts"
+import { RequestContext } from "../../services/RequestContext.ts"
+import { pickRequestId } from "../../src/http/requestId.ts"
+import { formatTraceparent, newSpanId, parseTraceparent } from "../../src/http/traceparent.ts"
+import { causeToResponse } from "./errorResponse.ts"
+
+/** Routes anyone may call from any origin (no bearer auth): CORS `*`. */
+const PUBLIC_CROSS_ORIGIN = new Set([
+  "/api/v1/self-service/key",
+  "/api/v1/receipts/verify",
+  "/api/.well-known/service-receipt-pubkeys.jwks",
+  "/api/.well-known/service-receipt-pubkey.pem"
+])
+
+const CORS_ALLOW_HEADERS =
+  "authorization, content-type, idempotency-key, x-request-id, traceparent, x-service-engine, x-service-attestation, x-csrf-token"
+const CORS_EXPOSE_HEADERS =
+  "x-request-id, x-response-time, traceparent, x-service-receipt-v2, x-service-receipt-v2-jti, x-service-receipt-failed, x-service-receipt-v3, x-service-idempotent-replay, retry-after, ratelimit, ratelimit-policy"
+
+/**
+ * Global middleware: every response the application produces (success, error, 404, OPTIONS, streaming) gets
+ * `X-Request-Id`, `X-Response-Time` and `traceparent`; every failure becomes our error envelope; bearer routes
+ * are exposed cross-origin only to PORTAL_ORIGIN; sampled requests are logged as one JSON line (a span record).
+ */
+export const ObservabilityMiddleware = HttpRouter.middleware(
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const portalTokens = yield* PortalTokens
+    // The error channel is declared `any`: this middleware handles every failure, which the router's types
+    // only allow for an open error type.
+    return (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, any>): Effect.Effect<HttpServerResponse.HttpServerResponse, any, HttpServerRequest.HttpServerRequest> => Effect.gen(function*() {
+      const startedAt = performance.now()
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const headers = request.headers
+      const requestId = pickRequestId(headers["x-request-id"])
+      const trace = parseTraceparent(headers["traceparent"])
+      const spanId = newSpanId()
+      const forced = headers["x-service-force-trace"] === "1" && (yield* isAdminCaller(portalTokens, headers["authorization"]))
+      let sampled = trace.sampledFlag || forced || Math.random() < config.traceSampleRatio
+      const path = request.url.split("?")[0]
+      const origin = headers["origin"]
+
+      const response = request.method === "OPTIONS"
+        ? HttpServerResponse.empty({ status: 204 })
+        : yield* httpEffect.pipe(
+          Effect.withParentSpan(Tracer.externalSpan({ traceId: trace.traceId, spanId, sampled })),
+          Effect.provideService(RequestContext, { requestId, traceId: trace.traceId, spanId, sampled, startedAt }),
+          Effect.catchCause((cause) => causeToResponse(cause, requestId))
+        )
+
+      if (response.status >= 500) sampled = true
+      const elapsed = performance.now() - startedAt
+      const out: Record<string, string> = {
+        "x-request-id": requestId,
+        "x-response-time": `${Math.max(0, Math.round(elapsed))}ms`,
+        traceparent: formatTraceparent(trace.traceId, spanId, sampled),
+        vary: "Origin"
+      }
+      if (origin !== undefined) {
+        if (config.portalOrigin !== undefined && origin === config.portalOrigin) {
+          out["access-control-allow-origin"] = origin
+          out["access-control-allow-credentials"] = "true"
+        } else if (PUBLIC_CROSS_ORIGIN.has(path)) {
+          out["access-control-allow-origin"] = "*"
+        }
+        if (out["access-control-allow-origin"] !== undefined) {
+          out["access-control-expose-headers"] = CORS_EXPOSE_HEADERS
+          if (request.method === "OPTIONS") {
+            out["access-control-allow-methods"] = "GET, POST, PUT, PATCH, DELETE, OPTIONS"
+            out["access-control-allow-headers"] = CORS_ALLOW_HEADERS
+            out["access-control-max-age"] = "600"
+          }
+        }
+      }
+      if (sampled) {
+        yield* Effect.logInfo("request").pipe(
+          Effect.annotateLogs({
+            request_id: requestId,
+            trace_id: trace.traceId,
+            span_id: spanId,
+            parent_span_id: trace.parentSpanId ?? null,
+            method: request.method,
+            path,
+            status: response.status,
+            duration_ms: Math.round(elapsed * 1000) / 1000
+          })
+        )
+      }
+      return HttpServerResponse.setHeaders(response, out)
+    })
+  }),
+  { global: true }
+)
+
+const isAdminCaller = (portalTokens: PortalTokens["Service"], authorization: string | undefined) => {
+  const token = authorization?.startsWith("Bearer ") ? authorization.slice(7).trim() : undefined
+  if (token === undefined || !token.startsWith("spt_")) return Effect.succeed(false)
+  return portalTokens.authenticate(token).pipe(
+    Effect.map((p) => p.abilities.includes("ability:admin")),
+    Effect.orElseSucceed(() => false)
+  )
+}

@@ -1,0 +1,77 @@
+import { Effect } from "effect"
+import { HttpServerRequest } from "effect/http"
+import { type GatewayPrincipal, Keys } from "../../services/Keys.ts"
+import { type PortalPrincipal, PortalTokens } from "../../services/PortalTokens.ts"
+import { ApiError } from "../../src/http/ApiError.ts"
+import type { Scope } from "../../src/keys/scopes.ts"
+
+const bearerOf = (authorization: string | undefined) => {
+  if (authorization === undefined) return undefined
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization)
+  return m === null ? "" : m[1]
+}
+
+/**
+ * Relay routes: a gateway key (`svc_...`) with the route's scope. A portal token is never valid here.
+ * 401 `invalid_key` / `key_revoked`, then 403 `insufficient_scope` (check order of DESIGN.md section 4).
+ */
+export const requireGatewayKey = (scope: Scope | undefined) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const bearer = bearerOf(request.headers["authorization"])
+    if (bearer === undefined) {
+      return yield* new ApiError({ status: 401, code: "invalid_key", message: "Missing Authorization: Bearer <API key>." })
+    }
+    if (bearer.startsWith("spt_")) {
+      return yield* new ApiError({
+        status: 401,
+        code: "invalid_key",
+        message: "Portal tokens are not accepted on relay routes; use a gateway key (svc_...)."
+      })
+    }
+    const principal = yield* (yield* Keys).authenticate(bearer)
+    if (scope !== undefined) yield* checkScope(principal, scope)
+    return principal
+  })
+
+export const checkScope = (principal: GatewayPrincipal, scope: Scope) => {
+  const granted = principal.permissions ?? []
+  if (granted.length === 0 || granted.includes(scope)) return Effect.void
+  return Effect.fail(
+    new ApiError({
+      status: 403,
+      code: "insufficient_scope",
+      message: `This key lacks the "${scope}" scope.`,
+      extra: { type: "permission_error", required: [scope], granted }
+    })
+  )
+}
+
+/**
+ * Portal routes: a portal token (`spt_...`) holding `ability`. A gateway key is never valid here.
+ * 401 `portal_auth_required`, 403 `insufficient_ability`.
+ */
+export const requirePortal = (ability: string | undefined) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const bearer = bearerOf(request.headers["authorization"])
+    if (bearer === undefined || bearer === "" || bearer.startsWith("svc_")) {
+      return yield* new ApiError({
+        status: 401,
+        code: "portal_auth_required",
+        message: bearer?.startsWith("svc_")
+          ? "Gateway keys are not accepted on portal routes; use a portal session or portal token (spt_...)."
+          : "This route needs a portal session or portal token (spt_...)."
+      })
+    }
+    const principal: PortalPrincipal = yield* (yield* PortalTokens).authenticate(bearer)
+    if (ability !== undefined && !principal.abilities.includes(ability) && !principal.abilities.includes("ability:admin")) {
+      return yield* new ApiError({
+        status: 403,
+        code: "insufficient_ability",
+        message: `This portal token lacks "${ability}".`,
+        extra: { type: "permission_error", required: [ability], granted: principal.abilities }
+      })
+    }
+    return principal
+  })

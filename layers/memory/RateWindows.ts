@@ -1,0 +1,58 @@
+import { Clock, Effect, Layer } from "effect"
+import { RateWindows, type WindowVerdict } from "../../services/RateWindows.ts"
+
+/**
+ * In-process sliding windows: a timestamp log per key. Correct for ONE gateway process only; with several
+ * nodes set REDIS_URL (docs/configuration.md).
+ */
+export const RateWindowsMemory = Layer.effect(
+  RateWindows,
+  Effect.sync(() => {
+    const logs = new Map<string, Array<number>>()
+    let sweeps = 0
+
+    const live = (key: string, now: number, windowMs: number) => {
+      const log = logs.get(key) ?? []
+      let drop = 0
+      while (drop < log.length && log[drop] <= now - windowMs) drop++
+      if (drop > 0) log.splice(0, drop)
+      return log
+    }
+
+    const verdict = (log: Array<number>, now: number, windowMs: number, limit: number, allowed: boolean): WindowVerdict => {
+      const oldest = log[0] ?? now
+      return {
+        allowed,
+        count: log.length,
+        limit,
+        retryAfterMs: allowed ? 0 : Math.max(1, oldest + windowMs - now),
+        resetMs: Math.max(0, oldest + windowMs - now)
+      }
+    }
+
+    // Empty logs are dropped now and then so idle keys do not accumulate.
+    const maybeSweep = (now: number) => {
+      if (++sweeps % 10_000 !== 0) return
+      for (const [key, log] of logs) if (log.length === 0 || log[log.length - 1] < now - 86_400_000) logs.delete(key)
+    }
+
+    const hitAll = (windows: ReadonlyArray<{ key: string; windowMs: number; limit: number }>) =>
+      Effect.map(Clock.currentTimeMillis, (now) => {
+        maybeSweep(now)
+        const current = windows.map((w) => live(w.key, now, w.windowMs))
+        const allowed = current.every((log, i) => log.length < windows[i].limit)
+        return current.map((log, i) => {
+          if (allowed) {
+            log.push(now)
+            logs.set(windows[i].key, log)
+          }
+          return verdict(log, now, windows[i].windowMs, windows[i].limit, allowed)
+        })
+      })
+
+    return RateWindows.of({
+      hitAll,
+      hit: (key, windowMs, limit) => Effect.map(hitAll([{ key, windowMs, limit }]), (v) => v[0])
+    })
+  })
+)

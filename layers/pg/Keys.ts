@@ -1,0 +1,141 @@
+import { Clock, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { type GatewayPrincipal, Keys } from "../../services/Keys.ts"
+import { ApiError } from "../../src/http/ApiError.ts"
+import { isWellFormedGatewayKey, keyPrefixOf, newGatewayKey } from "../../src/keys/format.ts"
+import { sha256HexSync } from "./hash.ts"
+import { insertOrganisation } from "./Organisations.ts"
+import { isUniqueViolation } from "./sqlErrors.ts"
+
+interface KeyRow {
+  readonly id: string
+  readonly key_prefix: string
+  readonly org_id: string
+  readonly parent_id: string | null
+  readonly account_id: string | null
+  readonly tier: string
+  readonly status: string
+  readonly permissions: ReadonlyArray<string> | null
+  readonly models: ReadonlyArray<string> | null
+}
+
+const invalidKey = () =>
+  new ApiError({ status: 401, code: "invalid_key", message: "The API key is missing, malformed or unknown." })
+const revoked = () => new ApiError({ status: 401, code: "key_revoked", message: "This API key has been revoked." })
+
+/** `last_used_at` is refreshed at most once a minute per key, off the request path. */
+const TOUCH_INTERVAL_MS = 60_000
+
+const accountExists = () =>
+  new ApiError({ status: 409, code: "account_exists", message: "An account already exists for this e-mail address." })
+
+export const KeysPg = Layer.effect(
+  Keys,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const lastTouched = new Map<string, number>()
+
+    const touch = (keyId: string, now: number) => {
+      const last = lastTouched.get(keyId) ?? 0
+      if (now - last < TOUCH_INTERVAL_MS) return Effect.void
+      lastTouched.set(keyId, now)
+      return sql`UPDATE api_keys SET last_used_at = now() WHERE id = ${keyId}`.pipe(Effect.ignore, Effect.forkDetach, Effect.asVoid)
+    }
+
+    const authenticate = (bearer: string) =>
+      Effect.gen(function*() {
+        if (!isWellFormedGatewayKey(bearer)) return yield* invalidKey()
+        const rows = yield* sql<KeyRow>`
+          SELECT k.id, k.key_prefix, k.org_id, o.parent_id, k.account_id, k.tier, k.status, k.permissions, k.models
+          FROM api_keys k JOIN organisations o ON o.id = k.org_id
+          WHERE k.key_hash = ${sha256HexSync(bearer)}`.pipe(Effect.orDie)
+        const row = rows[0]
+        if (row === undefined) return yield* invalidKey()
+        if (row.status !== "active") return yield* revoked()
+        yield* touch(row.id, yield* Clock.currentTimeMillis)
+        return {
+          keyId: row.id,
+          keyPrefix: row.key_prefix,
+          orgId: row.org_id,
+          parentOrgId: row.parent_id,
+          accountId: row.account_id,
+          tier: row.tier,
+          permissions: row.permissions,
+          models: row.models
+        } satisfies GatewayPrincipal
+      })
+
+    const issueSelfService = (input: { email?: string; name?: string }) =>
+      Effect.gen(function*() {
+        const apiKey = newGatewayKey()
+        const keyId = `key_${crypto.randomUUID().replaceAll("-", "")}`
+        const accountId = `acct_${crypto.randomUUID().replaceAll("-", "")}`
+        const insert = Effect.gen(function*() {
+          if (input.email !== undefined) {
+            const existing = yield* sql`SELECT 1 FROM accounts WHERE lower(email) = lower(${input.email})`
+            if (existing.length > 0) return yield* accountExists()
+          }
+          const orgId = yield* insertOrganisation(sql, { name: input.name ?? input.email ?? "self-service" })
+          yield* sql`INSERT INTO accounts ${sql.insert({ id: accountId, org_id: orgId, email: input.email ?? null, email_verified: false })}`
+          yield* sql`INSERT INTO api_keys ${
+            sql.insert({
+              id: keyId,
+              org_id: orgId,
+              account_id: accountId,
+              key_hash: sha256HexSync(apiKey),
+              key_prefix: keyPrefixOf(apiKey),
+              tier: "free",
+              name: input.name ?? null,
+              permissions: null,
+              models: null
+            })
+          }`
+          yield* sql`INSERT INTO audit_log ${
+            sql.insert({ actor: "self-service", action: "key.created", target: keyId, details: JSON.stringify({ org_id: orgId }) })
+          }`
+          return orgId
+        })
+        const orgId = yield* sql.withTransaction(insert).pipe(
+          Effect.catchTag("SqlError", (e) => isUniqueViolation(e) ? accountExists() : Effect.die(e))
+        )
+        return {
+          id: keyId,
+          apiKey,
+          keyPrefix: keyPrefixOf(apiKey),
+          orgId,
+          accountId,
+          tier: "free",
+          name: input.name ?? null,
+          permissions: null
+        }
+      })
+
+    const findByPrefix = (keyPrefix: string) =>
+      sql<{ id: string; org_id: string }>`SELECT id, org_id FROM api_keys WHERE key_prefix = ${keyPrefix} ORDER BY created_at DESC`
+        .pipe(Effect.orDie)
+
+    return Keys.of({
+      authenticate,
+      issueSelfService,
+      orgOfPrefix: (keyPrefix) =>
+        Effect.flatMap(findByPrefix(keyPrefix), (rows) =>
+          rows.length === 0
+            ? Effect.fail(new ApiError({ status: 404, code: "not_found", message: "No key has this prefix." }))
+            : Effect.succeed(rows[0].org_id)),
+      revokeByPrefix: (keyPrefix, actor) =>
+        Effect.gen(function*() {
+          const rows = yield* findByPrefix(keyPrefix)
+          if (rows.length === 0) return yield* new ApiError({ status: 404, code: "not_found", message: "No key has this prefix." })
+          if (rows.length > 1) {
+            return yield* new ApiError({ status: 409, code: "ambiguous_prefix", message: "Several keys share this prefix." })
+          }
+          const { id, org_id } = rows[0]
+          yield* sql.withTransaction(Effect.gen(function*() {
+            yield* sql`UPDATE api_keys SET status = 'revoked', revoked_at = now() WHERE id = ${id}`
+            yield* sql`INSERT INTO audit_log ${sql.insert({ actor, action: "key.revoked", target: id, details: null })}`
+          })).pipe(Effect.orDie)
+          return { keyId: id, orgId: org_id }
+        })
+    })
+  })
+)

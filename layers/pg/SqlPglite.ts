@@ -1,0 +1,70 @@
+import { PGlite } from "@electric-sql/pglite"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Layer, Semaphore, Stream } from "effect"
+import { Reactivity } from "effect/reactivity"
+import { SqlClient, SqlError, type SqlConnection } from "effect/sql"
+
+/**
+ * Embedded PostgreSQL (PGlite, real Postgres in WASM) behind the same SqlClient the pg driver provides,
+ * so one set of migrations and queries serves both. No published Effect driver for PGlite works with
+ * effect 4.1 (DESIGN.md section 2), hence this small adapter.
+ *
+ * PGlite is a single session: every statement is serialised, and a transaction holds the lock throughout.
+ */
+const sqlError = (cause: unknown, operation: string) =>
+  new SqlError.SqlError({ reason: new SqlError.UnknownError({ cause, operation }) })
+
+const makeConnection = (db: PGlite): SqlConnection.Connection => {
+  const rows = (sql: string, params: ReadonlyArray<unknown>) =>
+    Effect.tryPromise({
+      try: () =>
+        params.length === 0
+          ? db.exec(sql).then((r) => r.at(-1)?.rows ?? [])
+          : db.query<any>(sql, [...params]).then((r) => r.rows),
+      catch: (cause) => sqlError(cause, "execute")
+    })
+  const values = (sql: string, params: ReadonlyArray<unknown>) =>
+    Effect.tryPromise({
+      try: () =>
+        db.query<any>(sql, [...params], { rowMode: "array" }).then((r) => r.rows as ReadonlyArray<ReadonlyArray<unknown>>),
+      catch: (cause) => sqlError(cause, "values")
+    })
+  const execute = (sql: string, params: ReadonlyArray<unknown>, transform?: (rows: ReadonlyArray<any>) => ReadonlyArray<any>) =>
+    transform ? Effect.map(rows(sql, params), transform) : rows(sql, params)
+  return {
+    execute,
+    executeUnprepared: execute,
+    executeValues: values,
+    executeValuesUnprepared: values,
+    executeRaw: (sql, params) => Effect.tryPromise({ try: () => db.query(sql, [...params]), catch: (c) => sqlError(c, "raw") }),
+    executeStream: (sql, params, transform) => Stream.fromArrayEffect(execute(sql, params, transform))
+  }
+}
+
+/** `dataDir` undefined keeps the database in memory (tests). */
+export const layerPglite = (dataDir: string | undefined) =>
+  Layer.effect(
+    SqlClient.SqlClient,
+    Effect.gen(function*() {
+      const db = yield* Effect.acquireRelease(
+        Effect.tryPromise({
+          try: () => PGlite.create(dataDir === undefined ? undefined : dataDir),
+          catch: (cause) => sqlError(cause, "open")
+        }),
+        (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
+      )
+      const connection = makeConnection(db)
+      const lock = Semaphore.makeUnsafe(1)
+      return yield* SqlClient.make({
+        driver: "pglite",
+        compiler: PgClient.makeCompiler(),
+        spanAttributes: [["db.system.name", "postgresql"]],
+        acquirer: lock.withPermits(1)(Effect.succeed(connection)),
+        transactionAcquirer: Effect.gen(function*() {
+          yield* lock.take(1)
+          yield* Effect.addFinalizer(() => lock.release(1))
+          return connection
+        })
+      })
+    })
+  ).pipe(Layer.provide(Reactivity.layer))

@@ -1,0 +1,29 @@
+import { Context, Effect, Layer } from "effect"
+import { Redis } from "ioredis"
+import { AppConfig } from "../../services/AppConfig.ts"
+
+/** One ioredis connection per process, closed with the layer's scope. Keys are namespaced by REDIS_PREFIX. */
+export class RedisClient extends Context.Service<RedisClient, { readonly redis: Redis; readonly prefix: string }>()(
+  "privacy-relay/RedisClient"
+) {
+  static readonly layer = Layer.effect(
+    RedisClient,
+    Effect.gen(function*() {
+      const config = yield* AppConfig
+      const url = config.redisUrl
+      if (url === undefined) return yield* Effect.die(new Error("RedisClient needs REDIS_URL"))
+      const redis = yield* Effect.acquireRelease(
+        Effect.tryPromise({
+          try: async () => {
+            const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2, enableAutoPipelining: true })
+            await client.connect()
+            return client
+          },
+          catch: (cause) => new Error(`cannot connect to Redis at REDIS_URL: ${String(cause)}`)
+        }),
+        (client) => Effect.promise(() => client.quit()).pipe(Effect.ignore)
+      )
+      return RedisClient.of({ redis, prefix: config.redisPrefix })
+    }).pipe(Effect.orDie)
+  )
+}

@@ -1,0 +1,20 @@
+import { Effect, Layer } from "effect"
+import { Slots } from "../../services/Slots.ts"
+import { RedisClient } from "./RedisClient.ts"
+
+const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`
+
+/** Slots as `SET key owner NX PX ttl`, released only by their owner, shared by every node. */
+export const SlotsRedis = Layer.effect(
+  Slots,
+  Effect.gen(function*() {
+    const { redis, prefix } = yield* RedisClient
+    const k = (key: string) => `${prefix}slot:${key}`
+    return Slots.of({
+      acquire: (key, owner, ttlMs) =>
+        Effect.tryPromise(() => redis.set(k(key), owner, "PX", ttlMs, "NX")).pipe(Effect.map((r) => r === "OK"), Effect.orDie),
+      release: (key, owner) => Effect.tryPromise(() => redis.eval(RELEASE, 1, k(key), owner)).pipe(Effect.asVoid, Effect.orDie),
+      holder: (key) => Effect.tryPromise(() => redis.get(k(key))).pipe(Effect.map((v) => v ?? undefined), Effect.orDie)
+    })
+  })
+)

@@ -1,0 +1,39 @@
+import { Context, Effect } from "effect"
+import type { ApiError } from "../src/http/ApiError.ts"
+
+/** Who a gateway key speaks for, resolved on every relay call. */
+export interface GatewayPrincipal {
+  readonly keyId: string
+  readonly keyPrefix: string
+  readonly orgId: string
+  /** Set when the key belongs to a sub-organisation (partner mode). */
+  readonly parentOrgId: string | null
+  readonly accountId: string | null
+  readonly tier: string
+  /** Scope allowlist; null or empty means fully permissive. */
+  readonly permissions: ReadonlyArray<string> | null
+  /** Model allowlist; null or empty means every catalogue model. */
+  readonly models: ReadonlyArray<string> | null
+}
+
+export interface IssuedKey {
+  readonly id: string
+  /** The plain key: returned once, never stored. */
+  readonly apiKey: string
+  readonly keyPrefix: string
+  readonly orgId: string
+  readonly accountId: string
+  readonly tier: string
+  readonly name: string | null
+  readonly permissions: ReadonlyArray<string> | null
+}
+
+export class Keys extends Context.Service<Keys, {
+  /** Self-service: a new organisation, account (unverified when an e-mail is given), empty wallet and free key. */
+  readonly issueSelfService: (input: { readonly email?: string; readonly name?: string }) => Effect.Effect<IssuedKey, ApiError>
+  /** 401 `invalid_key` / `key_revoked`. */
+  readonly authenticate: (bearer: string) => Effect.Effect<GatewayPrincipal, ApiError>
+  /** Revokes the key with this prefix; returns its id and organisation. 404 `not_found` when none. */
+  readonly revokeByPrefix: (keyPrefix: string, actor: string) => Effect.Effect<{ readonly keyId: string; readonly orgId: string }, ApiError>
+  readonly orgOfPrefix: (keyPrefix: string) => Effect.Effect<string, ApiError>
+}>()("privacy-relay/Keys") {}

@@ -3,10 +3,12 @@ import { Context, Effect } from "effect"
 /** Result of counting one event against a sliding window. */
 export interface WindowVerdict {
   readonly allowed: boolean
+  /** This window was the one (or one of those) at its limit; only such windows say when to retry. */
+  readonly full: boolean
   /** Events in the window, this one included when allowed. */
   readonly count: number
   readonly limit: number
-  /** When refused: milliseconds until the oldest event leaves the window. */
+  /** When this window is full: milliseconds until its oldest event leaves it; otherwise 0. */
   readonly retryAfterMs: number
   /** Milliseconds until the window has room again for a full reset (for the RateLimit header). */
   readonly resetMs: number

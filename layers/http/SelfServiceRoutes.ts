@@ -43,7 +43,7 @@ export const SelfServiceRoutes = HttpRouter.use(Effect.fn(function*(router) {
       { key: `ss:d:${network}`, windowMs: DAY, limit: ISSUANCE_LIMITS.perDay }
     ])
     if (!hour.allowed || !day.allowed) {
-      const retryAfterMs = Math.max(hour.allowed ? 0 : hour.retryAfterMs, day.allowed ? 0 : day.retryAfterMs)
+      const retryAfterMs = Math.max(hour.retryAfterMs, day.retryAfterMs)
       return yield* new ApiError({
         status: 429,
         code: "rate_limited",

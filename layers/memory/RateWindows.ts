@@ -21,11 +21,13 @@ export const RateWindowsMemory = Layer.effect(
 
     const verdict = (log: Array<number>, now: number, windowMs: number, limit: number, allowed: boolean): WindowVerdict => {
       const oldest = log[0] ?? now
+      const full = !allowed && log.length >= limit
       return {
         allowed,
+        full,
         count: log.length,
         limit,
-        retryAfterMs: allowed ? 0 : Math.max(1, oldest + windowMs - now),
+        retryAfterMs: full ? Math.max(1, oldest + windowMs - now) : 0,
         resetMs: Math.max(0, oldest + windowMs - now)
       }
     }

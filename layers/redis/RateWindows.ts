@@ -59,13 +59,17 @@ export const RateWindowsRedis = Layer.effect(
       ).pipe(
         Effect.map((out): ReadonlyArray<WindowVerdict> => {
           const allowed = out[3 * windows.length] === 1
-          return windows.map((w, i) => ({
+          return windows.map((w, i) => {
+            const full = !allowed && out[3 * i] >= w.limit
+            return {
             allowed,
+            full,
             count: out[3 * i],
             limit: w.limit,
-            retryAfterMs: allowed ? 0 : out[3 * i + 1],
+            retryAfterMs: full ? out[3 * i + 1] : 0,
             resetMs: out[3 * i + 2]
-          }))
+          }
+          })
         }),
         Effect.orDie
       )

@@ -1,0 +1,689 @@
+/**
+ * Fake upstream LLM provider: a real HTTP server speaking the OpenAI chat-completions / embeddings /
+ * models format and the Anthropic messages format, with deterministic bodies derived from the request.
+ * Tests, benchmarks and the offline quickstart (`LOCAL_PROVIDER_URL`) relay to it.
+ *
+ * Plain `node:http` on purpose: the benchmark uses it as the "direct" baseline, so it must add as
+ * little overhead as possible.
+ *
+ * Replies: the assistant text is always `Echo: <last user message text>` (text parts joined with "\n"),
+ * so end-to-end tests can check that tokens survived the round trip. Usage: prompt/input tokens =
+ * ceil(request body bytes / 4); completion/output tokens = number of whitespace-separated words of
+ * the reply. Both are exported (`fakeReplyText`, `fakePromptTokens`, `fakeCompletionTokens`) so
+ * tests compute expectations instead of hard-coding them.
+ *
+ * Error injection, strongest first (the first one that names an outcome wins; delays add up):
+ *   1. request headers `x-fake-status: 500`, `x-fake-delay-ms: 200`, `x-fake-hang: 1`,
+ *      `x-fake-cut-after: 2`. The gateway does not forward arbitrary client headers, so these only
+ *      work when calling the fake provider directly;
+ *   2. the model name: `fail-500` / `fail-429` (any `fail-<status>`) answers that status,
+ *      `slow-<ms>` delays, `hang` never answers, `cut-<n>` cuts the stream after n SSE frames
+ *      (a non-stream body is cut halfway); any other model answers normally;
+ *   3. `setBehaviour(...)` in-process, or `POST /_fake/behaviour` with the Behaviour JSON.
+ *
+ * Control endpoints for cross-process tests (never recorded, never counted as open requests):
+ *   `GET /_fake/received` -> `{count, total_since_reset, requests:[{method, path, headers, body (utf8), at}]}`,
+ *   `POST /_fake/reset`, `GET /_fake/open` -> `{open}`, `POST /_fake/behaviour` (body: a Behaviour).
+ * As a program only the most recent 10 000 requests are kept, so benchmarks do not grow memory.
+ *
+ * Run: `npx node programs/fake-provider.ts [--host H] [--port N] [--delay-ms N] [--chunk-delay-ms N]`.
+ * Environment (flags win): FAKE_PROVIDER_HOST / FAKE_PROVIDER_PORT, else HOST / PORT; default
+ * 127.0.0.1:8788. The FAKE_PROVIDER_* names win over HOST/PORT so one shared environment can start
+ * both the gateway and the fake provider.
+ */
+import { createHash } from "node:crypto"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import type { AddressInfo, Socket } from "node:net"
+import { parseArgs } from "node:util"
+
+export interface FakeProviderOptions {
+  host?: string
+  /** 0 = ephemeral */
+  port?: number
+  /** added before every answer */
+  delayMs?: number
+  /** pause between SSE frames */
+  chunkDelayMs?: number
+  /** keep only the most recent N recorded requests (default: all; the program keeps 10 000) */
+  maxRecorded?: number
+}
+
+export interface RecordedRequest {
+  method: string
+  path: string
+  headers: Record<string, string | string[] | undefined>
+  /** the exact raw body bytes */
+  body: Buffer
+  /** Date.now() when the body had been fully received */
+  at: number
+}
+
+export type Behaviour =
+  | { kind: "normal" }
+  | { kind: "status"; status: number; body?: unknown }
+  /** never answers: for timeouts */
+  | { kind: "hang" }
+  /** SSE: destroy the socket after N frames (non-stream bodies are cut halfway) */
+  | { kind: "cut-stream"; afterChunks: number }
+  | { kind: "delay"; ms: number }
+
+export interface FakeProvider {
+  /** origin, no /v1, e.g. http://127.0.0.1:54321 */
+  url: string
+  /** every non-control request received, in order (oldest dropped beyond maxRecorded) */
+  received: RecordedRequest[]
+  /** requests currently in progress (control endpoints excluded) */
+  openRequests(): number
+  /** error injection for subsequent requests */
+  setBehaviour(b: Behaviour): void
+  /** clears received and behaviour */
+  reset(): void
+  close(): Promise<void>
+}
+
+export const FAKE_PROVIDER_DEFAULT_HOST = "127.0.0.1"
+export const FAKE_PROVIDER_DEFAULT_PORT = 8788
+
+export const FAKE_PROVIDER_MODELS: ReadonlyArray<string> = [
+  "local-chat",
+  "local-embed",
+  "gpt-4o-mini",
+  "text-embedding-3-small",
+  "claude-3-5-haiku-latest",
+  "fail-500",
+  "fail-429",
+  "slow-200",
+  "hang",
+  "cut-2"
+]
+
+export const EMBEDDING_DIMENSIONS = 8
+
+// ---------------------------------------------------------------------------------------------
+// Deterministic content (exported so tests compute expectations rather than hard-code them)
+// ---------------------------------------------------------------------------------------------
+
+export const fakeReplyText = (lastUserText: string): string => `Echo: ${lastUserText}`
+
+export const fakePromptTokens = (bodyBytes: number): number => Math.ceil(bodyBytes / 4)
+
+export const fakeCompletionTokens = (reply: string): number => reply.split(/\s+/).filter((w) => w.length > 0).length
+
+/** 8 floats in [-1, 1) from SHA-256 of the input (a string as UTF-8, anything else as its JSON). */
+export const fakeEmbedding = (input: unknown): number[] => {
+  const digest = createHash("sha256")
+    .update(typeof input === "string" ? input : JSON.stringify(input))
+    .digest()
+  const out: number[] = []
+  for (let i = 0; i < EMBEDDING_DIMENSIONS; i++) {
+    // Rounded to what a float32 can carry so the float and base64 encodings decode to equal numbers.
+    out.push(Math.fround((digest.readUInt32BE(i * 4) / 2 ** 32) * 2 - 1))
+  }
+  return out
+}
+
+/** Words keeping their trailing whitespace, so the frames concatenate back to the exact reply. */
+const splitIntoWords = (text: string): string[] => text.match(/\S+\s*|\s+/g) ?? [text]
+
+/** Text of a content field: a string, or an array of `{type:"text", text}` parts joined with "\n". */
+const textOf = (content: unknown): string => {
+  if (typeof content === "string") return content
+  if (Array.isArray(content)) {
+    return content
+      .filter((p): p is { type: string; text: string } =>
+        typeof p === "object" && p !== null && (p as { type?: unknown }).type === "text" &&
+        typeof (p as { text?: unknown }).text === "string"
+      )
+      .map((p) => p.text)
+      .join("\n")
+  }
+  return ""
+}
+
+const lastUserText = (messages: unknown): string => {
+  if (!Array.isArray(messages)) return ""
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i] as { role?: unknown; content?: unknown } | null
+    if (m !== null && typeof m === "object" && m.role === "user") return textOf(m.content)
+  }
+  return ""
+}
+
+// ---------------------------------------------------------------------------------------------
+// Injection plan
+// ---------------------------------------------------------------------------------------------
+
+type Outcome =
+  | { kind: "normal" }
+  | { kind: "status"; status: number; body?: unknown }
+  | { kind: "hang" }
+  | { kind: "cut-stream"; afterChunks: number }
+
+interface Plan {
+  delayMs: number
+  outcome: Outcome | undefined
+}
+
+const headerString = (v: string | string[] | undefined): string | undefined => Array.isArray(v) ? v[0] : v
+
+const nonNegativeInt = (s: string | undefined): number | undefined => {
+  if (s === undefined || !/^\d+$/.test(s.trim())) return undefined
+  return Number(s.trim())
+}
+
+/** Layers (strongest first) each contribute a delay and maybe an outcome; the first outcome wins. */
+const combine = (layers: ReadonlyArray<Plan>, baseDelayMs: number): { delayMs: number; outcome: Outcome } => {
+  let delayMs = baseDelayMs
+  let outcome: Outcome | undefined
+  for (const layer of layers) {
+    delayMs += layer.delayMs
+    if (outcome === undefined && layer.outcome !== undefined) outcome = layer.outcome
+  }
+  return { delayMs, outcome: outcome ?? { kind: "normal" } }
+}
+
+const planFromBehaviour = (b: Behaviour): Plan =>
+  b.kind === "delay" ? { delayMs: b.ms, outcome: undefined } : b.kind === "normal"
+  ? { delayMs: 0, outcome: undefined }
+  : { delayMs: 0, outcome: b }
+
+const planFromHeaders = (headers: IncomingMessage["headers"]): Plan => {
+  const delayMs = nonNegativeInt(headerString(headers["x-fake-delay-ms"])) ?? 0
+  const status = nonNegativeInt(headerString(headers["x-fake-status"]))
+  const hang = headerString(headers["x-fake-hang"])
+  const cut = nonNegativeInt(headerString(headers["x-fake-cut-after"]))
+  let outcome: Outcome | undefined
+  if (hang !== undefined && hang !== "" && hang !== "0" && hang !== "false") outcome = { kind: "hang" }
+  else if (status !== undefined && status >= 100 && status <= 599) outcome = { kind: "status", status }
+  else if (cut !== undefined) outcome = { kind: "cut-stream", afterChunks: cut }
+  return { delayMs, outcome }
+}
+
+const planFromModel = (model: unknown): Plan => {
+  if (typeof model !== "string") return { delayMs: 0, outcome: undefined }
+  if (model === "hang") return { delayMs: 0, outcome: { kind: "hang" } }
+  let m = /^fail-(\d{3})$/.exec(model)
+  if (m) return { delayMs: 0, outcome: { kind: "status", status: Number(m[1]) } }
+  m = /^slow-(\d+)$/.exec(model)
+  if (m) return { delayMs: Number(m[1]), outcome: undefined }
+  m = /^cut-(\d+)$/.exec(model)
+  if (m) return { delayMs: 0, outcome: { kind: "cut-stream", afterChunks: Number(m[1]) } }
+  return { delayMs: 0, outcome: undefined }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Response helpers
+// ---------------------------------------------------------------------------------------------
+
+type Dialect = "openai" | "anthropic"
+
+const openAiErrorType = (status: number): string =>
+  status === 429 ? "rate_limit_error" : status === 401 ? "authentication_error" : status >= 500 ? "server_error" :
+  "invalid_request_error"
+
+const anthropicErrorType = (status: number): string =>
+  status === 429 ? "rate_limit_error" : status === 401 ? "authentication_error" : status === 529 ? "overloaded_error" :
+  status >= 500 ? "api_error" : status === 404 ? "not_found_error" : "invalid_request_error"
+
+const errorBody = (dialect: Dialect, status: number, message: string, code: string | null): unknown =>
+  dialect === "anthropic"
+    ? { type: "error", error: { type: anthropicErrorType(status), message } }
+    : { error: { message, type: openAiErrorType(status), param: null, code } }
+
+const sendJson = (res: ServerResponse, status: number, body: unknown): void => {
+  const bytes = Buffer.from(typeof body === "string" ? body : JSON.stringify(body))
+  res.writeHead(status, { "content-type": "application/json", "content-length": bytes.length })
+  res.end(bytes)
+}
+
+/** Writes half the body under a full content-length, then drops the connection. */
+const sendCutJson = (res: ServerResponse, body: unknown): void => {
+  const bytes = Buffer.from(JSON.stringify(body))
+  res.writeHead(200, { "content-type": "application/json", "content-length": bytes.length })
+  res.write(bytes.subarray(0, Math.floor(bytes.length / 2)), () => res.destroy())
+}
+
+const sleepUnlessClosed = (ms: number, res: ServerResponse, timers: Set<NodeJS.Timeout>): Promise<void> =>
+  ms <= 0 ? Promise.resolve() : new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(t)
+      timers.delete(t)
+      res.off("close", done)
+      resolve()
+    }
+    const t = setTimeout(done, ms)
+    timers.add(t)
+    res.once("close", done)
+  })
+
+interface StreamWriter {
+  /** false once the stream was cut or the client went away: stop producing frames */
+  frame(text: string): Promise<boolean>
+  end(): void
+}
+
+const openSse = (
+  res: ServerResponse,
+  cutAfter: number | undefined,
+  chunkDelayMs: number,
+  timers: Set<NodeJS.Timeout>
+): StreamWriter => {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" })
+  res.flushHeaders()
+  let written = 0
+  const cut = (): void => {
+    res.destroy()
+  }
+  if (cutAfter === 0) cut()
+  return {
+    frame: async (text) => {
+      if (res.destroyed) return false
+      if (written > 0 && chunkDelayMs > 0) {
+        await sleepUnlessClosed(chunkDelayMs, res, timers)
+        if (res.destroyed) return false
+      }
+      written++
+      if (cutAfter !== undefined && written >= cutAfter) {
+        // Let the last frame reach the socket before tearing it down mid-stream.
+        res.write(text, cut)
+        return false
+      }
+      res.write(text)
+      return true
+    },
+    end: () => {
+      if (!res.destroyed) res.end()
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Routes
+// ---------------------------------------------------------------------------------------------
+
+interface Ctx {
+  res: ServerResponse
+  body: Record<string, unknown>
+  bodyBytes: number
+  outcome: Outcome
+  seq: number
+  chunkDelayMs: number
+  timers: Set<NodeJS.Timeout>
+}
+
+const cutAfterOf = (o: Outcome): number | undefined => o.kind === "cut-stream" ? o.afterChunks : undefined
+
+const chatCompletions = async (ctx: Ctx): Promise<void> => {
+  const { res, body } = ctx
+  const model = typeof body.model === "string" ? body.model : "local-chat"
+  const reply = fakeReplyText(lastUserText(body.messages))
+  const id = `chatcmpl-fake-${ctx.seq}`
+  const created = Math.floor(Date.now() / 1000)
+  const promptTokens = fakePromptTokens(ctx.bodyBytes)
+  const completionTokens = fakeCompletionTokens(reply)
+  const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens }
+
+  if (body.stream !== true) {
+    const out = {
+      id,
+      object: "chat.completion",
+      created,
+      model,
+      choices: [{ index: 0, message: { role: "assistant", content: reply }, logprobs: null, finish_reason: "stop" }],
+      usage
+    }
+    if (ctx.outcome.kind === "cut-stream") return sendCutJson(res, out)
+    return sendJson(res, 200, out)
+  }
+
+  const includeUsage = (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true
+  const sse = openSse(res, cutAfterOf(ctx.outcome), ctx.chunkDelayMs, ctx.timers)
+  const chunk = (choices: unknown[], extra?: Record<string, unknown>): string =>
+    `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices, ...extra })}\n\n`
+  const words = splitIntoWords(reply)
+  for (let i = 0; i < words.length; i++) {
+    const delta = i === 0 ? { role: "assistant", content: words[i] } : { content: words[i] }
+    if (!(await sse.frame(chunk([{ index: 0, delta, logprobs: null, finish_reason: null }])))) return
+  }
+  if (!(await sse.frame(chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: "stop" }])))) return
+  if (includeUsage && !(await sse.frame(chunk([], { usage })))) return
+  if (!(await sse.frame("data: [DONE]\n\n"))) return
+  sse.end()
+}
+
+const messages = async (ctx: Ctx): Promise<void> => {
+  const { res, body } = ctx
+  const model = typeof body.model === "string" ? body.model : "local-chat"
+  const reply = fakeReplyText(lastUserText(body.messages))
+  const id = `msg_fake_${ctx.seq}`
+  const inputTokens = fakePromptTokens(ctx.bodyBytes)
+  const outputTokens = fakeCompletionTokens(reply)
+
+  if (body.stream !== true) {
+    const out = {
+      id,
+      type: "message",
+      role: "assistant",
+      model,
+      content: [{ type: "text", text: reply }],
+      stop_reason: "end_turn",
+      stop_sequence: null,
+      usage: { input_tokens: inputTokens, output_tokens: outputTokens }
+    }
+    if (ctx.outcome.kind === "cut-stream") return sendCutJson(res, out)
+    return sendJson(res, 200, out)
+  }
+
+  const sse = openSse(res, cutAfterOf(ctx.outcome), ctx.chunkDelayMs, ctx.timers)
+  const event = (name: string, data: unknown): string => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`
+  const frames: Array<() => string> = [
+    () =>
+      event("message_start", {
+        type: "message_start",
+        message: {
+          id,
+          type: "message",
+          role: "assistant",
+          model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: inputTokens, output_tokens: 1 }
+        }
+      }),
+    () => event("content_block_start", { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }),
+    () => event("ping", { type: "ping" }),
+    ...splitIntoWords(reply).map((w) => () =>
+      event("content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: w } })
+    ),
+    () => event("content_block_stop", { type: "content_block_stop", index: 0 }),
+    () =>
+      event("message_delta", {
+        type: "message_delta",
+        delta: { stop_reason: "end_turn", stop_sequence: null },
+        usage: { output_tokens: outputTokens }
+      }),
+    () => event("message_stop", { type: "message_stop" })
+  ]
+  for (const f of frames) if (!(await sse.frame(f()))) return
+  sse.end()
+}
+
+const embeddings = (ctx: Ctx): void => {
+  const { res, body } = ctx
+  const model = typeof body.model === "string" ? body.model : "local-embed"
+  // An array of numbers is one tokenised input; an array of anything else is a batch.
+  const inputs: unknown[] = Array.isArray(body.input) && !body.input.every((x) => typeof x === "number")
+    ? body.input
+    : [body.input ?? ""]
+  const base64 = body.encoding_format === "base64"
+  const data = inputs.map((input, index) => {
+    const vector = fakeEmbedding(input)
+    const embedding = base64
+      ? Buffer.from(new Float32Array(vector).buffer).toString("base64")
+      : vector
+    return { object: "embedding", index, embedding }
+  })
+  const promptTokens = fakePromptTokens(ctx.bodyBytes)
+  const out = { object: "list", data, model, usage: { prompt_tokens: promptTokens, total_tokens: promptTokens } }
+  if (ctx.outcome.kind === "cut-stream") return sendCutJson(res, out)
+  sendJson(res, 200, out)
+}
+
+const modelsList = (): unknown => ({
+  object: "list",
+  data: FAKE_PROVIDER_MODELS.map((id) => ({ id, object: "model", created: 1_700_000_000, owned_by: "fake-provider" }))
+})
+
+type JsonRoute = (ctx: Ctx) => void | Promise<void>
+
+const POST_ROUTES: Record<string, { dialect: Dialect; handle: JsonRoute }> = {
+  "/v1/chat/completions": { dialect: "openai", handle: chatCompletions },
+  "/v1/messages": { dialect: "anthropic", handle: messages },
+  "/v1/embeddings": { dialect: "openai", handle: embeddings }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Server
+// ---------------------------------------------------------------------------------------------
+
+const readBody = (req: IncomingMessage): Promise<Buffer> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    req.on("data", (c: Buffer) => chunks.push(c))
+    req.on("end", () => resolve(Buffer.concat(chunks)))
+    req.on("error", reject)
+  })
+
+const isBehaviour = (b: unknown): b is Behaviour => {
+  if (typeof b !== "object" || b === null) return false
+  const o = b as Record<string, unknown>
+  switch (o.kind) {
+    case "normal":
+    case "hang":
+      return true
+    case "status":
+      return typeof o.status === "number" && Number.isInteger(o.status) && o.status >= 100 && o.status <= 599
+    case "cut-stream":
+      return typeof o.afterChunks === "number" && Number.isInteger(o.afterChunks) && o.afterChunks >= 0
+    case "delay":
+      return typeof o.ms === "number" && o.ms >= 0
+    default:
+      return false
+  }
+}
+
+export const startFakeProvider = async (opts: FakeProviderOptions = {}): Promise<FakeProvider> => {
+  const host = opts.host ?? FAKE_PROVIDER_DEFAULT_HOST
+  const baseDelayMs = opts.delayMs ?? 0
+  const chunkDelayMs = opts.chunkDelayMs ?? 0
+  const received: RecordedRequest[] = []
+  const timers = new Set<NodeJS.Timeout>()
+  let behaviour: Behaviour = { kind: "normal" }
+  let open = 0
+  let seq = 0
+  let total = 0
+  const maxRecorded = opts.maxRecorded ?? Number.POSITIVE_INFINITY
+
+  const reset = (): void => {
+    received.length = 0
+    total = 0
+    behaviour = { kind: "normal" }
+  }
+
+  const control = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
+    const body = await readBody(req)
+    if (req.method === "GET" && path === "/_fake/received") {
+      return sendJson(res, 200, {
+        count: received.length,
+        total_since_reset: total,
+        requests: received.map((r) => ({
+          method: r.method,
+          path: r.path,
+          headers: r.headers,
+          body: r.body.toString("utf8"),
+          at: r.at
+        }))
+      })
+    }
+    if (req.method === "GET" && path === "/_fake/open") return sendJson(res, 200, { open })
+    if (req.method === "POST" && path === "/_fake/reset") {
+      reset()
+      return sendJson(res, 200, { ok: true })
+    }
+    if (req.method === "POST" && path === "/_fake/behaviour") {
+      let parsed: unknown
+      try {
+        parsed = JSON.parse(body.toString("utf8"))
+      } catch {
+        parsed = undefined
+      }
+      if (!isBehaviour(parsed)) {
+        return sendJson(res, 400, errorBody("openai", 400, "body must be a Behaviour JSON object", "invalid_behaviour"))
+      }
+      behaviour = parsed
+      return sendJson(res, 200, { ok: true, behaviour })
+    }
+    sendJson(res, 404, errorBody("openai", 404, `unknown control endpoint ${req.method} ${path}`, "not_found"))
+  }
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const method = req.method ?? "GET"
+    const path = (req.url ?? "/").split("?", 1)[0]!
+    if (path.startsWith("/_fake/")) return control(req, res, path)
+
+    open++
+    res.once("close", () => {
+      open--
+    })
+    const body = await readBody(req)
+    // Recorded before anything else happens, so even hung or failed calls are visible to tests.
+    received.push({ method, path, headers: { ...req.headers }, body, at: Date.now() })
+    total++
+    if (received.length > maxRecorded) received.shift()
+    const mySeq = ++seq
+
+    const route = POST_ROUTES[path]
+    const isModels = path === "/v1/models"
+    if (route === undefined && !isModels) {
+      return sendJson(res, 404, errorBody("openai", 404, `no route for ${method} ${path}`, "not_found"))
+    }
+    if ((isModels && method !== "GET") || (route !== undefined && method !== "POST")) {
+      res.setHeader("allow", isModels ? "GET" : "POST")
+      return sendJson(res, 405, errorBody(route?.dialect ?? "openai", 405, `method ${method} not allowed on ${path}`, "method_not_allowed"))
+    }
+
+    let json: Record<string, unknown> = {}
+    if (route !== undefined) {
+      let parsed: unknown
+      try {
+        parsed = JSON.parse(body.toString("utf8"))
+      } catch {
+        return sendJson(res, 400, errorBody(route.dialect, 400, "request body is not valid JSON", "invalid_json"))
+      }
+      if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+        return sendJson(res, 400, errorBody(route.dialect, 400, "request body must be a JSON object", "invalid_json"))
+      }
+      json = parsed as Record<string, unknown>
+    }
+
+    const plan = combine(
+      [planFromHeaders(req.headers), planFromModel(json.model), planFromBehaviour(behaviour)],
+      baseDelayMs
+    )
+    await sleepUnlessClosed(plan.delayMs, res, timers)
+    if (res.destroyed) return
+    const outcome = plan.outcome
+    if (outcome.kind === "hang") return // the response stays open until the client or close() ends it
+    if (outcome.kind === "status") {
+      const dialect = route?.dialect ?? "openai"
+      return sendJson(
+        res,
+        outcome.status,
+        outcome.body ?? errorBody(dialect, outcome.status, `fake provider injected status ${outcome.status}`, null)
+      )
+    }
+    if (isModels) {
+      if (outcome.kind === "cut-stream") return sendCutJson(res, modelsList())
+      return sendJson(res, 200, modelsList())
+    }
+    await route!.handle({ res, body: json, bodyBytes: body.length, outcome, seq: mySeq, chunkDelayMs, timers })
+  }
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent && !res.destroyed) {
+        sendJson(res, 500, errorBody("openai", 500, `fake provider failure: ${String(err)}`, null))
+      } else {
+        res.destroy()
+      }
+    })
+  })
+  const sockets = new Set<Socket>()
+  server.on("connection", (s) => {
+    sockets.add(s)
+    s.once("close", () => sockets.delete(s))
+  })
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(opts.port ?? FAKE_PROVIDER_DEFAULT_PORT, host, () => {
+      server.off("error", reject)
+      resolve()
+    })
+  })
+  const address = server.address() as AddressInfo
+  const urlHost = address.family === "IPv6" ? `[${address.address}]` : address.address
+
+  return {
+    url: `http://${urlHost}:${address.port}`,
+    received,
+    openRequests: () => open,
+    setBehaviour: (b) => {
+      behaviour = b
+    },
+    reset,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        for (const t of timers) clearTimeout(t)
+        timers.clear()
+        server.close((err) => (err ? reject(err) : resolve()))
+        // Hung requests and keep-alive connections would otherwise hold close() forever.
+        for (const s of sockets) s.destroy()
+      })
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Program entry
+// ---------------------------------------------------------------------------------------------
+
+const parsePort = (s: string | undefined, name: string): number | undefined => {
+  if (s === undefined || s === "") return undefined
+  const n = Number(s)
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name} must be a port number, got ${JSON.stringify(s)}`)
+  return n
+}
+
+const parseMs = (s: string | undefined, name: string): number | undefined => {
+  if (s === undefined) return undefined
+  const n = Number(s)
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got ${JSON.stringify(s)}`)
+  return n
+}
+
+const main = async (): Promise<void> => {
+  const { values } = parseArgs({
+    options: {
+      host: { type: "string" },
+      port: { type: "string" },
+      "delay-ms": { type: "string" },
+      "chunk-delay-ms": { type: "string" }
+    }
+  })
+  const env = process.env
+  const host = values.host ?? env.FAKE_PROVIDER_HOST ?? env.HOST ?? FAKE_PROVIDER_DEFAULT_HOST
+  const port = parsePort(values.port, "--port") ?? parsePort(env.FAKE_PROVIDER_PORT, "FAKE_PROVIDER_PORT") ??
+    parsePort(env.PORT, "PORT") ?? FAKE_PROVIDER_DEFAULT_PORT
+  const provider = await startFakeProvider({
+    host,
+    port,
+    delayMs: parseMs(values["delay-ms"], "--delay-ms"),
+    chunkDelayMs: parseMs(values["chunk-delay-ms"], "--chunk-delay-ms"),
+    // A long benchmark run must not grow memory without bound.
+    maxRecorded: 10_000
+  })
+  process.stdout.write(`${JSON.stringify({ level: "info", msg: "fake provider listening", url: provider.url })}\n`)
+  const stop = (): void => {
+    provider.close().then(() => process.exit(0), () => process.exit(1))
+  }
+  process.once("SIGINT", stop)
+  process.once("SIGTERM", stop)
+}
+
+if (import.meta.main) {
+  main().catch((err: unknown) => {
+    process.stderr.write(`${JSON.stringify({ level: "error", msg: "fake provider failed to start", error: String(err) })}\n`)
+    process.exit(1)
+  })
+}

@@ -17,6 +17,7 @@ import { SlotsMemory } from "./memory/Slots.ts"
 import { DatabaseLive } from "./pg/Database.ts"
 import { KeysPg } from "./pg/Keys.ts"
 import { OrganisationsPg } from "./pg/Organisations.ts"
+import { OutboxPg } from "./pg/Outbox.ts"
 import { PortalTokensPg } from "./pg/PortalTokens.ts"
 import { WalletsPg } from "./pg/Wallets.ts"
 import { RateWindowsRedis } from "./redis/RateWindows.ts"
@@ -31,9 +32,20 @@ const SharedStateLive = Layer.unwrap(
       : Layer.mergeAll(RateWindowsMemory, SlotsMemory))
 )
 
-const DomainLive = Layer.mergeAll(KeysPg, PortalTokensPg, OrganisationsPg, WalletsPg)
+const DomainLive = Layer.mergeAll(
+  KeysPg,
+  PortalTokensPg,
+  OrganisationsPg,
+  WalletsPg
+).pipe(Layer.provideMerge(OutboxPg))
 
-const RoutesLive = Layer.mergeAll(PublicRoutes, SelfServiceRoutes, AdminRoutes, BillingRoutes, ObservabilityMiddleware)
+const RoutesLive = Layer.mergeAll(
+  ObservabilityMiddleware,
+  PublicRoutes,
+  SelfServiceRoutes,
+  AdminRoutes,
+  BillingRoutes
+)
 
 /** Structured JSON logs on stdout at LOG_LEVEL; spans exported over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set. */
 const ObservabilityLive = Layer.unwrap(

@@ -1,6 +1,7 @@
 import { Clock, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { type GatewayPrincipal, Keys } from "../../services/Keys.ts"
+import { Outbox } from "../../services/Outbox.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
 import { isWellFormedGatewayKey, keyPrefixOf, newGatewayKey } from "../../src/keys/format.ts"
 import { sha256HexSync } from "./hash.ts"
@@ -33,6 +34,7 @@ export const KeysPg = Layer.effect(
   Keys,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const outbox = yield* Outbox
     const lastTouched = new Map<string, number>()
 
     const touch = (keyId: string, now: number) => {
@@ -93,6 +95,11 @@ export const KeysPg = Layer.effect(
           yield* sql`INSERT INTO audit_log ${
             sql.insert({ actor: "self-service", action: "key.created", target: keyId, details: JSON.stringify({ org_id: orgId }) })
           }`
+          yield* outbox.record({
+            orgId,
+            event: "key.created",
+            data: { key_id: keyId, key_prefix: keyPrefixOf(apiKey), tier: "free", source: "self-service" }
+          })
           return orgId
         })
         const orgId = yield* sql.withTransaction(insert).pipe(
@@ -133,6 +140,7 @@ export const KeysPg = Layer.effect(
           yield* sql.withTransaction(Effect.gen(function*() {
             yield* sql`UPDATE api_keys SET status = 'revoked', revoked_at = now() WHERE id = ${id}`
             yield* sql`INSERT INTO audit_log ${sql.insert({ actor, action: "key.revoked", target: id, details: null })}`
+            yield* outbox.record({ orgId: org_id, event: "key.revoked", data: { key_id: id, key_prefix: keyPrefix } })
           })).pipe(Effect.orDie)
           return { keyId: id, orgId: org_id }
         })

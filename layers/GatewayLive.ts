@@ -9,20 +9,28 @@ import { AppConfig, parseGatewayConfig } from "../services/AppConfig.ts"
 import { BootstrapAdminToken } from "./Bootstrap.ts"
 import { AdminRoutes } from "./http/AdminRoutes.ts"
 import { BillingRoutes } from "./http/BillingRoutes.ts"
+import { KeyRoutes } from "./http/KeyRoutes.ts"
 import { ObservabilityMiddleware } from "./http/Observability.ts"
 import { PublicRoutes } from "./http/PublicRoutes.ts"
+import { RelayRoutes } from "./http/RelayRoutes.ts"
 import { SelfServiceRoutes } from "./http/SelfServiceRoutes.ts"
+import { WebhookRoutes } from "./http/WebhookRoutes.ts"
 import { RateWindowsMemory } from "./memory/RateWindows.ts"
 import { SlotsMemory } from "./memory/Slots.ts"
 import { DatabaseLive } from "./pg/Database.ts"
+import { KeyManagementPg } from "./pg/KeyManagement.ts"
 import { KeysPg } from "./pg/Keys.ts"
 import { OrganisationsPg } from "./pg/Organisations.ts"
 import { OutboxPg } from "./pg/Outbox.ts"
 import { PortalTokensPg } from "./pg/PortalTokens.ts"
+import { SettlementPg } from "./pg/Settlement.ts"
+import { ProviderRouterLive } from "./providers/ProviderRouterLive.ts"
+import { RelayLimitsLive } from "./RelayLimitsLive.ts"
 import { WalletsPg } from "./pg/Wallets.ts"
 import { RateWindowsRedis } from "./redis/RateWindows.ts"
 import { RedisClient } from "./redis/RedisClient.ts"
 import { SlotsRedis } from "./redis/Slots.ts"
+import { WebhooksLive } from "./WebhooksLive.ts"
 
 /** Redis when REDIS_URL is set (shared across nodes), in-process otherwise (one node only). */
 const SharedStateLive = Layer.unwrap(
@@ -34,9 +42,12 @@ const SharedStateLive = Layer.unwrap(
 
 const DomainLive = Layer.mergeAll(
   KeysPg,
+  KeyManagementPg,
   PortalTokensPg,
   OrganisationsPg,
-  WalletsPg
+  WalletsPg,
+  SettlementPg,
+  WebhooksLive
 ).pipe(Layer.provideMerge(OutboxPg))
 
 const RoutesLive = Layer.mergeAll(
@@ -44,7 +55,10 @@ const RoutesLive = Layer.mergeAll(
   PublicRoutes,
   SelfServiceRoutes,
   AdminRoutes,
-  BillingRoutes
+  KeyRoutes,
+  BillingRoutes,
+  WebhookRoutes,
+  RelayRoutes
 )
 
 /** Structured JSON logs on stdout at LOG_LEVEL; spans exported over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set. */
@@ -91,7 +105,8 @@ export const gatewayServicesLayer = (env: Readonly<Record<string, string | undef
   const storage = DatabaseLive.pipe(Layer.provide(config))
   const domain = DomainLive.pipe(Layer.provideMerge(storage))
   const withBootstrap = BootstrapAdminToken.pipe(Layer.provideMerge(domain))
-  return Layer.mergeAll(withBootstrap, SharedStateLive).pipe(Layer.provideMerge(config), Layer.provideMerge(ObservabilityLive.pipe(Layer.provide(config))))
+  const relay = Layer.mergeAll(ProviderRouterLive, RelayLimitsLive).pipe(Layer.provide(SharedStateLive))
+  return Layer.mergeAll(withBootstrap, SharedStateLive, relay).pipe(Layer.provideMerge(config), Layer.provideMerge(ObservabilityLive.pipe(Layer.provide(config))))
 }
 
 /** The whole gateway: routes served on HOST:PORT. The HttpServer stays in the output so callers can read its address. */

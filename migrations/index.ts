@@ -1,5 +1,9 @@
 import core from "./0001_core.ts"
 import outbox from "./0002_outbox.ts"
+import receipts from "./0003_receipts.ts"
+import webhooks from "./0004_webhooks.ts"
+import accounts from "./0005_accounts.ts"
+import metering from "./0006_metering.ts"
 
 /**
  * Every migration, by `<number>_<name>`, in order. Imported statically (not read from the file system) so the
@@ -7,5 +11,9 @@ import outbox from "./0002_outbox.ts"
  */
 export const migrations = {
   "0001_core": core,
-  "0002_outbox": outbox
+  "0002_outbox": outbox,
+  "0003_receipts": receipts,
+  "0004_webhooks": webhooks,
+  "0005_accounts": accounts,
+  "0006_metering": metering
 }

@@ -19,7 +19,16 @@ export interface TestGateway {
 
 export const startTestGateway = async (extraEnv: Record<string, string> = {}): Promise<TestGateway> => {
   const storage = await createTestStorage()
-  const env = { HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "error", TRACE_SAMPLE_RATIO: "0", ...storage.env, ...extraEnv }
+  // Loopback is the trusted proxy by default so tests can play many client networks with X-Forwarded-For.
+  const env = {
+    HOST: "127.0.0.1",
+    PORT: "0",
+    LOG_LEVEL: "error",
+    TRACE_SAMPLE_RATIO: "0",
+    TRUSTED_PROXIES: "127.0.0.1,::ffff:127.0.0.1,::1",
+    ...storage.env,
+    ...extraEnv
+  }
   const runtime = ManagedRuntime.make(gatewayLayer(env) as Layer.Layer<any, any, never>)
   const address = await runtime.runPromise(Effect.map(Effect.service(HttpServer.HttpServer), (s) => s.address))
   if (address._tag === "UnixPathAddress") throw new Error("expected a TCP address")

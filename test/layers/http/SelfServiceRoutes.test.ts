@@ -83,7 +83,7 @@ describe("POST /api/v1/self-service/key", () => {
   })
 
   it("ignores X-Forwarded-For from an untrusted peer", async () => {
-    const plain = await startTestGateway()
+    const plain = await startTestGateway({ TRUSTED_PROXIES: "" })
     try {
       const call = (ip: string) =>
         fetch(`${plain.url}/api/v1/self-service/key`, { method: "POST", headers: { "x-forwarded-for": ip }, body: "{}" })

@@ -1,0 +1,106 @@
+import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { Settlement } from "../../services/Settlement.ts"
+import { billCall } from "../../src/billing/pricing.ts"
+import { ApiError } from "../../src/http/ApiError.ts"
+
+/** A hold lives at most this long; the sweep returns holds of calls that never settled (a crashed node). */
+const HOLD_TTL_MS = 15 * 60_000
+
+const insufficientBalance = () =>
+  new ApiError({
+    status: 402,
+    code: "insufficient_balance",
+    message: "The wallet balance is not positive (or fully reserved by calls in flight). Top up to relay calls."
+  })
+
+export const SettlementPg = Layer.effect(
+  Settlement,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const hold = (orgId: string, amountMicros: bigint) =>
+      Effect.gen(function*() {
+        const id = `hold_${crypto.randomUUID().replaceAll("-", "")}`
+        const amount = amountMicros.toString()
+        const taken = yield* sql.withTransaction(Effect.gen(function*() {
+          const rows = yield* sql<{ org_id: string }>`
+            UPDATE wallets SET held_micros = held_micros + ${amount}::bigint
+            WHERE org_id = ${orgId} AND balance_micros - held_micros > 0
+            RETURNING org_id`
+          if (rows.length === 0) return false
+          yield* sql`INSERT INTO wallet_holds ${
+            sql.insert({ id, org_id: orgId, amount_micros: amount, expires_at: new Date(Date.now() + HOLD_TTL_MS) })
+          }`
+          return true
+        })).pipe(Effect.orDie)
+        if (!taken) return yield* insufficientBalance()
+        return { id, orgId, amountMicros }
+      })
+
+    /** Deletes the hold row and returns its amount to the wallet; a hold already swept is a no-op. */
+    const releaseInTx = (holdId: string) =>
+      Effect.gen(function*() {
+        const rows = yield* sql<{ org_id: string; amount: string }>`
+          DELETE FROM wallet_holds WHERE id = ${holdId} RETURNING org_id, amount_micros::text AS amount`
+        for (const r of rows) {
+          yield* sql`UPDATE wallets SET held_micros = held_micros - ${r.amount}::bigint WHERE org_id = ${r.org_id}`
+        }
+      })
+
+    return Settlement.of({
+      hold,
+      release: (h) => sql.withTransaction(releaseInTx(h.id)).pipe(Effect.orDie),
+      settle: (call) =>
+        Effect.gen(function*() {
+          const bill = billCall({
+            inputTokens: call.inputTokens,
+            outputTokens: call.outputTokens,
+            inputUsdPerMTok: call.target.model.inputUsdPerMTok,
+            outputUsdPerMTok: call.target.model.outputUsdPerMTok,
+            keyMode: call.target.keyMode
+          })
+          const usageId = `use_${crypto.randomUUID().replaceAll("-", "")}`
+          const billed = bill.billedMicros.toString()
+          yield* sql.withTransaction(Effect.gen(function*() {
+            yield* releaseInTx(call.hold.id)
+            yield* sql`INSERT INTO usage_records ${
+              sql.insert({
+                id: usageId,
+                request_id: call.providerResponseId,
+                gateway_request_id: call.requestId,
+                org_id: call.principal.orgId,
+                parent_org_id: call.principal.parentOrgId,
+                key_id: call.principal.keyId,
+                provider: call.target.provider.slug,
+                model: call.target.model.id,
+                capability: call.capability,
+                key_mode: call.target.keyMode,
+                input_tokens: call.inputTokens,
+                output_tokens: call.outputTokens,
+                estimated: call.estimated,
+                partial: call.partial,
+                upstream_cost_micros: bill.upstreamCostMicros.toString(),
+                billed_micros: billed,
+                markup_micros: bill.markupMicros.toString(),
+                receipt_jti: null,
+                trace_id: call.traceId,
+                started_at: call.startedAt
+              })
+            }`
+            yield* sql`UPDATE wallets SET balance_micros = balance_micros - ${billed}::bigint WHERE org_id = ${call.principal.orgId}`
+            yield* sql`INSERT INTO ledger_entries ${
+              sql.insert({
+                org_id: call.principal.orgId,
+                kind: "debit",
+                amount_micros: (-bill.billedMicros).toString(),
+                reference: `${call.target.provider.slug}/${call.target.model.id} ${call.providerResponseId}`,
+                usage_id: usageId
+              })
+            }`
+          })).pipe(Effect.orDie)
+          return { usageId, billedMicros: bill.billedMicros, receipt: undefined }
+        })
+    })
+  })
+)

@@ -1,0 +1,277 @@
+import { Clock, Effect, Stream } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { createHash } from "node:crypto"
+import { AppConfig } from "../../services/AppConfig.ts"
+import type { GatewayPrincipal } from "../../services/Keys.ts"
+import { ProviderRouter, type RouteTarget } from "../../services/ProviderRouter.ts"
+import { RelayLimits } from "../../services/RelayLimits.ts"
+import { RequestContext } from "../../services/RequestContext.ts"
+import { type CompletedCall, type Hold, Settlement } from "../../services/Settlement.ts"
+import type { EngineAllowlist } from "../../src/attestation/engine-allowlist.ts"
+import { type AttestationRoute, verifyAttestation } from "../../src/attestation/v3.ts"
+import { maxCostHoldMicros } from "../../src/billing/pricing.ts"
+import { ApiError } from "../../src/http/ApiError.ts"
+import { formatTraceparent } from "../../src/http/traceparent.ts"
+import { capabilityOf, isShapeProblem, readRelayShape } from "../../src/relay/requestShape.ts"
+import { createSseUsageReader, usageFromJson } from "../../src/relay/usage.ts"
+import { readBodyBytes } from "../http/body.ts"
+import { postUpstream, type UpstreamResponse } from "./UpstreamClient.ts"
+
+const decoder = new TextDecoder()
+/** Rough token count used only when a provider reports no usage (the record is then marked `estimated`). */
+const estimateTokens = (bytes: number) => Math.ceil(bytes / 4)
+/** Largest upstream body (error or non-streamed answer) the gateway reads into memory. */
+const MAX_UPSTREAM_BODY = 32 * 1024 * 1024
+
+/** Headers from the client that an upstream provider legitimately needs; nothing else is passed on. */
+const PASS_THROUGH = ["anthropic-beta"] as const
+
+const readAll = async (body: AsyncIterable<Uint8Array>) => {
+  const parts: Array<Uint8Array> = []
+  let size = 0
+  for await (const chunk of body) {
+    size += chunk.byteLength
+    if (size > MAX_UPSTREAM_BODY) throw new Error("upstream body too large")
+    parts.push(chunk)
+  }
+  return Buffer.concat(parts)
+}
+
+/** A provider error, reported without its body (which may quote credentials); status and type only. */
+const upstreamError = async (target: RouteTarget, res: UpstreamResponse) => {
+  let providerType: string | undefined
+  try {
+    const json = JSON.parse((await readAll(res.body)).toString("utf8"))
+    const t = json?.error?.type ?? json?.error?.code ?? json?.type
+    if (typeof t === "string" && t.length <= 64) providerType = t
+  } catch {
+    // an unreadable error body is still an upstream error
+  }
+  const retryAfter = res.headers["retry-after"]
+  return new ApiError({
+    status: 502,
+    code: "upstream_error",
+    message: `The upstream provider "${target.provider.slug}" answered ${res.status}.`,
+    extra: { provider: target.provider.slug, provider_status: res.status, provider_error_type: providerType ?? null },
+    headers: typeof retryAfter === "string" ? { "retry-after": retryAfter } : undefined
+  })
+}
+
+export interface RelaySettings {
+  readonly allowlist: EngineAllowlist
+}
+
+/**
+ * One relay call after authentication, in the order of DESIGN.md section 4: engine and attestation (403/428),
+ * body shape (400), model (404/403), limits (429), balance hold (402), then the upstream call and settlement.
+ * Nothing is forwarded unless every check passed.
+ */
+export const relayCall = (route: AttestationRoute, principal: GatewayPrincipal, settings: RelaySettings) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const ctx = yield* RequestContext
+    const config = yield* AppConfig
+    const startedAt = new Date()
+    const bodyBytes = yield* readBodyBytes
+
+    const verdict = yield* Effect.promise(() =>
+      verifyAttestation({
+        header: request.headers["x-service-attestation"],
+        engineHeader: request.headers["x-service-engine"],
+        route,
+        bodyBytes,
+        nowSeconds: Math.floor(Date.now() / 1000),
+        allowlist: settings.allowlist
+      })
+    ).pipe(Effect.withSpan("relay.attestation"))
+    if (!verdict.ok) return yield* new ApiError({ status: verdict.status, code: verdict.code, message: verdict.message })
+    // The attested egress_sha256 was just checked to equal the JCS SHA-256 of this exact body.
+    const hashUpstreamRequest = verdict.attestation.claims["v3-attestation"].egress_sha256
+
+    const shape = readRelayShape(route, JSON.parse(decoder.decode(bodyBytes)))
+    if (isShapeProblem(shape)) {
+      return yield* new ApiError({ status: 400, code: "invalid_request", message: shape.message, extra: { details: { path: shape.path } } })
+    }
+    const capability = capabilityOf[route]
+    const target = yield* (yield* ProviderRouter).resolve({ modelId: shape.model, capability, principal })
+    const limitHeaders = yield* (yield* RelayLimits).admit(principal, capability)
+
+    const settlement = yield* Settlement
+    const holdMicros = maxCostHoldMicros({
+      bodyBytes: bodyBytes.byteLength,
+      maxOutputTokens: route === "embeddings" ? 0 : shape.maxOutputTokens,
+      inputUsdPerMTok: target.model.inputUsdPerMTok,
+      outputUsdPerMTok: target.model.outputUsdPerMTok,
+      keyMode: target.keyMode
+    })
+    const hold = yield* settlement.hold(principal.orgId, holdMicros)
+
+    const headers: Record<string, string> = {
+      ...target.authHeaders,
+      "content-type": "application/json",
+      accept: shape.stream ? "text/event-stream" : "application/json",
+      "x-request-id": ctx.requestId,
+      traceparent: formatTraceparent(ctx.traceId, ctx.spanId, ctx.sampled)
+    }
+    for (const name of PASS_THROUGH) {
+      const v = request.headers[name]
+      if (v !== undefined) headers[name] = v
+    }
+
+    const base = {
+      principal,
+      target,
+      capability: route,
+      hold,
+      requestId: ctx.requestId,
+      traceId: ctx.traceId,
+      startedAt,
+      hashUpstreamRequest,
+      engineVersion: `${verdict.engine.id}/${verdict.engine.version}`
+    }
+
+    const upstream = yield* postUpstream({
+      provider: target.provider.slug,
+      url: target.url,
+      headers,
+      body: bodyBytes,
+      timeoutMs: target.timeoutMs
+    }).pipe(
+      Effect.withSpan("relay.upstream.headers", { attributes: { provider: target.provider.slug, model: target.model.id } }),
+      Effect.tapError(() => settlement.release(hold)),
+      Effect.onInterrupt(() => settlement.release(hold))
+    )
+
+    if (upstream.status >= 400) {
+      const error = yield* Effect.promise(() => upstreamError(target, upstream)).pipe(Effect.ensuring(Effect.sync(upstream.done)))
+      yield* settlement.release(hold)
+      return yield* error
+    }
+
+    const responseHeaders = { ...limitHeaders }
+    return shape.stream
+      ? streamedResponse(base, upstream, settlement, responseHeaders, bodyBytes.byteLength)
+      : yield* bufferedResponse(base, upstream, settlement, responseHeaders, bodyBytes.byteLength)
+  })
+
+type CallBase = Omit<CompletedCall, "providerResponseId" | "inputTokens" | "outputTokens" | "estimated" | "partial" | "hashUpstreamResponse">
+
+const bufferedResponse = (
+  base: CallBase,
+  upstream: UpstreamResponse,
+  settlement: Settlement["Service"],
+  headers: Record<string, string>,
+  requestBytes: number
+) =>
+  Effect.gen(function*() {
+    const body = yield* Effect.tryPromise({
+      try: () => readAll(upstream.body),
+      catch: () =>
+        new ApiError({
+          status: 502,
+          code: "upstream_error",
+          message: `The upstream provider "${base.target.provider.slug}" broke off its answer.`,
+          extra: { provider: base.target.provider.slug, provider_status: upstream.status }
+        })
+    }).pipe(
+      Effect.ensuring(Effect.sync(upstream.done)),
+      Effect.tapError(() => settlement.release(base.hold)),
+      Effect.onInterrupt(() => settlement.release(base.hold))
+    )
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(body.toString("utf8"))
+    } catch {
+      parsed = undefined
+    }
+    const usage = usageFromJson(parsed)
+    const estimated = usage.inputTokens === undefined || (usage.outputTokens === undefined && base.capability !== "embeddings")
+    const settled = yield* settlement.settle({
+      ...base,
+      providerResponseId: usage.responseId ?? `gateway-${base.requestId}`,
+      inputTokens: usage.inputTokens ?? estimateTokens(requestBytes),
+      outputTokens: usage.outputTokens ?? (base.capability === "embeddings" ? 0 : estimateTokens(body.byteLength)),
+      estimated,
+      partial: false,
+      hashUpstreamResponse: createHash("sha256").update(body).digest("hex")
+    }).pipe(Effect.withSpan("relay.settle"))
+    if (settled.receipt !== undefined) {
+      headers["x-service-receipt-v2"] = Buffer.from(JSON.stringify(settled.receipt.v2)).toString("base64")
+      headers["x-service-receipt-v2-jti"] = settled.receipt.jti
+    }
+    return HttpServerResponse.uint8Array(body, {
+      status: upstream.status,
+      contentType: typeof upstream.headers["content-type"] === "string" ? upstream.headers["content-type"] : "application/json",
+      headers
+    })
+  })
+
+/**
+ * Streams the upstream SSE bytes to the client as they arrive. A side fold hashes the exact bytes and reads
+ * usage; at the end the call is settled and the `event: receipt-v2` trailer appended. An upstream that cuts the
+ * stream ends ours cleanly without a trailer; a client that goes away interrupts the stream, which aborts the
+ * upstream request. Either way what was delivered is metered (`partial`).
+ */
+const streamedResponse = (
+  base: CallBase,
+  upstream: UpstreamResponse,
+  settlement: Settlement["Service"],
+  headers: Record<string, string>,
+  requestBytes: number
+) => {
+  const hasher = createHash("sha256")
+  const reader = createSseUsageReader()
+  const textDecoder = new TextDecoder()
+  let relayedBytes = 0
+  let cut = false
+  let settled = false
+
+  const settle = (partial: boolean) =>
+    Effect.suspend(() => {
+      if (settled) return Effect.succeed(undefined)
+      settled = true
+      const usage = reader.usage()
+      return settlement.settle({
+        ...base,
+        providerResponseId: usage.responseId ?? `gateway-${base.requestId}`,
+        inputTokens: usage.inputTokens ?? estimateTokens(requestBytes),
+        outputTokens: usage.outputTokens ?? estimateTokens(relayedBytes),
+        estimated: usage.inputTokens === undefined || usage.outputTokens === undefined,
+        partial,
+        hashUpstreamResponse: hasher.copy().digest("hex")
+      }).pipe(Effect.map((s) => s.receipt))
+    })
+
+  const body = Stream.fromAsyncIterable(upstream.body, (e) => e).pipe(
+    Stream.map((chunk: Uint8Array) => {
+      hasher.update(chunk)
+      relayedBytes += chunk.byteLength
+      reader.push(textDecoder.decode(chunk, { stream: true }))
+      return chunk
+    }),
+    Stream.catchCause(() => {
+      cut = true
+      return Stream.empty
+    }),
+    Stream.concat(
+      Stream.unwrap(Effect.gen(function*() {
+        if (cut) return Stream.empty
+        const receipt = yield* settle(false)
+        if (receipt === undefined) return Stream.empty
+        return Stream.make(new TextEncoder().encode(`event: receipt-v2\ndata: ${JSON.stringify(receipt.v2)}\n\n`))
+      }))
+    ),
+    Stream.ensuring(
+      Effect.suspend(() => {
+        upstream.done()
+        upstream.body.destroy()
+        return settle(true)
+      }).pipe(Effect.ignore)
+    )
+  )
+  return HttpServerResponse.stream(body, {
+    status: 200,
+    contentType: "text/event-stream; charset=utf-8",
+    headers: { ...headers, "cache-control": "no-cache, no-store, must-revalidate", "x-accel-buffering": "no" }
+  })
+}

@@ -1,0 +1,25 @@
+import { Context, Effect } from "effect"
+import type { ApiError } from "../src/http/ApiError.ts"
+import type { Capability, ModelEntry, ProviderEntry, UpstreamEndpoint } from "../src/providers/provider.ts"
+import type { GatewayPrincipal } from "./Keys.ts"
+
+/** Where one relay call goes, with the credentials to use. Credentials never leave the gateway. */
+export interface RouteTarget {
+  readonly provider: ProviderEntry
+  readonly model: ModelEntry
+  readonly endpoint: UpstreamEndpoint
+  readonly url: string
+  readonly authHeaders: Readonly<Record<string, string>>
+  readonly keyMode: "pooled" | "byok"
+  readonly timeoutMs: number
+}
+
+/**
+ * Resolves a requested model for a principal: 404 `model_not_found` (not in the catalogue or not on this route),
+ * 403 `model_not_allowed` (outside the key's allowlist), 503 `provider_not_configured` (no pooled key and no BYOK
+ * credential, or no base URL).
+ */
+export class ProviderRouter extends Context.Service<ProviderRouter, {
+  readonly resolve: (input: { readonly modelId: string; readonly capability: Capability; readonly principal: GatewayPrincipal }) =>
+    Effect.Effect<RouteTarget, ApiError>
+}>()("privacy-relay/ProviderRouter") {}

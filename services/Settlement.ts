@@ -1,0 +1,50 @@
+import { Context, Effect } from "effect"
+import type { ApiError } from "../src/http/ApiError.ts"
+import type { GatewayPrincipal } from "./Keys.ts"
+import type { RouteTarget } from "./ProviderRouter.ts"
+
+/** A wallet hold taken before forwarding; released (and replaced by the real debit) at settlement. */
+export interface Hold {
+  readonly id: string
+  readonly orgId: string
+  readonly amountMicros: bigint
+}
+
+/** Everything metered about one completed (or partially delivered) relay call. */
+export interface CompletedCall {
+  readonly principal: GatewayPrincipal
+  readonly target: RouteTarget
+  readonly capability: "chat.completions" | "messages" | "embeddings"
+  readonly hold: Hold
+  readonly requestId: string
+  readonly traceId: string
+  readonly startedAt: Date
+  readonly providerResponseId: string
+  readonly inputTokens: number
+  readonly outputTokens: number
+  readonly estimated: boolean
+  /** The client went away or the upstream cut the stream: metered from what was delivered, no receipt. */
+  readonly partial: boolean
+  readonly hashUpstreamRequest: string
+  readonly hashUpstreamResponse: string
+  readonly engineVersion: string
+}
+
+export interface Settled {
+  readonly usageId: string
+  readonly billedMicros: bigint
+  /** Set when receipts were sealed (complete calls): the v2 envelope and its jti. */
+  readonly receipt: { readonly jti: string; readonly v2: unknown } | undefined
+}
+
+/**
+ * Money around a relay call. `hold` admits a call only while the wallet's available balance (balance minus
+ * holds) is positive, reserving the call's maximum cost; `settle` writes the usage record, the debit and its
+ * ledger row, releases the hold and seals the receipts in ONE transaction, so none can exist without the others.
+ */
+export class Settlement extends Context.Service<Settlement, {
+  /** 402 `insufficient_balance` when nothing is available. */
+  readonly hold: (orgId: string, amountMicros: bigint) => Effect.Effect<Hold, ApiError>
+  readonly release: (hold: Hold) => Effect.Effect<void>
+  readonly settle: (call: CompletedCall) => Effect.Effect<Settled>
+}>()("privacy-relay/Settlement") {}

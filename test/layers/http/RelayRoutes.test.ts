@@ -1,0 +1,187 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { type FakeProvider, startFakeProvider } from "../../../programs/fake-provider.ts"
+import { attestedHeaders, TEST_ENGINE } from "../../support/engine.ts"
+import { startTestGateway, type TestGateway } from "../../support/gateway.ts"
+import { balanceMicros, fundedKey } from "../../support/tenant.ts"
+
+let provider: FakeProvider
+let gw: TestGateway
+beforeAll(async () => {
+  provider = await startFakeProvider({ port: 0 })
+  gw = await startTestGateway({ LOCAL_PROVIDER_URL: provider.url, PROVIDER_LOCAL_TIMEOUT_MS: "1500" })
+})
+afterAll(async () => {
+  await gw.close()
+  await provider.close()
+})
+beforeEach(() => provider.reset())
+
+const chatBody = (content = "Hello <EMAIL_1>", extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ model: "local-chat", messages: [{ role: "user", content }], ...extra })
+
+const post = async (path: string, apiKey: string, body: string, headers: Record<string, string> = {}) =>
+  fetch(`${gw.url}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json", ...headers },
+    body
+  })
+
+const relayChat = async (apiKey: string, body = chatBody(), headers: Record<string, string> = {}) =>
+  post("/api/v1/chat/completions", apiKey, body, { ...(await attestedHeaders("chat.completions", body)), ...headers })
+
+describe("POST /api/v1/chat/completions (non-streamed)", () => {
+  it("relays the body byte for byte, answers the provider's completion, and meters and debits the call", async () => {
+    const { apiKey, orgId } = await fundedKey(gw)
+    // odd whitespace between tokens and inside strings must reach the provider exactly as sent
+    const body = `{ "model":"local-chat",\n  "messages": [ {"role":"user","content":"  spaced   <EMAIL_1>  "} ] }`
+    const before = await balanceMicros(gw, orgId)
+    const res = await relayChat(apiKey, body, { "x-request-id": "9b2f6f5e-1c1d-4c1b-9a5e-0d8f1f1f2a3b" })
+    expect(res.status).toBe(200)
+    const json = await res.json()
+    expect(json.object).toBe("chat.completion")
+    expect(json.choices[0].message.content).toBe("Echo:   spaced   <EMAIL_1>  ")
+
+    expect(provider.received).toHaveLength(1)
+    const upstream = provider.received[0]
+    expect(upstream.path).toBe("/v1/chat/completions")
+    expect(upstream.body.equals(Buffer.from(body))).toBe(true)
+    expect(upstream.headers["x-request-id"]).toBe("9b2f6f5e-1c1d-4c1b-9a5e-0d8f1f1f2a3b")
+    expect(upstream.headers["authorization"]).toBe("Bearer local")
+    // the client's gateway key never travels upstream
+    expect(JSON.stringify(upstream.headers)).not.toContain(apiKey)
+
+    const usage = await gw.query<Record<string, unknown>>("SELECT * FROM usage_records WHERE org_id = $1", orgId)
+    expect(usage).toHaveLength(1)
+    expect(usage[0].request_id).toBe(json.id)
+    expect(usage[0].gateway_request_id).toBe("9b2f6f5e-1c1d-4c1b-9a5e-0d8f1f1f2a3b")
+    expect(usage[0].input_tokens).toBe(json.usage.prompt_tokens)
+    expect(usage[0].output_tokens).toBe(json.usage.completion_tokens)
+    expect(usage[0].key_mode).toBe("pooled")
+    const billed = BigInt(String(usage[0].billed_micros))
+    expect(billed).toBeGreaterThan(0n)
+    expect(await balanceMicros(gw, orgId)).toBe(before - billed)
+    const held = await gw.query<{ h: string }>("SELECT held_micros::text AS h FROM wallets WHERE org_id = $1", orgId)
+    expect(held).toEqual([{ h: "0" }])
+    expect(await gw.query("SELECT 1 FROM wallet_holds WHERE org_id = $1", orgId)).toHaveLength(0)
+  })
+
+  it("continues the caller's trace: traceparent upstream and on the response carry the same trace id", async () => {
+    const { apiKey } = await fundedKey(gw)
+    const traceId = "4bf92f3577b34da6a3ce929d0e0e4736"
+    const res = await relayChat(apiKey, chatBody(), { traceparent: `00-${traceId}-00f067aa0ba902b7-01` })
+    expect(res.status).toBe(200)
+    expect(res.headers.get("traceparent")).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`))
+    expect(String(provider.received[0].headers["traceparent"])).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`))
+  })
+})
+
+describe("fail-closed: a request not tokenised by an official engine is refused and nothing is forwarded", () => {
+  const cases: Array<[string, number, string, (body: string) => Promise<Record<string, string>>]> = [
+    ["no engine header", 403, "engine_untrusted", async (b) => {
+      const h = await attestedHeaders("chat.completions", b)
+      return { "x-service-attestation": h["x-service-attestation"] }
+    }],
+    ["an unknown engine", 403, "engine_untrusted", async (b) => ({ ...(await attestedHeaders("chat.completions", b)), "x-service-engine": "homebrew/9.9.9" })],
+    ["an engine older than the minimum", 403, "engine_untrusted", (b) =>
+      attestedHeaders("chat.completions", b, { engine: { ...TEST_ENGINE, version: "0.0.9" } })],
+    ["no attestation", 428, "pretokenised_required", async () => ({ "x-service-engine": "relay-ts/0.1.0" })],
+    ["a bad signature", 428, "pretokenised_required", async (b) => {
+      const h = await attestedHeaders("chat.completions", b)
+      const env = JSON.parse(Buffer.from(h["x-service-attestation"], "base64").toString())
+      env.sig = env.sig.slice(0, -4) + (env.sig.endsWith("AAAA") ? "BBBB" : "AAAA")
+      return { ...h, "x-service-attestation": Buffer.from(JSON.stringify(env)).toString("base64") }
+    }],
+    ["a body changed after signing", 428, "pretokenised_required", (b) => attestedHeaders("chat.completions", b.replace("Hello", "Hallo"))],
+    ["a stale iat", 428, "pretokenised_required", (b) => attestedHeaders("chat.completions", b, { now: new Date(Date.now() - 301_000) })],
+    ["an attestation for another route", 428, "pretokenised_required", (b) => attestedHeaders("messages", b)],
+    ["an engine header that differs from the attested engine", 428, "pretokenised_required", (b) =>
+      attestedHeaders("chat.completions", b, { engineHeader: "relay-ts/0.2.0" })]
+  ]
+  it.each(cases)("%s -> %i %s", async (_label, status, code, makeHeaders) => {
+    const { apiKey, orgId } = await fundedKey(gw)
+    const body = chatBody()
+    const before = await balanceMicros(gw, orgId)
+    const res = await post("/api/v1/chat/completions", apiKey, body, await makeHeaders(body))
+    expect(res.status).toBe(status)
+    const json = await res.json()
+    expect(json.error.code).toBe(code)
+    expect(json.error.message).not.toContain("EMAIL_1")
+    expect(provider.received).toHaveLength(0)
+    expect(await balanceMicros(gw, orgId)).toBe(before)
+    expect(await gw.query("SELECT 1 FROM usage_records WHERE org_id = $1", orgId)).toHaveLength(0)
+  })
+})
+
+describe("relay admission", () => {
+  it("answers 402 insufficient_balance for an empty wallet and forwards nothing", async () => {
+    const { apiKey, orgId } = await fundedKey(gw, "0")
+    const res = await relayChat(apiKey)
+    expect(res.status).toBe(402)
+    expect((await res.json()).error.code).toBe("insufficient_balance")
+    expect(provider.received).toHaveLength(0)
+    expect(await gw.query("SELECT 1 FROM usage_records WHERE org_id = $1", orgId)).toHaveLength(0)
+  })
+
+  it("answers 404 model_not_found for a model outside the catalogue, before any upstream call", async () => {
+    const { apiKey } = await fundedKey(gw)
+    const res = await relayChat(apiKey, chatBody("x", { model: "no-such-model" }))
+    expect(res.status).toBe(404)
+    expect((await res.json()).error.code).toBe("model_not_found")
+    expect(provider.received).toHaveLength(0)
+  })
+
+  it.each([
+    ["messages missing", JSON.stringify({ model: "local-chat" }), "messages"],
+    ["model not a string", JSON.stringify({ model: 7, messages: [{ role: "user", content: "x" }] }), "model"],
+    ["stream not a boolean", JSON.stringify({ model: "local-chat", stream: "yes", messages: [{ role: "user", content: "x" }] }), "stream"]
+  ])("answers 400 invalid_request when %s (after the attestation check), forwarding nothing", async (_l, body, path) => {
+    const { apiKey } = await fundedKey(gw)
+    const res = await relayChat(apiKey, body)
+    expect(res.status).toBe(400)
+    const json = await res.json()
+    expect(json.error.code).toBe("invalid_request")
+    expect(json.error.details.path).toBe(path)
+    expect(provider.received).toHaveLength(0)
+  })
+
+  it("enforces the free tier's 20 requests per minute per key with 429 rate_limited, Retry-After and RateLimit headers", async () => {
+    const { apiKey } = await fundedKey(gw)
+    for (let i = 0; i < 20; i++) expect((await relayChat(apiKey)).status).toBe(200)
+    const res = await relayChat(apiKey)
+    expect(res.status).toBe(429)
+    expect((await res.json()).error.code).toBe("rate_limited")
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0)
+    expect(res.headers.get("ratelimit-policy")).toContain(`"key";q=20;w=60`)
+    expect(provider.received).toHaveLength(20)
+  })
+})
+
+describe("upstream failures", () => {
+  it("maps an upstream 500 to 502 upstream_error with the provider status, releases the hold and debits nothing", async () => {
+    const { apiKey, orgId } = await fundedKey(gw)
+    const before = await balanceMicros(gw, orgId)
+    const res = await relayChat(apiKey, chatBody("x", { model: "local-chat" }), {})
+    expect(res.status).toBe(200)
+    provider.setBehaviour({ kind: "status", status: 500 })
+    const failed = await relayChat(apiKey)
+    expect(failed.status).toBe(502)
+    const json = await failed.json()
+    expect(json.error.code).toBe("upstream_error")
+    expect(json.error.provider_status).toBe(500)
+    const after = await balanceMicros(gw, orgId)
+    const billed = await gw.query<{ b: string }>("SELECT billed_micros::text AS b FROM usage_records WHERE org_id = $1", orgId)
+    expect(billed).toHaveLength(1)
+    expect(after).toBe(before - BigInt(billed[0].b))
+    expect(await gw.query("SELECT 1 FROM wallet_holds WHERE org_id = $1", orgId)).toHaveLength(0)
+  })
+
+  it("answers 504 upstream_timeout when the provider does not answer in time, leaving no open upstream request", async () => {
+    const { apiKey } = await fundedKey(gw)
+    provider.setBehaviour({ kind: "hang" })
+    const res = await relayChat(apiKey)
+    expect(res.status).toBe(504)
+    expect((await res.json()).error.code).toBe("upstream_timeout")
+    await new Promise((r) => setTimeout(r, 100))
+    expect(provider.openRequests()).toBe(0)
+  })
+})

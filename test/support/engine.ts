@@ -1,0 +1,41 @@
+import { buildAttestation, encodeAttestationHeader, type AttestationRoute } from "../../src/attestation/v3.ts"
+import { generateSigningKeyPair } from "../../src/crypto/ecdsa.ts"
+
+/**
+ * What an official client engine adds to a relay request: `X-Service-Engine` and a v3 attestation of the exact
+ * body bytes. Tests use it to play a well-behaved client (the body here is already "tokenised").
+ */
+export const TEST_ENGINE = { id: "relay-ts", version: "0.1.0", sha256: "a".repeat(64) } as const
+
+let deviceKey: Promise<CryptoKeyPair> | undefined
+const device = () => (deviceKey ??= generateSigningKeyPair())
+
+export const attestedHeaders = async (
+  route: AttestationRoute,
+  body: string | Uint8Array,
+  options: { engine?: { id: string; version: string; sha256: string }; now?: Date; engineHeader?: string } = {}
+) => {
+  const engine = options.engine ?? TEST_ENGINE
+  const bodyBytes = typeof body === "string" ? new TextEncoder().encode(body) : body
+  const envelope = await buildAttestation({
+    route,
+    bodyBytes,
+    detectorsFired: { EMAIL: 1 },
+    engine,
+    keyPair: await device(),
+    now: options.now
+  })
+  return {
+    "x-service-engine": options.engineHeader ?? `${engine.id}/${engine.version}`,
+    "x-service-attestation": encodeAttestationHeader(envelope)
+  }
+}
+
+/** A fetch that signs every relay request body it sends, for the official SDKs' `fetch` option. */
+export const attestingFetch = (route: AttestationRoute): typeof fetch => async (input, init) => {
+  const body = init?.body
+  const text = typeof body === "string" ? body : body instanceof Uint8Array ? new TextDecoder().decode(body) : ""
+  const headers = new Headers(init?.headers)
+  for (const [k, v] of Object.entries(await attestedHeaders(route, text))) headers.set(k, v)
+  return fetch(input, { ...init, headers })
+}

@@ -1,0 +1,97 @@
+import type { CountryCode } from "libphonenumber-js/max"
+import { cardDetector } from "./detectors/card.ts"
+import { cryptoWalletDetector } from "./detectors/cryptoWallet.ts"
+import { dateOfBirthDetector } from "./detectors/dateOfBirth.ts"
+import type { Detector } from "./detectors/Detector.ts"
+import { emailDetector } from "./detectors/email.ts"
+import { esDniDetector } from "./detectors/esDni.ts"
+import { frNirDetector } from "./detectors/frNir.ts"
+import { ibanDetector } from "./detectors/iban.ts"
+import { ipv4Detector } from "./detectors/ipv4.ts"
+import { ipv6Detector } from "./detectors/ipv6.ts"
+import { nlBsnDetector } from "./detectors/nlBsn.ts"
+import { passportDetector } from "./detectors/passport.ts"
+import { DEFAULT_PHONE_REGIONS, makePhoneDetector } from "./detectors/phone.ts"
+import { ukNinoDetector } from "./detectors/ukNino.ts"
+import { urlCredentialsDetector } from "./detectors/urlCredentials.ts"
+import { usSsnDetector } from "./detectors/usSsn.ts"
+import type { EntityType, Span } from "./types.ts"
+
+/**
+ * When two detections overlap, the earlier type in this list wins: the most specific, strongest
+ * validated shapes first (a URL with credentials contains an e-mail-like "user:pass@host"; a card or
+ * an IBAN is also a long digit run that a phone parser may accept); names come last so a model never
+ * overrides a validated identifier.
+ */
+export const PRIORITY: ReadonlyArray<EntityType> = [
+  "URL_CREDENTIALS",
+  "EMAIL",
+  "IBAN",
+  "CARD",
+  "FR_NIR",
+  "US_SSN",
+  "UK_NINO",
+  "ES_DNI",
+  "NL_BSN",
+  "DATE_OF_BIRTH",
+  "PASSPORT",
+  "CRYPTO_WALLET",
+  "IPV6",
+  "IPV4",
+  "PHONE",
+  "PERSON"
+]
+
+export interface StructuredOptions {
+  /** Regions whose national phone formats are recognised (international "+" numbers always are). */
+  readonly phoneRegions?: ReadonlyArray<CountryCode>
+}
+
+export const structuredDetectors = (options: StructuredOptions = {}): ReadonlyArray<Detector> => [
+  urlCredentialsDetector,
+  emailDetector,
+  ibanDetector,
+  cardDetector,
+  frNirDetector,
+  usSsnDetector,
+  ukNinoDetector,
+  esDniDetector,
+  nlBsnDetector,
+  dateOfBirthDetector,
+  passportDetector,
+  cryptoWalletDetector,
+  ipv6Detector,
+  ipv4Detector,
+  makePhoneDetector(options.phoneRegions ?? DEFAULT_PHONE_REGIONS)
+]
+
+/** Keeps a non-overlapping subset: higher priority first, then the longer span, then the earlier one. */
+export const resolveOverlaps = (spans: ReadonlyArray<Span>): Array<Span> => {
+  const rank = (s: Span) => PRIORITY.indexOf(s.type)
+  const ordered = [...spans].sort(
+    (a, b) => rank(a) - rank(b) || b.end - b.start - (a.end - a.start) || a.start - b.start
+  )
+  const kept: Array<Span> = []
+  for (const s of ordered) {
+    if (s.end <= s.start) continue
+    if (kept.every((k) => s.end <= k.start || s.start >= k.end)) kept.push(s)
+  }
+  return kept.sort((a, b) => a.start - b.start)
+}
+
+/**
+ * Runs the detectors. The phone parser runs last, on the text with every other detection masked:
+ * it reads digit runs greedily, so "(212) 555-0187 250-57-7909" would otherwise be read as one
+ * invalid number and the phone next to the SSN would be missed.
+ */
+export const detectStructured = (
+  text: string,
+  detectors: ReadonlyArray<Detector> = structuredDetectors()
+): Array<Span> => {
+  const others = detectors.filter((d) => d.type !== "PHONE").flatMap((d) => d.detect(text))
+  const phones = detectors.filter((d) => d.type === "PHONE")
+  if (phones.length === 0) return resolveOverlaps(others)
+  let masked = text
+  for (const s of others) masked = masked.slice(0, s.start) + "Q".repeat(s.end - s.start) + masked.slice(s.end)
+  return resolveOverlaps([...others, ...phones.flatMap((d) => d.detect(masked))])
+}

@@ -1,0 +1,15 @@
+/** Luhn (mod 10) check over a string of digits. */
+export const passesLuhn = (digits: string): boolean => {
+  let sum = 0
+  let double = false
+  for (let i = digits.length - 1; i >= 0; i--) {
+    let d = digits.charCodeAt(i) - 48
+    if (double) {
+      d *= 2
+      if (d > 9) d -= 9
+    }
+    sum += d
+    double = !double
+  }
+  return digits.length > 0 && sum % 10 === 0
+}

@@ -1,0 +1,19 @@
+import { spansFromRegex, type Detector } from "./Detector.ts"
+
+// HMRC rules: first letter not D, F, I, Q, U, V; second letter not D, F, I, O, Q, U, V; prefixes BG, GB,
+// KN, NK, NT, TN and ZZ are never issued; suffix A-D. Printed with or without spaces: "AB 12 34 56 C".
+const NINO =
+  /(?<![\p{L}\p{N}])([A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]) ?(\d{2}) ?(\d{2}) ?(\d{2}) ?([A-D])(?![\p{L}\p{N}])/gu
+const NEVER_ISSUED = new Set(["BG", "GB", "KN", "NK", "NT", "TN", "ZZ"])
+
+export const ukNinoDetector: Detector = {
+  type: "UK_NINO",
+  detect: (text) =>
+    spansFromRegex(text, NINO, "UK_NINO", (m) => {
+      if (NEVER_ISSUED.has(m[1]!)) return undefined
+      // Spacing must be all-or-nothing between the digit pairs, as HMRC prints it.
+      const spaced = m[0].replace(/[A-Z]/g, "").split(" ").length
+      if (spaced !== 1 && spaced !== 5) return undefined
+      return { start: m.index, end: m.index + m[0].length }
+    })
+}

@@ -1,0 +1,123 @@
+import canonicalize from "canonicalize"
+import { createSession, type SessionOptions, type TokeniserSession } from "./session.ts"
+import { tokeniseText } from "./tokeniseText.ts"
+import type { AliasMap } from "./types.ts"
+
+export type Route = "chat.completions" | "messages" | "embeddings"
+
+export interface TokeniseRequestOptions extends SessionOptions {
+  /** An existing session for this request; by default a fresh one is created from the options. */
+  readonly session?: TokeniserSession
+}
+
+export interface TokenisedRequest {
+  /** The request body with every text field tokenised (a copy; the input is not modified). */
+  readonly body: unknown
+  /** The exact bytes to send: UTF-8 of the RFC 8785 (JCS) form of `body`, so egress_sha256 hashes them. */
+  readonly bodyBytes: Uint8Array
+  /** Alias -> original, for detokenising the response. Keep it on the device. */
+  readonly map: AliasMap
+  /** Categories and counts of replaced values (never values), for the v3 attestation. */
+  readonly detectorsFired: Record<string, number>
+  /** True when the name model failed and `failOpen` let the request through without name detection. */
+  readonly nameModelSkipped: boolean
+}
+
+export class InvalidRequestBody extends Error {
+  readonly _tag = "InvalidRequestBody"
+  constructor(message: string) {
+    super(message)
+    this.name = "InvalidRequestBody"
+  }
+}
+
+/** A place in the body that holds user text: read it, then write its tokenised form back. */
+interface TextSlot {
+  readonly text: string
+  readonly write: (tokenised: string) => void
+}
+
+type Json = Record<string, unknown>
+const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v)
+
+const slot = (holder: Json | Array<unknown>, key: string | number): TextSlot | undefined => {
+  const value = (holder as Record<string | number, unknown>)[key]
+  return typeof value === "string"
+    ? { text: value, write: (t) => ((holder as Record<string | number, unknown>)[key] = t) }
+    : undefined
+}
+
+/** Text of an OpenAI or Anthropic `content`: a string, or an array of parts/blocks with `type: "text"`. */
+const contentSlots = (holder: Json, key: string): Array<TextSlot> => {
+  const content = holder[key]
+  if (typeof content === "string") return [slot(holder, key)!]
+  if (!Array.isArray(content)) return []
+  const slots: Array<TextSlot> = []
+  for (const part of content) {
+    if (!isObject(part)) continue
+    if (part.type === "text") {
+      const s = slot(part, "text")
+      if (s !== undefined) slots.push(s)
+    }
+    // Anthropic tool results carry their own content (a string or text blocks) that the model reads.
+    if (part.type === "tool_result") slots.push(...contentSlots(part, "content"))
+  }
+  return slots
+}
+
+const messagesSlots = (body: Json): Array<TextSlot> => {
+  if (!Array.isArray(body.messages)) throw new InvalidRequestBody("messages must be an array")
+  return body.messages.flatMap((m) => (isObject(m) ? contentSlots(m, "content") : []))
+}
+
+const slotsFor = (route: Route, body: Json): Array<TextSlot> => {
+  switch (route) {
+    case "chat.completions":
+      return messagesSlots(body)
+    case "messages":
+      return [...contentSlots(body, "system"), ...messagesSlots(body)]
+    case "embeddings": {
+      const input = body.input
+      if (typeof input === "string") return [slot(body, "input")!]
+      if (Array.isArray(input)) return input.flatMap((_, i) => slot(input, i) ?? [])
+      // Token-id arrays carry no text we can read; they are left as they are.
+      return []
+    }
+  }
+}
+
+/**
+ * Tokenises the user text of one OpenAI chat completions, Anthropic messages or embeddings request:
+ * `messages[].content` (strings or text parts), Anthropic `system`, embeddings `input`. Every other
+ * field is left untouched. A streamed chat completion gets `stream_options.include_usage: true` so the
+ * provider reports usage (the gateway relays bytes unchanged and cannot add it).
+ * Rejects with NameModelUnavailable when names are enabled, the model fails and failOpen is not set:
+ * the caller must then send nothing.
+ */
+export const tokeniseRequest = async (
+  route: Route,
+  body: unknown,
+  opts: TokeniseRequestOptions = {}
+): Promise<TokenisedRequest> => {
+  if (!isObject(body)) throw new InvalidRequestBody("request body must be a JSON object")
+  const copy = structuredClone(body)
+  const session = opts.session ?? createSession(opts)
+  const slots = slotsFor(route, copy)
+  // Register every text first so no alias can coincide with a string already present anywhere in the request.
+  for (const s of slots) session.observe(s.text)
+  // In order, one at a time: aliases are numbered by first appearance in the request.
+  for (const s of slots) s.write(await tokeniseText(s.text, session))
+  if (route === "chat.completions" && copy.stream === true) {
+    const streamOptions = isObject(copy.stream_options) ? copy.stream_options : {}
+    copy.stream_options = { ...streamOptions, include_usage: true }
+  }
+  const canonical = canonicalize(copy)
+  if (canonical === undefined) throw new InvalidRequestBody("request body cannot be serialised as JSON")
+  return {
+    body: copy,
+    bodyBytes: new TextEncoder().encode(canonical),
+    map: session.map,
+    detectorsFired: { ...session.detectorsFired },
+    nameModelSkipped: session.nameModelSkipped
+  }
+}

@@ -1,6 +1,7 @@
 import { PgClient } from "@effect/sql-pg"
 import { Duration, Effect, Layer, Redacted, Schedule } from "effect"
 import { Migrator, SqlClient } from "effect/sql"
+import { join } from "node:path"
 import { migrations } from "../../migrations/index.ts"
 import { AppConfig } from "../../services/AppConfig.ts"
 import { layerPglite } from "./SqlPglite.ts"
@@ -22,7 +23,7 @@ const MigrationsLive = Layer.effectDiscard(
   )
 )
 
-/** PostgreSQL when `DATABASE_URL` is set, embedded PGlite otherwise; migrated either way. */
+/** PostgreSQL when `DATABASE_URL` is set, embedded PGlite in DATA_DIR/pg otherwise; migrated either way. */
 export const DatabaseLive = Layer.unwrap(
   Effect.gen(function*() {
     const config = yield* AppConfig
@@ -32,7 +33,7 @@ export const DatabaseLive = Layer.unwrap(
         maxConnections: Number(config.env.PG_MAX_CONNECTIONS ?? 10),
         applicationName: "privacy-relay"
       })
-      : layerPglite(config.dataDir)
+      : layerPglite(config.dataDir === undefined ? undefined : join(config.dataDir, "pg"))
     return MigrationsLive.pipe(Layer.provideMerge(client))
   })
 )

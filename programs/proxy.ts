@@ -1,0 +1,32 @@
+/**
+ * The local proxy: `node programs/proxy.ts` (npm run proxy). Point any OpenAI or Anthropic client at
+ * http://127.0.0.1:8799/v1; personal data is tokenised on this device and only tokens reach the gateway.
+ * Settings come from the environment or a PROXY_CONFIG file (docs/proxy.md), never from the command
+ * line: the gateway key is read from GATEWAY_KEY_FILE.
+ */
+import { ProxyStartError } from "../src/client/ProxyStartError.ts"
+
+const fail = (message: string): never => {
+  process.stderr.write(`privacy-relay proxy: ${message}\n`)
+  process.exit(1)
+}
+
+if (process.argv.length > 2) {
+  fail(
+    "the proxy takes no command-line arguments (secrets must never be on the command line); configure it with PROXY_HOST, PROXY_PORT, GATEWAY_URL, GATEWAY_KEY_FILE, NAME_MODEL or a PROXY_CONFIG file."
+  )
+}
+
+try {
+  // Loaded after the argument check so a misuse fails at once, before the engine's libraries load.
+  const { startProxy } = await import("../src/client/startProxy.ts")
+  const proxy = await startProxy(process.env)
+  process.stdout.write(
+    `privacy-relay proxy listening on ${proxy.url} (gateway ${proxy.gatewayUrl}, name model ${proxy.nameModel.kind})\n`
+  )
+  const stop = () => void proxy.close().then(() => process.exit(0))
+  process.once("SIGINT", stop)
+  process.once("SIGTERM", stop)
+} catch (error) {
+  fail(error instanceof ProxyStartError ? error.message : `failed to start: ${(error as Error).message}`)
+}

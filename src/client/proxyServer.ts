@@ -1,0 +1,306 @@
+/**
+ * The local proxy's HTTP server (node:http; Node-only). Any OpenAI or Anthropic client points its base
+ * URL here. For each request, and with nothing kept between requests: tokenise the user text on this
+ * device, sign a v3 attestation of the exact bytes, send only those bytes to the gateway with the
+ * engine and attestation headers, and put this request's originals back into the answer.
+ *
+ * Routes: POST /v1/chat/completions, POST /v1/messages, POST /v1/embeddings, GET /v1/models, GET /healthz.
+ * Errors use the gateway's envelope `{ "error": { "code", "message" } }`.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import {
+  buildAttestation,
+  encodeAttestationHeader,
+  engineHeaderValue,
+  type AttestationRoute,
+  type EngineIdentity
+} from "../attestation/v3.ts"
+import { InvalidRequestBody, NameModelUnavailable, tokeniseRequest, type NameModel } from "../tokeniser/index.ts"
+import { catalogueModelList } from "./catalogueModels.ts"
+import { detokeniseResponseText } from "./detokeniseResponse.ts"
+import { ProxyStartError } from "./ProxyStartError.ts"
+
+export interface ProxyDependencies {
+  /** Checked gateway base URL (parseGatewayUrl + probeGateway), no trailing slash. */
+  readonly gatewayUrl: string
+  /** The gateway key (`svc_...`); clients' own Authorization / x-api-key values are ignored. */
+  readonly gatewayKey: string
+  /** The device attester key pair that signs the v3 attestations. */
+  readonly deviceKey: CryptoKeyPair
+  readonly engine: EngineIdentity
+  /** The name model, or "off". A failing model refuses the request (fail-closed). */
+  readonly names: NameModel | "off"
+  /** Used for every call to the gateway (tests observe egress through it). */
+  readonly fetch?: typeof fetch
+  /** How long one gateway call may take. Default 300 s (model answers can be slow). */
+  readonly gatewayTimeoutMs?: number
+}
+
+export interface RunningProxyServer {
+  readonly url: string
+  readonly port: number
+  readonly close: () => Promise<void>
+}
+
+/** Largest request body accepted from the local client. */
+export const MAX_REQUEST_BYTES = 32 * 1024 * 1024
+
+const RELAY_ROUTES: Readonly<Record<string, { readonly route: AttestationRoute; readonly gatewayPath: string }>> = {
+  "/v1/chat/completions": { route: "chat.completions", gatewayPath: "/api/v1/chat/completions" },
+  "/v1/messages": { route: "messages", gatewayPath: "/api/v1/messages" },
+  "/v1/embeddings": { route: "embeddings", gatewayPath: "/api/v1/embeddings" }
+}
+
+/** Client headers worth carrying to the gateway: correlation and tracing only, never credentials. */
+const FORWARDED_REQUEST_HEADERS = ["x-request-id", "traceparent", "tracestate"]
+
+/** Gateway response headers the client gets: receipts, request id, and what a client needs to back off. */
+const passesBack = (name: string): boolean =>
+  name.startsWith("x-service-receipt") ||
+  name === "x-request-id" ||
+  name === "retry-after" ||
+  name === "ratelimit" ||
+  name === "ratelimit-policy"
+
+class ProxyHttpError extends Error {
+  readonly status: number
+  readonly code: string
+  constructor(status: number, code: string, message: string) {
+    super(message)
+    this.status = status
+    this.code = code
+  }
+}
+
+const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  const text = JSON.stringify(body)
+  res.writeHead(status, {
+    ...headers,
+    "content-type": "application/json",
+    "content-length": String(Buffer.byteLength(text))
+  })
+  res.end(text)
+}
+
+const sendError = (res: ServerResponse, error: ProxyHttpError) =>
+  sendJson(res, error.status, { error: { code: error.code, message: error.message } })
+
+const readBody = async (req: IncomingMessage): Promise<Buffer> => {
+  const chunks: Array<Buffer> = []
+  let size = 0
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length
+    if (size > MAX_REQUEST_BYTES) {
+      throw new ProxyHttpError(413, "payload_too_large", `request body is larger than ${MAX_REQUEST_BYTES} bytes`)
+    }
+    chunks.push(chunk as Buffer)
+  }
+  return Buffer.concat(chunks)
+}
+
+const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?$/i
+
+/**
+ * Only local clients may use the proxy's key. A web page in the user's browser could otherwise POST
+ * here (its Origin is foreign) or reach it through DNS rebinding (its Host is a foreign name).
+ */
+const checkLocalCaller = (req: IncomingMessage, boundHost: string): void => {
+  const host = req.headers.host ?? ""
+  const hostName = host.replace(/:\d+$/, "")
+  if (host !== "" && !LOOPBACK_HOST.test(host) && hostName !== boundHost) {
+    throw new ProxyHttpError(403, "host_not_allowed", `Host ${host} is not this local proxy`)
+  }
+  const origin = req.headers.origin
+  if (origin !== undefined && origin !== "null") {
+    let originHost = ""
+    try {
+      originHost = new URL(origin).host
+    } catch {
+      // unparsable origin: refused below
+    }
+    if (!LOOPBACK_HOST.test(originHost)) {
+      throw new ProxyHttpError(403, "origin_not_allowed", `requests from web origin ${origin} are refused`)
+    }
+  }
+}
+
+export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: string) => {
+  const gatewayFetch = deps.fetch ?? fetch
+  const timeoutMs = deps.gatewayTimeoutMs ?? 300_000
+  const engineHeader = engineHeaderValue(deps.engine)
+
+  const callGateway = async (path: string, init: RequestInit): Promise<Response> => {
+    try {
+      return await gatewayFetch(`${deps.gatewayUrl}${path}`, {
+        ...init,
+        redirect: "error",
+        signal: AbortSignal.timeout(timeoutMs)
+      })
+    } catch (error) {
+      throw new ProxyHttpError(502, "gateway_unreachable", `the gateway ${deps.gatewayUrl} did not answer: ${(error as Error).message}`)
+    }
+  }
+
+  const passBackHeaders = (response: Response): Record<string, string> => {
+    const headers: Record<string, string> = {}
+    response.headers.forEach((value, name) => {
+      if (passesBack(name)) headers[name] = value
+    })
+    return headers
+  }
+
+  const relay = async (req: IncomingMessage, res: ServerResponse, target: (typeof RELAY_ROUTES)[string]) => {
+    const raw = await readBody(req)
+    let body: unknown
+    try {
+      body = JSON.parse(raw.toString("utf8"))
+    } catch {
+      throw new ProxyHttpError(400, "invalid_request", "request body must be JSON")
+    }
+    if (typeof body === "object" && body !== null && (body as { stream?: unknown }).stream === true) {
+      throw new ProxyHttpError(
+        501,
+        "stream_not_supported",
+        "stream: true is not supported by the local proxy; send the request without stream (or stream: false)"
+      )
+    }
+    let tokenised: Awaited<ReturnType<typeof tokeniseRequest>>
+    try {
+      tokenised = await tokeniseRequest(target.route, body, { names: deps.names })
+    } catch (error) {
+      if (error instanceof NameModelUnavailable) {
+        throw new ProxyHttpError(
+          503,
+          "name_model_unavailable",
+          `the name model is unavailable (${error.message}); the request was not sent (fail-closed). Fix the NAME_MODEL endpoint, or set NAME_MODEL=off or builtin.`
+        )
+      }
+      if (error instanceof InvalidRequestBody) throw new ProxyHttpError(400, "invalid_request", error.message)
+      throw error
+    }
+    const attestation = await buildAttestation({
+      route: target.route,
+      bodyBytes: tokenised.bodyBytes,
+      detectorsFired: tokenised.detectorsFired,
+      engine: deps.engine,
+      keyPair: deps.deviceKey
+    })
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      accept: "application/json",
+      authorization: `Bearer ${deps.gatewayKey}`,
+      "x-service-engine": engineHeader,
+      "x-service-attestation": encodeAttestationHeader(attestation)
+    }
+    for (const name of FORWARDED_REQUEST_HEADERS) {
+      const value = req.headers[name]
+      if (typeof value === "string") headers[name] = value
+    }
+    const response = await callGateway(target.gatewayPath, {
+      method: "POST",
+      headers,
+      body: tokenised.bodyBytes as Uint8Array<ArrayBuffer>
+    })
+    const text = await response.text()
+    // Errors carry no user content (the gateway is content-blind), so they pass through unchanged.
+    const out = response.ok ? detokeniseResponseText(text, tokenised.map) : text
+    res.writeHead(response.status, {
+      ...passBackHeaders(response),
+      "content-type": response.headers.get("content-type") ?? "application/json",
+      "content-length": String(Buffer.byteLength(out))
+    })
+    res.end(out)
+  }
+
+  const models = async (res: ServerResponse) => {
+    let response: Response | undefined
+    try {
+      response = await gatewayFetch(`${deps.gatewayUrl}/api/v1/models`, {
+        headers: { authorization: `Bearer ${deps.gatewayKey}`, accept: "application/json" },
+        redirect: "error",
+        signal: AbortSignal.timeout(timeoutMs)
+      })
+    } catch {
+      response = undefined
+    }
+    if (response === undefined || response.status === 404) {
+      await response?.body?.cancel()
+      // The gateway has no model list (or is unreachable): the catalogue names the same models.
+      return sendJson(res, 200, catalogueModelList(), { "x-proxy-models-source": "catalogue" })
+    }
+    const text = await response.text()
+    res.writeHead(response.status, {
+      ...passBackHeaders(response),
+      "content-type": response.headers.get("content-type") ?? "application/json",
+      "content-length": String(Buffer.byteLength(text)),
+      "x-proxy-models-source": "gateway"
+    })
+    res.end(text)
+  }
+
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    try {
+      checkLocalCaller(req, boundHost)
+      const path = new URL(req.url ?? "/", "http://proxy.local").pathname
+      const relayTarget = Object.hasOwn(RELAY_ROUTES, path) ? RELAY_ROUTES[path] : undefined
+      if (relayTarget !== undefined) {
+        if (req.method !== "POST") throw new ProxyHttpError(405, "method_not_allowed", `${path} accepts POST only`)
+        return await relay(req, res, relayTarget)
+      }
+      if (path === "/v1/models") {
+        if (req.method !== "GET") throw new ProxyHttpError(405, "method_not_allowed", `${path} accepts GET only`)
+        return await models(res)
+      }
+      if (path === "/healthz") {
+        if (req.method !== "GET") throw new ProxyHttpError(405, "method_not_allowed", `${path} accepts GET only`)
+        return sendJson(res, 200, { status: "ok", engine: engineHeader, gateway: deps.gatewayUrl })
+      }
+      throw new ProxyHttpError(404, "not_found", `no route ${req.method} ${path} on the local proxy`)
+    } catch (error) {
+      if (res.headersSent) {
+        res.destroy()
+        return
+      }
+      if (error instanceof ProxyHttpError) return sendError(res, error)
+      // Unexpected: answer without details (they could include request content) and send nothing upstream.
+      sendError(res, new ProxyHttpError(500, "proxy_error", "the local proxy failed to handle the request"))
+    }
+  }
+}
+
+/**
+ * Listens on host:port exactly. A taken port is a ProxyStartError; the proxy never moves to another
+ * port, because clients are configured with this one.
+ */
+export const listenProxyServer = (deps: ProxyDependencies, host: string, port: number): Promise<RunningProxyServer> =>
+  new Promise((resolve, reject) => {
+    const handler = createProxyRequestHandler(deps, host)
+    const server: Server = createServer((req, res) => void handler(req, res))
+    server.once("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "EADDRINUSE") {
+        reject(
+          new ProxyStartError(
+            `${host}:${port} is already in use (another proxy running?). Stop that process or choose another port with PROXY_PORT (and point your client's base URL at it); the proxy never moves to a different port by itself.`
+          )
+        )
+      } else if (error.code === "EACCES") {
+        reject(new ProxyStartError(`not allowed to listen on ${host}:${port}; choose another port with PROXY_PORT.`))
+      } else {
+        reject(new ProxyStartError(`cannot listen on ${host}:${port}: ${error.message}`))
+      }
+    })
+    server.listen({ host, port, exclusive: true }, () => {
+      const address = server.address() as AddressInfo
+      const urlHost = address.family === "IPv6" ? `[${address.address}]` : address.address
+      resolve({
+        url: `http://${urlHost}:${address.port}`,
+        port: address.port,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done())
+            server.closeAllConnections()
+          })
+      })
+    })
+  })

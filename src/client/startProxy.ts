@@ -1,0 +1,54 @@
+/**
+ * Starts the local proxy from its settings (environment or PROXY_CONFIG), checking everything a user
+ * can get wrong before listening: the gateway URL (https or loopback, answers the identity probe), the
+ * gateway key file (present, 0600), the device attester key, the name model setting, the port.
+ * Every failure is a ProxyStartError with a message that says how to fix it.
+ */
+import type { EngineIdentity } from "../attestation/v3.ts"
+import { builtinNameModel, httpNameModel, type NameModel } from "../tokeniser/index.ts"
+import { loadOrCreateDeviceKey } from "./deviceKey.ts"
+import { ENGINE } from "./engine.ts"
+import { readGatewayKeyFile } from "./gatewayKeyFile.ts"
+import { parseGatewayUrl, probeGateway } from "./gatewayUrl.ts"
+import { loadProxySettings, type NameModelSetting } from "./proxyConfig.ts"
+import { listenProxyServer, type RunningProxyServer } from "./proxyServer.ts"
+
+export interface StartedProxy extends RunningProxyServer {
+  readonly gatewayUrl: string
+  readonly nameModel: NameModelSetting
+}
+
+export const nameModelFor = (setting: NameModelSetting): NameModel | "off" => {
+  switch (setting.kind) {
+    case "builtin":
+      return builtinNameModel
+    case "off":
+      return "off"
+    case "http":
+      return httpNameModel({ url: setting.url })
+  }
+}
+
+export const startProxy = async (
+  env: Readonly<Record<string, string | undefined>>,
+  options: { readonly fetch?: typeof fetch; readonly engine?: EngineIdentity } = {}
+): Promise<StartedProxy> => {
+  const settings = loadProxySettings(env)
+  const gatewayUrl = parseGatewayUrl(settings.gatewayUrl)
+  const gatewayKey = readGatewayKeyFile(settings.gatewayKeyFile)
+  const deviceKey = await loadOrCreateDeviceKey(env)
+  await probeGateway(gatewayUrl, { fetch: options.fetch })
+  const server = await listenProxyServer(
+    {
+      gatewayUrl,
+      gatewayKey,
+      deviceKey,
+      engine: options.engine ?? ENGINE,
+      names: nameModelFor(settings.nameModel),
+      fetch: options.fetch
+    },
+    settings.host,
+    settings.port
+  )
+  return { ...server, gatewayUrl, nameModel: settings.nameModel }
+}

@@ -1,0 +1,69 @@
+import { existsSync, readFileSync } from "node:fs"
+import { dirname, join, relative, resolve, sep } from "node:path"
+import { describe, expect, it } from "vitest"
+
+/**
+ * Content-blindness is architectural (DESIGN.md section 1): nothing the gateway runs may import the
+ * client tokeniser (`src/tokeniser`) or the client components (`src/client`). This walks every file
+ * reachable from a program through relative imports (static `import`/`export ... from`, side-effect
+ * `import "..."`, dynamic `import("...")`) and checks where they lead.
+ */
+const ROOT = resolve(import.meta.dirname, "../..")
+
+const SPECIFIER_PATTERNS = [
+  /\b(?:import|export)\b[^"'`;]*?\bfrom\s*["']([^"']+)["']/g,
+  /\bimport\s*["']([^"']+)["']/g,
+  /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g
+]
+
+const importSpecifiers = (source: string): Array<string> =>
+  SPECIFIER_PATTERNS.flatMap((pattern) => [...source.matchAll(pattern)].map((match) => match[1]))
+
+/** Repository-relative paths (with `/`) of every file reachable from `entry` through relative imports. */
+const reachableFiles = (entry: string): Set<string> => {
+  const seen = new Set<string>()
+  const pending = [resolve(ROOT, entry)]
+  while (pending.length > 0) {
+    const file = pending.pop()!
+    const key = relative(ROOT, file).split(sep).join("/")
+    if (seen.has(key)) continue
+    seen.add(key)
+    if (!file.endsWith(".ts") || !existsSync(file)) continue
+    for (const specifier of importSpecifiers(readFileSync(file, "utf8"))) {
+      if (specifier.startsWith(".")) pending.push(resolve(dirname(file), specifier))
+    }
+  }
+  return seen
+}
+
+const FORBIDDEN = ["src/tokeniser/", "src/client/"]
+const forbiddenIn = (files: Set<string>) => [...files].filter((file) => FORBIDDEN.some((prefix) => file.startsWith(prefix)))
+
+describe("content-blind gateway (architecture)", () => {
+  it("no file reachable from programs/gateway.ts imports src/tokeniser or src/client", () => {
+    const reachable = reachableFiles("programs/gateway.ts")
+    // The walk really follows the gateway's imports (a broken walker would pass vacuously).
+    expect(reachable.has("layers/GatewayLive.ts")).toBe(true)
+    expect(reachable.has("layers/http/RelayRoutes.ts")).toBe(true)
+    expect(reachable.has("src/attestation/v3.ts")).toBe(true)
+    expect(forbiddenIn(reachable)).toEqual([])
+  })
+
+  it("the same walk does find the tokeniser from the local proxy (the check can fail)", () => {
+    const reachable = reachableFiles("programs/proxy.ts")
+    expect(reachable.has("src/tokeniser/index.ts")).toBe(true)
+    expect(forbiddenIn(reachable).length).toBeGreaterThan(5)
+  })
+
+  it("recognises every import form", () => {
+    const source = [
+      'import { a } from "./a.ts"',
+      'import type {\n  B,\n  C\n} from "./b.ts"',
+      'export { d } from "../d.ts"',
+      'export * from "./e.ts"',
+      'import "./f.ts"',
+      'const g = await import("./g.ts")'
+    ].join("\n")
+    expect(importSpecifiers(source).sort()).toEqual(["../d.ts", "./a.ts", "./b.ts", "./e.ts", "./f.ts", "./g.ts"])
+  })
+})

@@ -1,0 +1,156 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startFakeProvider, type FakeProvider } from "../../programs/fake-provider.ts"
+import { startTestGateway, type TestGateway } from "../support/gateway.ts"
+import { fundedKey } from "../support/tenant.ts"
+import { gatewayFront, type GatewayFront } from "../src/client/gatewayFront.ts"
+
+const PROGRAM = join(import.meta.dirname, "../../programs/proxy.ts")
+
+let provider: FakeProvider
+let gw: TestGateway
+let front: GatewayFront
+let dir: string
+let apiKey: string
+let keyFile: string
+const children: Array<ChildProcess> = []
+
+beforeAll(async () => {
+  provider = await startFakeProvider({ port: 0 })
+  gw = await startTestGateway({ LOCAL_PROVIDER_URL: provider.url })
+  front = await gatewayFront(gw.url)
+  ;({ apiKey } = await fundedKey(gw))
+  dir = mkdtempSync(join(tmpdir(), "proxy-program-"))
+  keyFile = join(dir, "gateway-key")
+  writeFileSync(keyFile, `${apiKey}\n`, { mode: 0o600 })
+  chmodSync(keyFile, 0o600)
+})
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null) child.kill("SIGTERM")
+  await front?.close()
+  await gw?.close()
+  await provider?.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+interface Outcome {
+  /** null while the proxy is still running */
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+  readonly child: ChildProcess
+}
+
+/** Runs `node programs/proxy.ts` until it either exits or announces that it listens. */
+const runProxy = (env: Record<string, string>, args: Array<string> = []): Promise<Outcome> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [PROGRAM, ...args], {
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: dir,
+        PRIVACY_RELAY_CONFIG_DIR: join(dir, "config"),
+        GATEWAY_URL: front.url,
+        GATEWAY_KEY_FILE: keyFile,
+        PROXY_HOST: "127.0.0.1",
+        PROXY_PORT: "0",
+        NAME_MODEL: "off",
+        ...env
+      },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    children.push(child)
+    let stdout = ""
+    let stderr = ""
+    child.stdout!.on("data", (chunk) => {
+      stdout += chunk
+      if (stdout.includes("listening on")) resolve({ code: null, stdout, stderr, child })
+    })
+    child.stderr!.on("data", (chunk) => (stderr += chunk))
+    child.on("error", reject)
+    child.on("exit", (code) => resolve({ code, stdout, stderr, child }))
+  })
+
+const listeningServer = async (): Promise<Server> => {
+  const server = createServer((_, res) => res.end("occupied"))
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  return server
+}
+
+describe("programs/proxy.ts", () => {
+  it("starts on the port named in a PROXY_CONFIG file and answers /healthz", async () => {
+    const probe = await listeningServer()
+    const port = (probe.address() as AddressInfo).port
+    await new Promise<void>((resolve) => probe.close(() => resolve()))
+    const config = join(dir, "proxy.json")
+    writeFileSync(config, JSON.stringify({ host: "127.0.0.1", port, gateway_url: front.url, gateway_key_file: keyFile, name_model: "off" }))
+    const run = await runProxy({ PROXY_CONFIG: config, PROXY_PORT: "", GATEWAY_URL: "", GATEWAY_KEY_FILE: "" })
+    expect(run.stderr).toBe("")
+    expect(run.code).toBeNull()
+    expect(run.stdout).toContain(`listening on http://127.0.0.1:${port}`)
+    const res = await fetch(`http://127.0.0.1:${port}/healthz`)
+    expect(res.status).toBe(200)
+    expect((await res.json()).status).toBe("ok")
+    run.child.kill("SIGTERM")
+    await new Promise((resolve) => run.child.once("exit", resolve))
+    expect(run.child.exitCode).toBe(0)
+  })
+
+  it("port in use: clear error, non-zero exit, and it does not move to another port", async () => {
+    const occupier = await listeningServer()
+    try {
+      const port = (occupier.address() as AddressInfo).port
+      const run = await runProxy({ PROXY_PORT: String(port) })
+      expect(run.code).not.toBe(0)
+      expect(run.code).not.toBeNull()
+      expect(run.stderr).toContain(`127.0.0.1:${port} is already in use`)
+      expect(run.stderr).toContain("PROXY_PORT")
+      expect(run.stdout).not.toContain("listening")
+      expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toBe("occupied")
+    } finally {
+      await new Promise<void>((resolve) => occupier.close(() => resolve()))
+    }
+  })
+
+  it("missing key file: clear error naming GATEWAY_KEY_FILE, non-zero exit", async () => {
+    const missing = join(dir, "no-such-key")
+    const run = await runProxy({ GATEWAY_KEY_FILE: missing })
+    expect(run.code).toBe(1)
+    expect(run.stderr).toContain(`Gateway key file ${missing} does not exist`)
+    expect(run.stderr).toContain("GATEWAY_KEY_FILE")
+  })
+
+  it("world-readable key file: refused with the chmod fix, and the key is not printed", async () => {
+    const loose = join(dir, "loose-key")
+    writeFileSync(loose, `${apiKey}\n`)
+    chmodSync(loose, 0o644)
+    const run = await runProxy({ GATEWAY_KEY_FILE: loose })
+    expect(run.code).toBe(1)
+    expect(run.stderr).toContain("readable by other users (mode 644)")
+    expect(run.stderr).toContain(`chmod 600 ${loose}`)
+    expect(run.stderr + run.stdout).not.toContain(apiKey)
+  })
+
+  it("a non-gateway URL is refused at start: plain http to a remote host", async () => {
+    const run = await runProxy({ GATEWAY_URL: "http://example.com" })
+    expect(run.code).toBe(1)
+    expect(run.stderr).toMatch(/GATEWAY_URL http:\/\/example\.com is plain http to a non-loopback host.*https/)
+  })
+
+  it("a provider URL is refused at start: it does not answer the gateway identity probe", async () => {
+    const run = await runProxy({ GATEWAY_URL: provider.url })
+    expect(run.code).toBe(1)
+    expect(run.stderr).toContain(`GATEWAY_URL ${provider.url} is not a Privacy Relay gateway`)
+  })
+
+  it("command-line arguments are refused (secrets never travel on argv)", async () => {
+    const run = await runProxy({}, ["--key", apiKey])
+    expect(run.code).toBe(1)
+    expect(run.stderr).toContain("takes no command-line arguments")
+    expect(run.stderr).not.toContain(apiKey)
+  })
+})

@@ -7,24 +7,29 @@ import { createServer } from "node:http"
 import { join } from "node:path"
 import { AppConfig, parseGatewayConfig } from "../services/AppConfig.ts"
 import { BootstrapAdminToken } from "./Bootstrap.ts"
+import { AccountRoutes } from "./http/AccountRoutes.ts"
 import { AdminRoutes } from "./http/AdminRoutes.ts"
 import { BillingRoutes } from "./http/BillingRoutes.ts"
 import { KeyRoutes } from "./http/KeyRoutes.ts"
 import { ObservabilityMiddleware } from "./http/Observability.ts"
+import { PortalSessionRoutes } from "./http/PortalSessionRoutes.ts"
 import { PublicRoutes } from "./http/PublicRoutes.ts"
 import { RelayRoutes } from "./http/RelayRoutes.ts"
 import { SelfServiceRoutes } from "./http/SelfServiceRoutes.ts"
 import { WebhookRoutes } from "./http/WebhookRoutes.ts"
 import { RateWindowsMemory } from "./memory/RateWindows.ts"
 import { SlotsMemory } from "./memory/Slots.ts"
+import { AccountsLive } from "./pg/Accounts.ts"
 import { DatabaseLive } from "./pg/Database.ts"
 import { KeyManagementPg } from "./pg/KeyManagement.ts"
 import { KeysPg } from "./pg/Keys.ts"
 import { OrganisationsPg } from "./pg/Organisations.ts"
 import { OutboxPg } from "./pg/Outbox.ts"
+import { PortalSessionsPg } from "./pg/PortalSessions.ts"
 import { PortalTokensPg } from "./pg/PortalTokens.ts"
 import { SettlementPg } from "./pg/Settlement.ts"
 import { ProviderRouterLive } from "./providers/ProviderRouterLive.ts"
+import { ReceiptRoutesLive, ReceiptsLive } from "./ReceiptsLive.ts"
 import { RelayLimitsLive } from "./RelayLimitsLive.ts"
 import { WalletsPg } from "./pg/Wallets.ts"
 import { RateWindowsRedis } from "./redis/RateWindows.ts"
@@ -43,11 +48,14 @@ const SharedStateLive = Layer.unwrap(
 const DomainLive = Layer.mergeAll(
   KeysPg,
   KeyManagementPg,
+  AccountsLive,
+  PortalSessionsPg,
   PortalTokensPg,
   OrganisationsPg,
   WalletsPg,
-  SettlementPg,
-  WebhooksLive
+  SettlementPg.pipe(Layer.provide(ReceiptsLive)),
+  WebhooksLive,
+  ReceiptsLive
 ).pipe(Layer.provideMerge(OutboxPg))
 
 const RoutesLive = Layer.mergeAll(
@@ -56,9 +64,12 @@ const RoutesLive = Layer.mergeAll(
   SelfServiceRoutes,
   AdminRoutes,
   KeyRoutes,
+  AccountRoutes,
+  PortalSessionRoutes,
   BillingRoutes,
   WebhookRoutes,
-  RelayRoutes
+  RelayRoutes,
+  ReceiptRoutesLive
 )
 
 /** Structured JSON logs on stdout at LOG_LEVEL; spans exported over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set. */

@@ -1,6 +1,9 @@
 import { Effect } from "effect"
 import { HttpRouter } from "effect/http"
 import { AppConfig } from "../../services/AppConfig.ts"
+import { ReceiptSealer } from "../../services/ReceiptSealer.ts"
+import { RequestContext } from "../../services/RequestContext.ts"
+import { ApiError } from "../../src/http/ApiError.ts"
 import { DEFAULT_ENGINE_ALLOWLIST, type EngineAllowlist } from "../../src/attestation/engine-allowlist.ts"
 import type { AttestationRoute } from "../../src/attestation/v3.ts"
 import type { Scope } from "../../src/keys/scopes.ts"
@@ -16,11 +19,29 @@ const engineAllowlist = (json: string | undefined): EngineAllowlist => (json ? J
  */
 export const RelayRoutes = HttpRouter.use(Effect.fn(function*(router) {
   const config = yield* AppConfig
+  const sealer = yield* ReceiptSealer
   const settings = { allowlist: engineAllowlist(config.env.ENGINE_ALLOWLIST_JSON) }
   const relay = (route: AttestationRoute, scope: Scope) =>
     Effect.gen(function*() {
       const principal = yield* requireGatewayKey(scope)
-      return yield* relayCall(route, principal, settings)
+      // From here the key is accepted: a failure carries a signed failed-call receipt (DESIGN.md section 4).
+      return yield* relayCall(route, principal, settings).pipe(
+        Effect.catchTag("ApiError", (error) =>
+          Effect.gen(function*() {
+            const ctx = yield* RequestContext
+            const receipt = yield* sealer.sealFailed({
+              orgId: principal.orgId,
+              keyId: principal.keyId,
+              requestId: ctx.requestId,
+              status: error.status,
+              errorCode: error.code
+            })
+            return yield* new ApiError({
+              ...error,
+              headers: { ...error.headers, "x-service-receipt-failed": Buffer.from(JSON.stringify(receipt)).toString("base64") }
+            })
+          }))
+      )
     })
   yield* router.add("POST", "/api/v1/chat/completions", relay("chat.completions", "completions"))
   yield* router.add("POST", "/api/v1/messages", relay("messages", "messages"))

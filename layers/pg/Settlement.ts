@@ -1,5 +1,6 @@
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
+import { ReceiptSealer } from "../../services/ReceiptSealer.ts"
 import { Settlement } from "../../services/Settlement.ts"
 import { billCall } from "../../src/billing/pricing.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
@@ -18,6 +19,7 @@ export const SettlementPg = Layer.effect(
   Settlement,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const sealer = yield* ReceiptSealer
 
     const hold = (orgId: string, amountMicros: bigint) =>
       Effect.gen(function*() {
@@ -48,6 +50,20 @@ export const SettlementPg = Layer.effect(
         }
       })
 
+    /**
+     * Returns expired holds to their wallets. Runs as a supervised fiber for the layer's lifetime; any number of
+     * nodes may run it (each expired hold row is deleted once, by whichever node gets it).
+     */
+    const sweepExpiredHolds = sql.withTransaction(Effect.gen(function*() {
+      const expired = yield* sql<{ id: string }>`SELECT id FROM wallet_holds WHERE expires_at < now() FOR UPDATE SKIP LOCKED`
+      for (const row of expired) yield* releaseInTx(row.id)
+      return expired.length
+    })).pipe(
+      Effect.tap((n) => (n > 0 ? Effect.logWarning("released expired wallet holds").pipe(Effect.annotateLogs({ count: n })) : Effect.void)),
+      Effect.catchCause((cause) => Effect.logError("wallet hold sweep failed", cause))
+    )
+    yield* Effect.forkScoped(Effect.repeat(sweepExpiredHolds, Schedule.spaced("1 minute")))
+
     return Settlement.of({
       hold,
       release: (h) => sql.withTransaction(releaseInTx(h.id)).pipe(Effect.orDie),
@@ -62,8 +78,26 @@ export const SettlementPg = Layer.effect(
           })
           const usageId = `use_${crypto.randomUUID().replaceAll("-", "")}`
           const billed = bill.billedMicros.toString()
-          yield* sql.withTransaction(Effect.gen(function*() {
+          // One transaction: hold released, receipts sealed (complete calls only), usage recorded, wallet debited,
+          // ledger row appended. A crash anywhere leaves none of them.
+          const sealed = yield* sql.withTransaction(Effect.gen(function*() {
             yield* releaseInTx(call.hold.id)
+            const receipts = call.partial || call.principal.accountId === null ? undefined : yield* sealer.seal({
+              orgId: call.principal.orgId,
+              accountId: call.principal.accountId,
+              keyId: call.principal.keyId,
+              keyPrefix: call.principal.keyPrefix,
+              requestId: call.requestId,
+              providerResponseId: call.providerResponseId,
+              provider: call.target.provider.slug,
+              model: call.target.model.id,
+              capability: call.capability,
+              inputTokens: call.inputTokens,
+              outputTokens: call.outputTokens,
+              hashUpstreamRequest: call.hashUpstreamRequest,
+              hashUpstreamResponse: call.hashUpstreamResponse,
+              engineVersion: call.engineVersion
+            })
             yield* sql`INSERT INTO usage_records ${
               sql.insert({
                 id: usageId,
@@ -83,7 +117,7 @@ export const SettlementPg = Layer.effect(
                 upstream_cost_micros: bill.upstreamCostMicros.toString(),
                 billed_micros: billed,
                 markup_micros: bill.markupMicros.toString(),
-                receipt_jti: null,
+                receipt_jti: receipts?.jti ?? null,
                 trace_id: call.traceId,
                 started_at: call.startedAt
               })
@@ -98,8 +132,13 @@ export const SettlementPg = Layer.effect(
                 usage_id: usageId
               })
             }`
+            return receipts
           })).pipe(Effect.orDie)
-          return { usageId, billedMicros: bill.billedMicros, receipt: undefined }
+          return {
+            usageId,
+            billedMicros: bill.billedMicros,
+            receipt: sealed === undefined ? undefined : { jti: sealed.jti, v2: sealed.v2 }
+          }
         })
     })
   })

@@ -1,6 +1,7 @@
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { type GatewayPrincipal, Keys } from "../../services/Keys.ts"
+import { PortalSessions } from "../../services/PortalSessions.ts"
 import { type PortalPrincipal, PortalTokens } from "../../services/PortalTokens.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
 import type { Scope } from "../../src/keys/scopes.ts"
@@ -48,14 +49,17 @@ export const checkScope = (principal: GatewayPrincipal, scope: Scope) => {
 }
 
 /**
- * Portal routes: a portal token (`spt_...`) holding `ability`. A gateway key is never valid here.
+ * Portal routes: a portal token (`spt_...`) or, without an Authorization header, a portal session cookie (writes
+ * also need the CSRF header: 403 `csrf_failed`), holding `ability`. A gateway key is never valid here.
  * 401 `portal_auth_required`, 403 `insufficient_ability`.
  */
 export const requirePortal = (ability: string | undefined) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const bearer = bearerOf(request.headers["authorization"])
-    if (bearer === undefined || bearer === "" || bearer.startsWith("svc_")) {
+    const sessions = bearer === undefined ? yield* Effect.serviceOption(PortalSessions) : Option.none()
+    const session = Option.isSome(sessions) ? yield* sessions.value.fromRequest(request) : undefined
+    if (session === undefined && (bearer === undefined || bearer === "" || bearer.startsWith("svc_"))) {
       return yield* new ApiError({
         status: 401,
         code: "portal_auth_required",
@@ -64,7 +68,7 @@ export const requirePortal = (ability: string | undefined) =>
           : "This route needs a portal session or portal token (spt_...)."
       })
     }
-    const principal: PortalPrincipal = yield* (yield* PortalTokens).authenticate(bearer)
+    const principal: PortalPrincipal = session ?? (yield* (yield* PortalTokens).authenticate(bearer!))
     if (ability !== undefined && !principal.abilities.includes(ability) && !principal.abilities.includes("ability:admin")) {
       return yield* new ApiError({
         status: 403,

@@ -1,0 +1,102 @@
+import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import type { Role } from "../../services/Accounts.ts"
+import { AppConfig } from "../../services/AppConfig.ts"
+import { CSRF_COOKIE, CSRF_HEADER, PortalSessions, ROLE_ABILITIES, SESSION_COOKIE, type SessionPrincipal } from "../../services/PortalSessions.ts"
+import { ApiError } from "../../src/http/ApiError.ts"
+import { timingSafeEqual } from "node:crypto"
+import { sha256HexSync } from "./hash.ts"
+import { DUMMY_PASSWORD_HASH, verifyPassword } from "./passwordHash.ts"
+import { base64UrlRandom } from "./randomToken.ts"
+
+const invalidCredentials = () =>
+  new ApiError({ status: 401, code: "invalid_credentials", message: "The e-mail address or password is wrong." })
+const sessionRequired = () =>
+  new ApiError({ status: 401, code: "portal_auth_required", message: "The portal session is missing, expired or signed out." })
+const csrfFailed = () =>
+  new ApiError({ status: 403, code: "csrf_failed", message: "Cookie-authenticated writes need the X-CSRF-Token header matching the pr_csrf cookie." })
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"])
+
+const sameSecret = (a: string, b: string) => {
+  const x = Buffer.from(a)
+  const y = Buffer.from(b)
+  return x.length === y.length && timingSafeEqual(x, y)
+}
+
+export const PortalSessionsPg = Layer.effect(
+  PortalSessions,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const config = yield* AppConfig
+    const ttlHours = Number(config.env.PORTAL_SESSION_TTL_HOURS ?? 12)
+
+    const principalOf = (row: { id: string; account_id: string; org_id: string; role: Role }): SessionPrincipal => ({
+      sessionId: row.id,
+      accountId: row.account_id,
+      orgId: row.org_id,
+      role: row.role,
+      tokenId: `account:${row.account_id}`,
+      abilities: ROLE_ABILITIES[row.role]
+    })
+
+    return PortalSessions.of({
+      login: ({ email, password, orgId }) =>
+        Effect.gen(function*() {
+          const rows = yield* sql<{ id: string; org_id: string; password_hash: string | null }>`
+            SELECT id, org_id, password_hash FROM accounts WHERE lower(email) = lower(${email}) AND deleted_at IS NULL`.pipe(Effect.orDie)
+          const account = rows[0]
+          // Always pay for one scrypt, so response time does not tell whether the e-mail has an account.
+          const ok = yield* Effect.promise(() => verifyPassword(password, account?.password_hash ?? DUMMY_PASSWORD_HASH))
+          if (account === undefined || account.password_hash === null || !ok) return yield* invalidCredentials()
+          const target = orgId ?? account.org_id
+          const roles = yield* sql<{ role: Role }>`
+            SELECT role FROM memberships WHERE account_id = ${account.id} AND org_id = ${target}`.pipe(Effect.orDie)
+          // Accounts made by self-service issuance own their organisation without a membership row.
+          const role: Role | undefined = roles[0]?.role ?? (target === account.org_id ? "owner" : undefined)
+          if (role === undefined) return yield* new ApiError({ status: 403, code: "not_a_member", message: "This account is not a member of that organisation." })
+          const token = base64UrlRandom(32)
+          const csrfToken = base64UrlRandom(32)
+          const id = `ses_${crypto.randomUUID().replaceAll("-", "")}`
+          const expiresAt = new Date(Date.now() + (ttlHours > 0 ? ttlHours : 12) * 3_600_000)
+          yield* sql`INSERT INTO portal_sessions ${
+            sql.insert({
+              id,
+              token_hash: sha256HexSync(token),
+              csrf_hash: sha256HexSync(csrfToken),
+              account_id: account.id,
+              org_id: target,
+              expires_at: expiresAt.toISOString()
+            })
+          }`.pipe(Effect.orDie)
+          return { token, csrfToken, expiresAt, principal: principalOf({ id, account_id: account.id, org_id: target, role }) }
+        }),
+
+      logout: (token) => sql`DELETE FROM portal_sessions WHERE token_hash = ${sha256HexSync(token)}`.pipe(Effect.asVoid, Effect.orDie),
+
+      fromRequest: (request) =>
+        Effect.gen(function*() {
+          const token = request.cookies[SESSION_COOKIE]
+          if (token === undefined || token === "") return undefined
+          const rows = yield* sql<{ id: string; account_id: string; org_id: string; csrf_hash: string; role: Role | null; home: string }>`
+            SELECT s.id, s.account_id, s.org_id, s.csrf_hash, m.role, a.org_id AS home
+            FROM portal_sessions s
+            JOIN accounts a ON a.id = s.account_id AND a.deleted_at IS NULL
+            LEFT JOIN memberships m ON m.account_id = s.account_id AND m.org_id = s.org_id
+            WHERE s.token_hash = ${sha256HexSync(token)} AND s.revoked_at IS NULL AND s.expires_at > now()`.pipe(Effect.orDie)
+          const row = rows[0]
+          // The role is read on every request, so removing a membership takes effect at once.
+          const role = row?.role ?? (row !== undefined && row.home === row.org_id ? "owner" : undefined)
+          if (row === undefined || role === undefined) return yield* sessionRequired()
+          if (!SAFE_METHODS.has(request.method)) {
+            const header = request.headers[CSRF_HEADER]
+            const cookie = request.cookies[CSRF_COOKIE]
+            if (header === undefined || cookie === undefined || !sameSecret(header, cookie) || !sameSecret(sha256HexSync(header), row.csrf_hash)) {
+              return yield* csrfFailed()
+            }
+          }
+          return principalOf({ id: row.id, account_id: row.account_id, org_id: row.org_id, role })
+        })
+    })
+  })
+)

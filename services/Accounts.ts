@@ -1,0 +1,53 @@
+import { Context, Effect } from "effect"
+import type { ApiError } from "../src/http/ApiError.ts"
+
+export type Role = "owner" | "admin" | "member"
+export const ROLES: ReadonlyArray<Role> = ["owner", "admin", "member"]
+
+/** The $2 trial credit granted once per account when its e-mail is verified (spec, Limits). */
+export const TRIAL_CREDIT_MICROS = 2_000_000n
+
+export interface AccountView {
+  readonly accountId: string
+  readonly email: string | null
+  readonly emailVerified: boolean
+  /** The organisation the account was created in. */
+  readonly homeOrgId: string
+  readonly memberships: ReadonlyArray<{ readonly orgId: string; readonly role: Role }>
+}
+
+/**
+ * Users (e-mail + scrypt password), organisations, memberships with roles and e-mail verification. Events go
+ * through the outbox in the same transaction: `user.created`, `org.member_added`, `user.deleted`,
+ * `billing.credit_added` (trial credit). `actor` strings are audit actors (see KeyManagement).
+ */
+export class Accounts extends Context.Service<Accounts, {
+  /** A new user with a new organisation they own; sends the verification mail. 409 `account_exists`. */
+  readonly signUp: (input: { readonly email: string; readonly password: string; readonly organisationName?: string }) =>
+    Effect.Effect<{ readonly accountId: string; readonly orgId: string }, ApiError>
+  /**
+   * (Re)sends the verification link to an unverified account. Self-service issuance with an e-mail should call
+   * this with the new account id after its transaction commits.
+   */
+  readonly sendVerification: (accountId: string) => Effect.Effect<void, ApiError>
+  /** The same, by e-mail; silently does nothing for unknown or already verified addresses (no enumeration). */
+  readonly requestVerification: (email: string) => Effect.Effect<void, ApiError>
+  /**
+   * Consumes a verification token (once): marks the e-mail verified, sets the password when given and none is set,
+   * and grants the trial credit exactly once per account.
+   */
+  readonly verify: (token: string, password?: string) =>
+    Effect.Effect<{ readonly accountId: string; readonly orgId: string; readonly trialCredited: boolean }, ApiError>
+  /**
+   * Adds a user to `orgId` (the actor's organisation or a sub-organisation of it). An existing user fires
+   * `org.member_added`; an unknown e-mail creates an unverified user (fires `user.created`, sends the link).
+   */
+  readonly addMember: (input: { readonly actor: string; readonly actorOrgId: string; readonly orgId: string; readonly email: string; readonly role: Role }) =>
+    Effect.Effect<{ readonly accountId: string; readonly created: boolean }, ApiError>
+  /** A sub-organisation (partner mode) of the actor's organisation, with its own wallet and keys. */
+  readonly createSubOrganisation: (input: { readonly actor: string; readonly parentOrgId: string; readonly name: string }) =>
+    Effect.Effect<{ readonly orgId: string }, ApiError>
+  readonly get: (accountId: string) => Effect.Effect<AccountView, ApiError>
+  /** Erases personal data (e-mail, password, sessions, pending links, dev mails) and fires `user.deleted`. */
+  readonly erase: (input: { readonly actor: string; readonly accountId: string }) => Effect.Effect<void, ApiError>
+}>()("privacy-relay/Accounts") {}

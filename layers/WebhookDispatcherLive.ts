@@ -81,7 +81,7 @@ export const webhookDispatcherLayer = Layer.effect(
           payload,
           rawBody: body
         })
-        return postDelivery({ url: urlCheck.url, target, headers, body, timeoutMs })
+        return postDelivery({ url: urlCheck.url, target, headers, body, timeoutMs, signal })
       })
 
     const runAttempt = (claimed: ClaimedAttempt) =>

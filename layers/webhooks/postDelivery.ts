@@ -15,6 +15,8 @@ export interface PostInput {
   readonly headers: Readonly<Record<string, string>>
   readonly body: string
   readonly timeoutMs: number
+  /** Aborts the request when the dispatcher stops (its fiber is interrupted). */
+  readonly signal?: AbortSignal
 }
 
 /** Receivers' answers are not read beyond this many bytes: we only need the status, and must not be tied up. */
@@ -22,7 +24,7 @@ const MAX_RESPONSE_BYTES = 64 * 1024
 
 export const postDelivery = (input: PostInput): Promise<PostResult> =>
   new Promise((resolve) => {
-    const { url, target, headers, body, timeoutMs } = input
+    const { url, target, headers, body, timeoutMs, signal } = input
     const bytes = Buffer.from(body, "utf8")
     const send = url.protocol === "https:" ? httpsRequest : httpRequest
     let settled = false
@@ -42,7 +44,8 @@ export const postDelivery = (input: PostInput): Promise<PostResult> =>
       method: "POST",
       headers: { ...headers, "Content-Length": String(bytes.length) },
       lookup: pinnedLookup(target),
-      agent: false
+      agent: false,
+      signal
     })
     // "2xx within 8 seconds": the timer covers connect, send and the complete answer.
     const timer = setTimeout(() => {

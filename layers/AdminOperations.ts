@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { Keys } from "../services/Keys.ts"
 import { Organisations } from "../services/Organisations.ts"
 import { PortalTokens } from "../services/PortalTokens.ts"
+import { ReceiptKeys } from "../services/ReceiptKeys.ts"
 import { Wallets } from "../services/Wallets.ts"
 import { InvalidUsdAmount, parseUsd } from "../src/billing/money.ts"
 import { ApiError } from "../src/http/ApiError.ts"
@@ -81,6 +82,11 @@ export const checkLedger = Effect.gen(function*() {
       ledger_micros: Number(m.ledgerMicros)
     }))
   }
+})
+
+/** `cli.ts receipts keys rotate`: a new current receipt signing key; every earlier key stays published. */
+export const rotateReceiptKeys = Effect.gen(function*() {
+  return yield* (yield* ReceiptKeys).rotate
 })
 
 export type AdminFailure = ApiError

@@ -1,0 +1,147 @@
+import { Duration, Effect, Layer, Schedule } from "effect"
+import { SqlClient } from "effect/sql"
+import { AppConfig } from "../../services/AppConfig.ts"
+import { type ChainVerdict, ChainVerifier } from "../../services/ChainVerifier.ts"
+import { Outbox } from "../../services/Outbox.ts"
+import { ReceiptKeys } from "../../services/ReceiptKeys.ts"
+import { envelopeHash } from "../../src/receipts/chain.ts"
+import { verifyReceipt } from "../../src/receipts/verify.ts"
+
+const PAGE = 500
+
+const TABLE = { v2: "receipts_v2", v1: "receipts_v1", failed: "receipts_failed" } as const
+
+interface Head {
+  readonly chain_id: string
+  readonly org_id: string
+  readonly kind: keyof typeof TABLE
+  readonly last_seq: string
+  readonly last_hash: string
+}
+
+export const ChainVerifierPg = Layer.effect(
+  ChainVerifier,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const keys = yield* ReceiptKeys
+    const outbox = yield* Outbox
+    const config = yield* AppConfig
+    const intervalMs = Number(config.env.RECEIPT_CHAIN_VERIFY_MS ?? 60_000)
+
+    const imported = new Map<string, CryptoKey | undefined>()
+    const keyFor = (kid: string) =>
+      Effect.gen(function*() {
+        if (!imported.has(kid)) imported.set(kid, yield* keys.resolveKey(kid))
+        return imported.get(kid)
+      })
+
+    /** Walks one chain from seq 1 to the head; the first problem found, or null. */
+    const walk = (head: Head) =>
+      Effect.gen(function*() {
+        const lastSeq = Number(head.last_seq)
+        let previous: unknown = undefined
+        let expected = 1
+        for (;;) {
+          const rows = yield* sql<{ seq_text: string; envelope: Record<string, unknown> }>`
+            SELECT seq::text AS seq_text, envelope FROM ${sql(TABLE[head.kind])}
+            WHERE chain_id = ${head.chain_id} AND seq >= ${String(expected)}::bigint AND seq <= ${String(lastSeq)}::bigint
+            ORDER BY seq LIMIT ${PAGE}`.pipe(Effect.orDie)
+          for (const row of rows) {
+            const seq = Number(row.seq_text)
+            if (seq !== expected) return { seq: expected, reason: `receipt seq ${expected} is missing` }
+            const chain = row.envelope.chain as { chain_id?: unknown; seq?: unknown } | undefined
+            if (chain?.chain_id !== head.chain_id || chain?.seq !== seq) {
+              return { seq, reason: "stored envelope's chain position differs from its row" }
+            }
+            const kid = typeof row.envelope.kid === "string" ? row.envelope.kid : ""
+            const key = yield* keyFor(kid)
+            const result = yield* Effect.promise(() =>
+              verifyReceipt(row.envelope, {
+                resolveKey: async () => key,
+                nowSeconds: Math.floor(Date.now() / 1000),
+                previous
+              })
+            )
+            if (!result.valid) return { seq, reason: result.reason ?? "invalid" }
+            previous = row.envelope
+            expected++
+          }
+          if (rows.length < PAGE) break
+        }
+        if (expected - 1 !== lastSeq) return { seq: expected, reason: `receipt seq ${expected} is missing` }
+        if (previous !== undefined && (yield* Effect.promise(() => envelopeHash(previous as object))) !== head.last_hash) {
+          return { seq: lastSeq, reason: "the last receipt does not hash to the chain head" }
+        }
+        return null
+      })
+
+    const recordBreak = (head: Head, seq: number, reason: string) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const opened = yield* sql<{ id: string }>`
+          INSERT INTO chain_incidents ${sql.insert({ chain_id: head.chain_id, org_id: head.org_id, seq: String(seq), reason })}
+          ON CONFLICT (chain_id) WHERE repaired_at IS NULL DO NOTHING
+          RETURNING id::text AS id`
+        if (opened.length === 0) return
+        yield* outbox.record({
+          orgId: head.org_id,
+          event: "chain.broken",
+          data: { chain_id: head.chain_id, seq, reason, incident_id: opened[0]!.id }
+        })
+        yield* Effect.logWarning("receipt chain broken").pipe(Effect.annotateLogs({ chain_id: head.chain_id, seq, reason }))
+      })).pipe(Effect.orDie)
+
+    const recordRepair = (head: Head) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const closed = yield* sql<{ id: string }>`
+          UPDATE chain_incidents SET repaired_at = now()
+          WHERE chain_id = ${head.chain_id} AND repaired_at IS NULL
+          RETURNING id::text AS id`
+        if (closed.length === 0) return
+        yield* outbox.record({
+          orgId: head.org_id,
+          event: "chain.repaired",
+          data: { chain_id: head.chain_id, seq: Number(head.last_seq), incident_id: closed[0]!.id }
+        })
+        yield* Effect.logInfo("receipt chain repaired").pipe(Effect.annotateLogs({ chain_id: head.chain_id }))
+      })).pipe(Effect.orDie)
+
+    const verifyAll = Effect.gen(function*() {
+      const heads = yield* sql<Head>`
+        SELECT chain_id, org_id, kind, last_seq::text AS last_seq, last_hash FROM receipt_chains ORDER BY chain_id`.pipe(
+        Effect.orDie
+      )
+      const open = new Set((yield* sql<{ chain_id: string }>`
+        SELECT chain_id FROM chain_incidents WHERE repaired_at IS NULL`.pipe(Effect.orDie)).map((r) => r.chain_id))
+      const verdicts: Array<ChainVerdict> = []
+      for (const head of heads) {
+        const problem = yield* walk(head)
+        if (problem === null) {
+          if (open.has(head.chain_id)) yield* recordRepair(head)
+          verdicts.push({ chain_id: head.chain_id, org_id: head.org_id, checked: Number(head.last_seq), ok: true, seq: null, reason: null })
+        } else {
+          yield* recordBreak(head, problem.seq, problem.reason)
+          verdicts.push({
+            chain_id: head.chain_id,
+            org_id: head.org_id,
+            checked: problem.seq,
+            ok: false,
+            seq: problem.seq,
+            reason: problem.reason
+          })
+        }
+      }
+      return verdicts
+    }).pipe(Effect.withSpan("ChainVerifier.verifyAll"))
+
+    if (intervalMs > 0) {
+      yield* Effect.forkScoped(
+        Effect.repeat(
+          verifyAll.pipe(Effect.catchCause((cause) => Effect.logWarning("receipt chain verification failed", cause))),
+          Schedule.spaced(Duration.millis(intervalMs))
+        ).pipe(Effect.delay(Duration.millis(intervalMs)))
+      )
+    }
+
+    return ChainVerifier.of({ verifyAll })
+  })
+)

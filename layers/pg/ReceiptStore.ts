@@ -1,0 +1,97 @@
+import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { ReceiptStore } from "../../services/ReceiptStore.ts"
+import { base64UrlDecode, base64UrlEncode } from "../../src/crypto/base64.ts"
+import type { ReceiptV1 } from "../../src/receipts/envelope-v1.ts"
+
+const utf8 = new TextEncoder()
+const utf8Decoder = new TextDecoder("utf-8", { fatal: true })
+
+/** Keyset cursor: the (created_at, jti) of the last row of the page, as the database spells created_at. */
+const encodeCursor = (createdAt: string, jti: string) => base64UrlEncode(utf8.encode(JSON.stringify([createdAt, jti])))
+const decodeCursor = (cursor: string): readonly [string, string] | undefined => {
+  try {
+    const value: unknown = JSON.parse(utf8Decoder.decode(base64UrlDecode(cursor)))
+    if (Array.isArray(value) && value.length === 2 && typeof value[0] === "string" && typeof value[1] === "string") {
+      // created_at as PostgreSQL prints timestamptz::text, e.g. 2025-01-02 03:04:05.123456+00
+      if (!/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2}){0,2}$/.test(value[0])) return undefined
+      if (!/^[0-9a-f]{32}$/.test(value[1])) return undefined
+      return [value[0], value[1]]
+    }
+  } catch {
+    // fall through
+  }
+  return undefined
+}
+
+/** The table that holds each kind of chain, by chain id prefix. */
+const tableOf = (chainId: string) =>
+  chainId.startsWith("receipt-v2-org-")
+    ? "receipts_v2"
+    : chainId.startsWith("tenant-")
+    ? "receipts_v1"
+    : chainId.startsWith("failed-v2-org-")
+    ? "receipts_failed"
+    : undefined
+
+export const ReceiptStorePg = Layer.effect(
+  ReceiptStore,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return ReceiptStore.of({
+      getV1: (orgId, jti) =>
+        sql<{ envelope: ReceiptV1 }>`SELECT envelope FROM receipts_v1 WHERE jti = ${jti} AND org_id = ${orgId}`.pipe(
+          Effect.map((rows) => rows[0]?.envelope),
+          Effect.orDie
+        ),
+      listV1: (orgId, query) =>
+        Effect.gen(function*() {
+          let after: readonly [string, string] | undefined
+          if (query.cursor !== undefined) {
+            after = decodeCursor(query.cursor)
+            if (after === undefined) return yield* Effect.fail("invalid_cursor" as const)
+          }
+          const conditions = [sql`org_id = ${orgId}`]
+          if (after !== undefined) conditions.push(sql`(created_at, jti) < (${after[0]}::timestamptz, ${after[1]})`)
+          if (query.from !== undefined) conditions.push(sql`created_at >= ${query.from}::timestamptz`)
+          if (query.to !== undefined) conditions.push(sql`created_at < ${query.to}::timestamptz`)
+          if (query.model !== undefined) conditions.push(sql`model = ${query.model}`)
+          const rows = yield* sql<{ envelope: ReceiptV1; created_at: string; jti: string }>`
+            SELECT envelope, created_at::text AS created_at, jti FROM receipts_v1
+            WHERE ${sql.and(conditions)}
+            ORDER BY created_at DESC, jti DESC
+            LIMIT ${query.limit + 1}`.pipe(Effect.orDie)
+          const page = rows.slice(0, query.limit)
+          const last = page.at(-1)
+          return {
+            receipts: page.map((r) => r.envelope),
+            next_cursor: rows.length > query.limit && last !== undefined ? encodeCursor(last.created_at, last.jti) : null
+          }
+        }),
+      stored: (chainId, seq) =>
+        Effect.gen(function*() {
+          const table = tableOf(chainId)
+          if (table === undefined) return { _tag: "unknown" as const }
+          const heads = yield* sql<{ last_seq: string }>`
+            SELECT last_seq::text AS last_seq FROM receipt_chains WHERE chain_id = ${chainId}`
+          if (heads.length === 0) return { _tag: "unknown" as const }
+          const rows = yield* sql<{ envelope: unknown }>`
+            SELECT envelope FROM ${sql(table)} WHERE chain_id = ${chainId} AND seq = ${String(seq)}::bigint`
+          if (rows.length > 0) return { _tag: "found" as const, envelope: rows[0]!.envelope }
+          return BigInt(heads[0]!.last_seq) >= BigInt(seq) ? { _tag: "missing" as const } : { _tag: "unknown" as const }
+        }).pipe(Effect.orDie),
+      findRelayed: (orgId, call) =>
+        sql<{ jti: string }>`
+          SELECT jti FROM receipts_v2
+          WHERE org_id = ${orgId}
+            AND envelope->>'hash_upstream_request' = ${call.hashUpstreamRequest}
+            AND envelope->>'hash_upstream_response' = ${call.hashUpstreamResponse}
+            AND envelope->>'provider' = ${call.provider}
+            AND envelope->>'model' = ${call.model}
+          ORDER BY created_at DESC LIMIT 1`.pipe(
+          Effect.map((rows) => rows[0]?.jti),
+          Effect.orDie
+        )
+    })
+  })
+)

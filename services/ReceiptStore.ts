@@ -1,0 +1,37 @@
+import { Context, type Effect } from "effect"
+import type { ReceiptV1 } from "../src/receipts/envelope-v1.ts"
+
+export interface ReceiptListQuery {
+  readonly limit: number
+  /** Opaque cursor from a previous page's `next_cursor`. */
+  readonly cursor?: string
+  /** RFC 3339 bounds on the sealing time: from inclusive, to exclusive. */
+  readonly from?: string
+  readonly to?: string
+  readonly model?: string
+}
+
+/** Reads of sealed receipts (the write side is ReceiptSealer). */
+export class ReceiptStore extends Context.Service<ReceiptStore, {
+  /** The stored v1 receipt with this jti, only when it belongs to the organisation. */
+  readonly getV1: (orgId: string, jti: string) => Effect.Effect<ReceiptV1 | undefined>
+  /** Newest first. `next_cursor` is null on the last page. Fails with "invalid_cursor" for a cursor we did not issue. */
+  readonly listV1: (orgId: string, query: ReceiptListQuery) => Effect.Effect<
+    { readonly receipts: ReadonlyArray<ReceiptV1>; readonly next_cursor: string | null },
+    "invalid_cursor"
+  >
+  /**
+   * What storage knows about position `seq` of a chain: `unknown` when the gateway holds no such chain (a receipt
+   * from elsewhere), `missing` when the chain exists and has reached seq but that receipt is gone, else the envelope.
+   */
+  readonly stored: (chainId: string, seq: number) => Effect.Effect<
+    { readonly _tag: "unknown" } | { readonly _tag: "missing" } | { readonly _tag: "found"; readonly envelope: unknown }
+  >
+  /** The jti of a relayed call of the organisation with exactly these provider, model and upstream hashes. */
+  readonly findRelayed: (orgId: string, call: {
+    readonly provider: string
+    readonly model: string
+    readonly hashUpstreamRequest: string
+    readonly hashUpstreamResponse: string
+  }) => Effect.Effect<string | undefined>
+}>()("privacy-relay/ReceiptStore") {}

@@ -89,4 +89,7 @@ export const rotateReceiptKeys = Effect.gen(function*() {
   return yield* (yield* ReceiptKeys).rotate
 })
 
+/** `cli.ts oidc client create --redirect-uri URI` -> `{ client_id, client_secret, redirect_uris }` (docs/accounts.md). */
+export { createOidcClient } from "./oidc/clients.ts"
+
 export type AdminFailure = ApiError

@@ -19,6 +19,8 @@ import { SelfServiceRoutes } from "./http/SelfServiceRoutes.ts"
 import { WebhookRoutes } from "./http/WebhookRoutes.ts"
 import { RateWindowsMemory } from "./memory/RateWindows.ts"
 import { SlotsMemory } from "./memory/Slots.ts"
+import { OidcProviderLive } from "./oidc/OidcProvider.ts"
+import { OidcRoutes } from "./oidc/OidcRoutes.ts"
 import { AccountsLive } from "./pg/Accounts.ts"
 import { DatabaseLive } from "./pg/Database.ts"
 import { KeyManagementPg } from "./pg/KeyManagement.ts"
@@ -50,6 +52,7 @@ const DomainLive = Layer.mergeAll(
   KeyManagementPg,
   AccountsLive,
   PortalSessionsPg,
+  OidcProviderLive,
   PortalTokensPg,
   OrganisationsPg,
   WalletsPg,
@@ -66,6 +69,7 @@ const RoutesLive = Layer.mergeAll(
   KeyRoutes,
   AccountRoutes,
   PortalSessionRoutes,
+  OidcRoutes,
   BillingRoutes,
   WebhookRoutes,
   RelayRoutes,

@@ -24,6 +24,7 @@ import { OidcRoutes } from "./oidc/OidcRoutes.ts"
 import { AccountsLive } from "./pg/Accounts.ts"
 import { DatabaseLive } from "./pg/Database.ts"
 import { KeyManagementPg } from "./pg/KeyManagement.ts"
+import { IdempotencyPg } from "./pg/Idempotency.ts"
 import { KeysPg } from "./pg/Keys.ts"
 import { OrganisationsPg } from "./pg/Organisations.ts"
 import { OutboxPg } from "./pg/Outbox.ts"
@@ -120,16 +121,22 @@ export const gatewayServicesLayer = (env: Readonly<Record<string, string | undef
   const storage = DatabaseLive.pipe(Layer.provide(config))
   const domain = DomainLive.pipe(Layer.provideMerge(storage))
   const withBootstrap = BootstrapAdminToken.pipe(Layer.provideMerge(domain))
-  const relay = Layer.mergeAll(ProviderRouterLive, RelayLimitsLive).pipe(Layer.provide(SharedStateLive))
+  const relay = Layer.mergeAll(ProviderRouterLive, RelayLimitsLive, IdempotencyPg.pipe(Layer.provide(storage))).pipe(
+    Layer.provide(SharedStateLive)
+  )
   return Layer.mergeAll(withBootstrap, SharedStateLive, relay).pipe(Layer.provideMerge(config), Layer.provideMerge(ObservabilityLive.pipe(Layer.provide(config))))
 }
 
 /** The whole gateway: routes served on HOST:PORT. The HttpServer stays in the output so callers can read its address. */
-export const gatewayLayer = (env: Readonly<Record<string, string | undefined>>) => {
+export const gatewayLayer = (
+  env: Readonly<Record<string, string | undefined>>,
+  /** Pass one services layer to several gateways (with a shared MemoMap) to run them over the same storage in one process. */
+  services: ReturnType<typeof gatewayServicesLayer> = gatewayServicesLayer(env)
+) => {
   const settings = parseGatewayConfig(env)
   const server = NodeHttpServer.layer(createServer, { port: settings.port, host: settings.host })
   return Layer.mergeAll(HttpRouter.serve(RoutesLive, { disableLogger: true }), AnnounceAddress).pipe(
     Layer.provideMerge(server),
-    Layer.provideMerge(gatewayServicesLayer(env))
+    Layer.provideMerge(services)
   )
 }

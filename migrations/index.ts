@@ -4,6 +4,7 @@ import receipts from "./0003_receipts.ts"
 import webhooks from "./0004_webhooks.ts"
 import accounts from "./0005_accounts.ts"
 import metering from "./0006_metering.ts"
+import idempotency from "./0008_idempotency.ts"
 
 /**
  * Every migration, by `<number>_<name>`, in order. Imported statically (not read from the file system) so the
@@ -15,5 +16,6 @@ export const migrations = {
   "0003_receipts": receipts,
   "0004_webhooks": webhooks,
   "0005_accounts": accounts,
-  "0006_metering": metering
+  "0006_metering": metering,
+  "0008_idempotency": idempotency
 }

@@ -9,6 +9,7 @@ import type { AttestationRoute } from "../../src/attestation/v3.ts"
 import type { Scope } from "../../src/keys/scopes.ts"
 import { relayCall } from "../relay/relayCall.ts"
 import { requireGatewayKey } from "./auth.ts"
+import { withIdempotency } from "./idempotent.ts"
 
 /** ENGINE_ALLOWLIST_JSON overrides the official engines: `[{"id":"relay-ts","minVersion":"0.1.0","sha256":[...]}]`. */
 const engineAllowlist = (json: string | undefined): EngineAllowlist => (json ? JSON.parse(json) : DEFAULT_ENGINE_ALLOWLIST)
@@ -25,7 +26,7 @@ export const RelayRoutes = HttpRouter.use(Effect.fn(function*(router) {
     Effect.gen(function*() {
       const principal = yield* requireGatewayKey(scope)
       // From here the key is accepted: a failure carries a signed failed-call receipt (DESIGN.md section 4).
-      return yield* relayCall(route, principal, settings).pipe(
+      return yield* withIdempotency(`${principal.orgId}|${route}`, relayCall(route, principal, settings)).pipe(
         Effect.catchTag("ApiError", (error) =>
           Effect.gen(function*() {
             const ctx = yield* RequestContext

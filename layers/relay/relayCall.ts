@@ -15,6 +15,7 @@ import { formatTraceparent } from "../../src/http/traceparent.ts"
 import { capabilityOf, isShapeProblem, readRelayShape } from "../../src/relay/requestShape.ts"
 import { createSseUsageReader, usageFromJson } from "../../src/relay/usage.ts"
 import { readBodyBytes } from "../http/body.ts"
+import { IdempotencyCapture, type TranscriptSink } from "../http/idempotent.ts"
 import { postUpstream, type UpstreamResponse } from "./UpstreamClient.ts"
 
 const decoder = new TextDecoder()
@@ -150,7 +151,7 @@ export const relayCall = (route: AttestationRoute, principal: GatewayPrincipal, 
 
     const responseHeaders = { ...limitHeaders }
     return shape.stream
-      ? streamedResponse(base, upstream, settlement, responseHeaders, bodyBytes.byteLength)
+      ? streamedResponse(base, upstream, settlement, responseHeaders, bodyBytes.byteLength, yield* IdempotencyCapture)
       : yield* bufferedResponse(base, upstream, settlement, responseHeaders, bodyBytes.byteLength)
   })
 
@@ -212,14 +213,22 @@ const bufferedResponse = (
  * stream ends ours cleanly without a trailer; a client that goes away interrupts the stream, which aborts the
  * upstream request. Either way what was delivered is metered (`partial`).
  */
+const STREAM_CONTENT_TYPE = "text/event-stream; charset=utf-8"
+const STREAM_HEADERS = { "cache-control": "no-cache, no-store, must-revalidate", "x-accel-buffering": "no" }
+const streamHeaders = { "content-type": STREAM_CONTENT_TYPE, ...STREAM_HEADERS }
+
 const streamedResponse = (
   base: CallBase,
   upstream: UpstreamResponse,
   settlement: Settlement["Service"],
   headers: Record<string, string>,
-  requestBytes: number
+  requestBytes: number,
+  sink: TranscriptSink | undefined
 ) => {
   const hasher = createHash("sha256")
+  /** The exact bytes sent to our client, trailer included: the idempotency transcript. */
+  const transcript: Array<Uint8Array> = []
+  let completed = false
   const reader = createSseUsageReader()
   const textDecoder = new TextDecoder()
   let relayedBytes = 0
@@ -261,17 +270,28 @@ const streamedResponse = (
         return Stream.make(new TextEncoder().encode(`event: receipt-v2\ndata: ${JSON.stringify(receipt.v2)}\n\n`))
       }))
     ),
+    Stream.map((chunk: Uint8Array) => {
+      if (sink !== undefined) transcript.push(chunk)
+      return chunk
+    }),
+    Stream.concat(
+      Stream.unwrap(Effect.suspend(() => {
+        if (cut || sink === undefined) return Effect.succeed(Stream.empty)
+        completed = true
+        return sink.complete(Buffer.concat(transcript), streamHeaders).pipe(Effect.as(Stream.empty))
+      }))
+    ),
     Stream.ensuring(
       Effect.suspend(() => {
         upstream.done()
         upstream.body.destroy()
-        return settle(true)
+        return settle(true).pipe(Effect.andThen(completed || sink === undefined ? Effect.void : sink.abandon))
       }).pipe(Effect.ignore)
     )
   )
   return HttpServerResponse.stream(body, {
     status: 200,
-    contentType: "text/event-stream; charset=utf-8",
-    headers: { ...headers, "cache-control": "no-cache, no-store, must-revalidate", "x-accel-buffering": "no" }
+    contentType: STREAM_CONTENT_TYPE,
+    headers: { ...headers, ...STREAM_HEADERS }
   })
 }

@@ -1,7 +1,10 @@
-import { Effect, type Layer, ManagedRuntime } from "effect"
+import { Effect, Layer, ManagedRuntime } from "effect"
 import { HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql"
-import { gatewayLayer } from "../../layers/GatewayLive.ts"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { gatewayLayer, gatewayServicesLayer } from "../../layers/GatewayLive.ts"
 import { createTestStorage, type TestStorage } from "./databases.ts"
 
 /**
@@ -47,4 +50,59 @@ export const startTestGateway = async (extraEnv: Record<string, string> = {}): P
       await storage.drop()
     }
   }
+}
+
+/**
+ * Two gateways, each with its own HTTP server, that share storage the way two nodes of a deployment do: with
+ * DATABASE_URL/REDIS_URL set, two fully separate runtimes on the same database and Redis prefix; embedded (PGlite
+ * is single-process), two runtimes over ONE services layer (same database, same in-process shared state).
+ */
+export const startTestGatewayPair = async (extraEnv: Record<string, string> = {}): Promise<[TestGateway, TestGateway]> => {
+  const storage = await createTestStorage()
+  const env: Record<string, string> = {
+    HOST: "127.0.0.1",
+    PORT: "0",
+    LOG_LEVEL: "error",
+    TRACE_SAMPLE_RATIO: "0",
+    TRUSTED_PROXIES: "127.0.0.1,::ffff:127.0.0.1,::1",
+    ...storage.env,
+    ...extraEnv
+  }
+  if (storage.mode.sql === "postgres") {
+    // Two nodes of one deployment share the key-encryption key, or neither could read the other's signing key.
+    const dir = mkdtempSync(join(tmpdir(), "pr-kek-"))
+    const file = join(dir, "kek")
+    writeFileSync(file, Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex"), { mode: 0o600 })
+    env.KEK_FILE = file
+  }
+  const shared = storage.mode.sql === "postgres" ? undefined : { memoMap: Layer.makeMemoMapUnsafe(), services: gatewayServicesLayer(env) }
+  const open = async (): Promise<TestGateway> => {
+    const layer = shared ? gatewayLayer(env, shared.services) : gatewayLayer(env)
+    const runtime = ManagedRuntime.make(layer as Layer.Layer<any, any, never>, shared ? { memoMap: shared.memoMap } : undefined)
+    const address = await runtime.runPromise(Effect.map(Effect.service(HttpServer.HttpServer), (s) => s.address))
+    if (address._tag === "UnixPathAddress") throw new Error("expected a TCP address")
+    return {
+      url: `http://127.0.0.1:${address.port}`,
+      env,
+      storage,
+      runtime,
+      query: (statement, ...params) =>
+        runtime.runPromise(
+          Effect.flatMap(Effect.service(SqlClient.SqlClient), (sql) => sql.unsafe(statement, params)) as Effect.Effect<any, any, any>
+        ),
+      close: async () => {
+        await runtime.dispose()
+      }
+    }
+  }
+  const a = await open()
+  const b = await open()
+  let closed = 0
+  const closeBoth = async () => {
+    if (++closed === 2) await storage.drop()
+  }
+  return [
+    { ...a, close: async () => { await a.close(); await closeBoth() } },
+    { ...b, close: async () => { await b.close(); await closeBoth() } }
+  ]
 }

@@ -1,0 +1,148 @@
+import { Clock, Deferred, Duration, Effect, Layer, Schedule } from "effect"
+import { SqlClient } from "effect/sql"
+import {
+  type Admission,
+  IDEMPOTENCY_KEY_MAX,
+  IDEMPOTENCY_TTL_MS,
+  IDEMPOTENCY_WAIT_MS,
+  Idempotency,
+  type StoredResponse
+} from "../../services/Idempotency.ts"
+import { Slots } from "../../services/Slots.ts"
+import { ApiError } from "../../src/http/ApiError.ts"
+
+/** The in-flight slot outlives any relay call (provider timeouts are shorter), so a crashed owner frees it. */
+const SLOT_TTL_MS = 10 * 60_000
+const POLL_MS = 50
+
+// Printable ASCII without spaces: what a UUID or any sane client key looks like.
+const KEY_SHAPE = /^[\x21-\x7e]+$/
+
+interface Row {
+  readonly body_hash: string
+  readonly status: number
+  readonly headers: Record<string, string>
+  readonly body_base64: string
+  readonly streamed: boolean
+}
+
+const conflict = () =>
+  new ApiError({
+    status: 409,
+    code: "idempotency_key_conflict",
+    message: "This Idempotency-Key was used with a different request body in the last 24 hours."
+  })
+
+const stillInFlight = () =>
+  new ApiError({
+    status: 409,
+    code: "idempotency_in_flight",
+    message: "The original request with this Idempotency-Key is still running; retry shortly to get its response.",
+    headers: { "retry-after": "1" }
+  })
+
+export const IdempotencyPg = Layer.effect(
+  Idempotency,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const slots = yield* Slots
+    /** Same-node duplicates wait on the original's Deferred instead of polling. */
+    const local = new Map<string, Deferred.Deferred<void>>()
+
+    const find = (scope: string, key: string, now: number) =>
+      sql<Row>`
+        SELECT body_hash, status, headers, body_base64, streamed FROM idempotency_records
+        WHERE scope = ${scope} AND idempotency_key = ${key} AND expires_at > ${new Date(now)}`.pipe(
+        Effect.map((rows) => rows[0]),
+        Effect.orDie
+      )
+
+    const toStored = (row: Row): StoredResponse => ({
+      status: row.status,
+      headers: row.headers,
+      body: Buffer.from(row.body_base64, "base64"),
+      streamed: row.streamed
+    })
+
+    const judge = (row: Row, bodyHash: string) =>
+      row.body_hash === bodyHash ? Effect.succeed<Admission>({ _tag: "Replay", response: toStored(row) }) : Effect.fail(conflict())
+
+    const admit = ({ scope, key, bodyHash }: { scope: string; key: string; bodyHash: string }) =>
+      Effect.gen(function*() {
+        if (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX || !KEY_SHAPE.test(key)) {
+          return yield* new ApiError({
+            status: 400,
+            code: "invalid_idempotency_key",
+            message: `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} printable characters (a UUID v4 is recommended).`
+          })
+        }
+        const slotKey = `idem:${scope}:${key}`
+        const deadline = (yield* Clock.currentTimeMillis) + IDEMPOTENCY_WAIT_MS
+        for (;;) {
+          const now = yield* Clock.currentTimeMillis
+          const existing = yield* find(scope, key, now)
+          if (existing !== undefined) return yield* judge(existing, bodyHash)
+
+          const owner = crypto.randomUUID()
+          if (yield* slots.acquire(slotKey, owner, SLOT_TTL_MS)) {
+            // The original may have completed between our look-up and taking the slot.
+            const raced = yield* find(scope, key, yield* Clock.currentTimeMillis)
+            if (raced !== undefined) {
+              yield* slots.release(slotKey, owner)
+              return yield* judge(raced, bodyHash)
+            }
+            const done = yield* Deferred.make<void>()
+            local.set(slotKey, done)
+            const finish = Effect.suspend(() => {
+              if (local.get(slotKey) === done) local.delete(slotKey)
+              return slots.release(slotKey, owner).pipe(Effect.andThen(Deferred.succeed(done, undefined)), Effect.asVoid)
+            })
+            const admission: Admission = {
+              _tag: "Fresh",
+              complete: (response) =>
+                Effect.gen(function*() {
+                  const at = yield* Clock.currentTimeMillis
+                  const row = {
+                    scope,
+                    idempotency_key: key,
+                    body_hash: bodyHash,
+                    status: response.status,
+                    headers: JSON.stringify(response.headers),
+                    body_base64: Buffer.from(response.body).toString("base64"),
+                    streamed: response.streamed,
+                    created_at: new Date(at),
+                    expires_at: new Date(at + IDEMPOTENCY_TTL_MS)
+                  }
+                  // An expired record with the same key is replaced: after 24 h the key is fresh.
+                  yield* sql`INSERT INTO idempotency_records ${sql.insert(row)}
+                    ON CONFLICT (scope, idempotency_key) DO UPDATE SET
+                      body_hash = EXCLUDED.body_hash, status = EXCLUDED.status, headers = EXCLUDED.headers,
+                      body_base64 = EXCLUDED.body_base64, streamed = EXCLUDED.streamed,
+                      created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at`.pipe(Effect.orDie)
+                }).pipe(Effect.ensuring(finish)),
+              abandon: finish
+            }
+            return admission
+          }
+
+          // Someone holds the slot: the original is in flight (here or on another node).
+          const remaining = deadline - now
+          if (remaining <= 0) return yield* stillInFlight()
+          const waiting = local.get(slotKey)
+          if (waiting !== undefined) {
+            yield* Deferred.await(waiting).pipe(Effect.timeoutOption(Duration.millis(remaining)))
+          } else {
+            yield* Effect.sleep(Duration.millis(Math.min(POLL_MS, remaining)))
+          }
+        }
+      })
+
+    const sweep = Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      yield* sql`DELETE FROM idempotency_records WHERE expires_at <= ${new Date(now)}`
+    }).pipe(Effect.catchCause((cause) => Effect.logError("idempotency sweep failed", cause)))
+    yield* Effect.forkScoped(Effect.repeat(sweep, Schedule.spaced("10 minutes")))
+
+    return Idempotency.of({ admit })
+  })
+)

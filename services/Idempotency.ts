@@ -1,0 +1,35 @@
+import { Context, Effect } from "effect"
+import type { ApiError } from "../src/http/ApiError.ts"
+
+/** A stored 2xx response: replayed byte for byte (for streams, the whole wire transcript, trailer included). */
+export interface StoredResponse {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: Uint8Array
+  readonly streamed: boolean
+}
+
+export type Admission =
+  /** First request with this key: run it, then `complete` (2xx only) or `abandon` (any failure). */
+  | {
+    readonly _tag: "Fresh"
+    readonly complete: (response: StoredResponse) => Effect.Effect<void>
+    readonly abandon: Effect.Effect<void>
+  }
+  /** Same key, same body, within 24 h (possibly after waiting for the original): replay this. */
+  | { readonly _tag: "Replay"; readonly response: StoredResponse }
+
+/**
+ * Idempotency-Key handling (spec: Idempotency key state table). `admit` answers 400 `invalid_idempotency_key`,
+ * 409 `idempotency_key_conflict` (same key, different body), or 409 `idempotency_in_flight` with Retry-After when
+ * the original is still running after the 3 s wait. Records live in PostgreSQL; the in-flight slot in Redis (or
+ * in-process), plus a local wake-up so a duplicate on the same node does not poll.
+ */
+export class Idempotency extends Context.Service<Idempotency, {
+  readonly admit: (input: { readonly scope: string; readonly key: string; readonly bodyHash: string }) =>
+    Effect.Effect<Admission, ApiError>
+}>()("privacy-relay/Idempotency") {}
+
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
+export const IDEMPOTENCY_WAIT_MS = 3000
+export const IDEMPOTENCY_KEY_MAX = 128

@@ -1,0 +1,58 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
+import { SlotsMemory } from "../../../layers/memory/Slots.ts"
+import { DatabaseLive } from "../../../layers/pg/Database.ts"
+import { IdempotencyPg } from "../../../layers/pg/Idempotency.ts"
+import { AppConfig } from "../../../services/AppConfig.ts"
+import { Idempotency } from "../../../services/Idempotency.ts"
+import { createTestStorage } from "../../support/databases.ts"
+
+// The record store on the suite's database (fresh PostgreSQL database, or in-memory PGlite); the in-flight slot
+// in memory, whose expiry follows the TestClock like the records do.
+const withIdempotency = <A, E>(use: Effect.Effect<A, E, Idempotency>) =>
+  Effect.gen(function*() {
+    const storage = yield* Effect.promise(createTestStorage)
+    const layer = IdempotencyPg.pipe(
+      Layer.provide(SlotsMemory),
+      Layer.provide(DatabaseLive),
+      Layer.provide(AppConfig.fromEnv({ ...storage.env, LOG_LEVEL: "error" }))
+    )
+    return yield* use.pipe(Effect.provide(layer), Effect.ensuring(Effect.promise(storage.drop)))
+  })
+
+const response = { status: 200, headers: { "content-type": "application/json" }, body: new TextEncoder().encode("{}"), streamed: false }
+
+describe("idempotency records expire after 24 hours (TestClock)", () => {
+  it.effect("within 24 h a different body conflicts; after 24 h the same key is fresh again", () =>
+    withIdempotency(Effect.gen(function*() {
+      const idempotency = yield* Idempotency
+      const first = yield* idempotency.admit({ scope: "org|chat.completions", key: "k1", bodyHash: "a" })
+      assert.strictEqual(first._tag, "Fresh")
+      if (first._tag === "Fresh") yield* first.complete(response)
+
+      yield* TestClock.adjust("23 hours")
+      const replay = yield* idempotency.admit({ scope: "org|chat.completions", key: "k1", bodyHash: "a" })
+      assert.strictEqual(replay._tag, "Replay")
+      const conflict = yield* Effect.flip(idempotency.admit({ scope: "org|chat.completions", key: "k1", bodyHash: "b" }))
+      assert.strictEqual(conflict.code, "idempotency_key_conflict")
+
+      yield* TestClock.adjust("1 hour")
+      const fresh = yield* idempotency.admit({ scope: "org|chat.completions", key: "k1", bodyHash: "b" })
+      assert.strictEqual(fresh._tag, "Fresh")
+      if (fresh._tag === "Fresh") yield* fresh.complete({ ...response, body: new TextEncoder().encode("{\"second\":true}") })
+      const second = yield* idempotency.admit({ scope: "org|chat.completions", key: "k1", bodyHash: "b" })
+      assert.strictEqual(second._tag, "Replay")
+      if (second._tag === "Replay") assert.strictEqual(new TextDecoder().decode(second.response.body), "{\"second\":true}")
+    })), 60_000)
+
+  it.effect("keys are scoped: the same key in another scope is independent", () =>
+    withIdempotency(Effect.gen(function*() {
+      const idempotency = yield* Idempotency
+      const a = yield* idempotency.admit({ scope: "org-a|messages", key: "shared", bodyHash: "x" })
+      if (a._tag === "Fresh") yield* a.complete(response)
+      const b = yield* idempotency.admit({ scope: "org-b|messages", key: "shared", bodyHash: "y" })
+      assert.strictEqual(b._tag, "Fresh")
+      if (b._tag === "Fresh") yield* b.abandon
+    })), 60_000)
+})

@@ -4,11 +4,13 @@ import { createHash } from "node:crypto"
 import { AppConfig } from "../../services/AppConfig.ts"
 import type { GatewayPrincipal } from "../../services/Keys.ts"
 import { ProviderRouter, type RouteTarget } from "../../services/ProviderRouter.ts"
+import { ReceiptKeys } from "../../services/ReceiptKeys.ts"
 import { RelayLimits } from "../../services/RelayLimits.ts"
 import { RequestContext } from "../../services/RequestContext.ts"
 import { type CompletedCall, type Hold, Settlement } from "../../services/Settlement.ts"
 import type { EngineAllowlist } from "../../src/attestation/engine-allowlist.ts"
-import { type AttestationRoute, verifyAttestation } from "../../src/attestation/v3.ts"
+import { type AttestationRoute, type V3Envelope, verifyAttestation } from "../../src/attestation/v3.ts"
+import { countersignAttestation } from "../../src/receipts/countersign.ts"
 import { maxCostHoldMicros } from "../../src/billing/pricing.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
 import { formatTraceparent } from "../../src/http/traceparent.ts"
@@ -152,7 +154,10 @@ export const relayCall = (route: AttestationRoute, principal: GatewayPrincipal, 
     const responseHeaders = { ...limitHeaders }
     return shape.stream
       ? streamedResponse(base, upstream, settlement, responseHeaders, bodyBytes.byteLength, yield* IdempotencyCapture)
-      : yield* bufferedResponse(base, upstream, settlement, responseHeaders, bodyBytes.byteLength)
+      : yield* bufferedResponse(base, upstream, settlement, responseHeaders, bodyBytes.byteLength, {
+        attestation: verdict.attestation,
+        iss: config.publicBaseUrl
+      })
   })
 
 type CallBase = Omit<CompletedCall, "providerResponseId" | "inputTokens" | "outputTokens" | "estimated" | "partial" | "hashUpstreamResponse">
@@ -162,7 +167,8 @@ const bufferedResponse = (
   upstream: UpstreamResponse,
   settlement: Settlement["Service"],
   headers: Record<string, string>,
-  requestBytes: number
+  requestBytes: number,
+  witness: { readonly attestation: V3Envelope; readonly iss: string }
 ) =>
   Effect.gen(function*() {
     const body = yield* Effect.tryPromise({
@@ -187,6 +193,7 @@ const bufferedResponse = (
     }
     const usage = usageFromJson(parsed)
     const estimated = usage.inputTokens === undefined || (usage.outputTokens === undefined && base.capability !== "embeddings")
+    const hashUpstreamResponse = createHash("sha256").update(body).digest("hex")
     const settled = yield* settlement.settle({
       ...base,
       providerResponseId: usage.responseId ?? `gateway-${base.requestId}`,
@@ -194,12 +201,27 @@ const bufferedResponse = (
       outputTokens: usage.outputTokens ?? (base.capability === "embeddings" ? 0 : estimateTokens(body.byteLength)),
       estimated,
       partial: false,
-      hashUpstreamResponse: createHash("sha256").update(body).digest("hex")
+      hashUpstreamResponse
     }).pipe(Effect.withSpan("relay.settle"))
     if (settled.receipt !== undefined) {
       headers["x-service-receipt-v2"] = Buffer.from(JSON.stringify(settled.receipt.v2)).toString("base64")
       headers["x-service-receipt-v2-jti"] = settled.receipt.jti
     }
+    // The gateway witnesses the client's attestation: provider, model and the upstream byte hashes.
+    const { signer } = yield* (yield* ReceiptKeys).current
+    const countersignature = yield* Effect.promise(() =>
+      countersignAttestation({
+        attestation: witness.attestation,
+        provider: base.target.provider.slug,
+        model: base.target.model.id,
+        hashUpstreamRequest: base.hashUpstreamRequest,
+        hashUpstreamResponse,
+        iss: witness.iss,
+        signer,
+        receiptJti: settled.receipt?.jti ?? null
+      })
+    )
+    headers["x-service-receipt-v3"] = Buffer.from(JSON.stringify(countersignature)).toString("base64")
     return HttpServerResponse.uint8Array(body, {
       status: upstream.status,
       contentType: typeof upstream.headers["content-type"] === "string" ? upstream.headers["content-type"] : "application/json",

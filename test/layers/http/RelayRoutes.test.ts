@@ -185,3 +185,67 @@ describe("upstream failures", () => {
     expect(provider.openRequests()).toBe(0)
   })
 })
+
+describe("receipts on relayed calls", () => {
+  const verifyWithJwks = async (envelope: Record<string, unknown>) => {
+    const jwks = await (await fetch(`${gw.url}/api/.well-known/service-receipt-pubkeys.jwks`)).json()
+    const jwk = jwks.keys.find((k: { kid: string }) => k.kid === envelope.kid)
+    expect(jwk).toBeDefined()
+    const key = await crypto.subtle.importKey("jwk", { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y }, { name: "ECDSA", namedCurve: "P-256" }, false, ["verify"])
+    const { sig, signature: _signature, ...unsigned } = envelope
+    const { default: canonicalize } = await import("canonicalize")
+    return crypto.subtle.verify(
+      { name: "ECDSA", hash: "SHA-256" },
+      key,
+      Buffer.from(String(sig), "base64url"),
+      new TextEncoder().encode(canonicalize(unsigned)!)
+    )
+  }
+
+  it("seals a v2 receipt (header), stores the v1 with the same jti, and countersigns the attestation (v3)", async () => {
+    const { apiKey, orgId } = await fundedKey(gw)
+    const body = chatBody("receipt me")
+    const res = await relayChat(apiKey, body)
+    expect(res.status).toBe(200)
+    const completion = await res.json()
+    const v2 = JSON.parse(Buffer.from(res.headers.get("x-service-receipt-v2")!, "base64").toString())
+    expect(v2.v).toBe(2)
+    expect(v2.jti).toMatch(/^[0-9a-f]{32}$/)
+    expect(res.headers.get("x-service-receipt-v2-jti")).toBe(v2.jti)
+    expect(v2.request_id).toBe(completion.id)
+    expect(v2.chain.chain_id).toBe(`receipt-v2-org-${orgId}`)
+    expect(v2.chain.seq).toBe(1)
+    expect(v2.signature).toBe(v2.sig)
+    const { createHash } = await import("node:crypto")
+    const { default: canonicalize } = await import("canonicalize")
+    expect(v2.hash_upstream_request).toBe(createHash("sha256").update(canonicalize(JSON.parse(body))!).digest("hex"))
+    expect(await verifyWithJwks(v2)).toBe(true)
+
+    const usage = await gw.query<{ receipt_jti: string }>("SELECT receipt_jti FROM usage_records WHERE org_id = $1", orgId)
+    expect(usage).toEqual([{ receipt_jti: v2.jti }])
+    const v1 = await gw.query<{ jti: string }>("SELECT jti FROM receipts_v1 WHERE jti = $1", v2.jti)
+    expect(v1).toHaveLength(1)
+
+    const v3 = JSON.parse(Buffer.from(res.headers.get("x-service-receipt-v3")!, "base64").toString())
+    expect(v3).toMatchObject({ v: "v3-countersignature", provider: "local", model: "local-chat", receipt_jti: v2.jti })
+    expect(v3.hash_upstream_request).toBe(v2.hash_upstream_request)
+    expect(v3.hash_upstream_response).toBe(v2.hash_upstream_response)
+    expect(await verifyWithJwks(v3)).toBe(true)
+
+    const second = await relayChat(apiKey, chatBody("and again"))
+    const next = JSON.parse(Buffer.from(second.headers.get("x-service-receipt-v2")!, "base64").toString())
+    expect(next.chain.seq).toBe(2)
+    expect(next.chain.prev_hash).toBe(createHash("sha256").update(canonicalize(v2)!).digest("hex"))
+  })
+
+  it("gives a failed authenticated call a signed failed-call receipt in its own chain", async () => {
+    const { apiKey, orgId } = await fundedKey(gw, "0")
+    const res = await relayChat(apiKey)
+    expect(res.status).toBe(402)
+    const failed = JSON.parse(Buffer.from(res.headers.get("x-service-receipt-failed")!, "base64").toString())
+    expect(failed).toMatchObject({ outcome: "failed", error_code: "insufficient_balance", status: 402 })
+    expect(failed.chain.chain_id).toBe(`failed-v2-org-${orgId}`)
+    expect(failed.input_tokens).toBeUndefined()
+    expect(await verifyWithJwks(failed)).toBe(true)
+  })
+})

@@ -63,6 +63,13 @@ describe("streamed relay", () => {
     expect(frames[0]).toMatch(/^data: \{/)
     expect(JSON.parse(frames[0].slice(6)).object).toBe("chat.completion.chunk")
     expect(text).toContain("data: [DONE]\n\n")
+    // after the terminator and a blank line: exactly one receipt-v2 frame whose data is the envelope
+    const afterDone = text.slice(text.indexOf("data: [DONE]\n\n") + "data: [DONE]\n\n".length)
+    expect(afterDone.startsWith("event: receipt-v2\ndata: {")).toBe(true)
+    expect(afterDone.endsWith("\n\n")).toBe(true)
+    const receipt = JSON.parse(afterDone.slice("event: receipt-v2\ndata: ".length).trim())
+    expect(receipt).toMatchObject({ v: 2, alg: "ES256", chain: { chain_id: `receipt-v2-org-${orgId}`, seq: 1 } })
+    expect((await gw.query<{ receipt_jti: string }>("SELECT receipt_jti FROM usage_records WHERE org_id = $1", orgId))[0].receipt_jti).toBe(receipt.jti)
     // upstream bytes are relayed unchanged, so the transcript starts with exactly what the provider sent
     const usage = await gw.query<{ estimated: boolean; partial: boolean; output_tokens: number }>(
       "SELECT estimated, partial, output_tokens FROM usage_records WHERE org_id = $1",

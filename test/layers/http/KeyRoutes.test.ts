@@ -215,6 +215,12 @@ describe("axis separation and abilities", () => {
     expect(json.error.required).toEqual([ability])
   })
 
+  it.each(["/api/v1/chat/completions", "/api/v1/messages", "/api/v1/embeddings"])("POST %s refuses a portal token (401 invalid_key)", async (path) => {
+    const res = await call("POST", path, admin, { model: "x", messages: [] })
+    expect(res.status).toBe(401)
+    expect((await res.json()).error.code).toBe("invalid_key")
+  })
+
   it("a keys.read token may list but not create", async () => {
     expect((await call("GET", "/api/v1/keys", reader)).status).toBe(200)
     expect((await call("POST", "/api/keys", reader, {})).status).toBe(403)

@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { Keys } from "../services/Keys.ts"
+import { Licences } from "../services/Licences.ts"
 import { Organisations } from "../services/Organisations.ts"
 import { PortalTokens } from "../services/PortalTokens.ts"
 import { ReceiptKeys } from "../services/ReceiptKeys.ts"
@@ -91,5 +92,19 @@ export const rotateReceiptKeys = Effect.gen(function*() {
 
 /** `cli.ts oidc client create --redirect-uri URI` -> `{ client_id, client_secret, redirect_uris }` (docs/accounts.md). */
 export { createOidcClient } from "./oidc/clients.ts"
+
+/** `cli.ts licence create --usd N`: a signed licence code worth N USD, redeemable once by any organisation. */
+export const createLicence = (input: Input) =>
+  Effect.gen(function*() {
+    const usd = typeof input["usd"] === "number" ? String(input["usd"]) : str(input, "usd")
+    if (usd === undefined) return yield* invalid("usd", "usd is required (--usd 25).")
+    const micros = yield* Effect.try({
+      try: () => parseUsd(usd),
+      catch: (e) => invalid("usd", e instanceof InvalidUsdAmount ? e.message : "usd must be a positive decimal amount.")
+    })
+    if (micros <= 0n) return yield* invalid("usd", "usd must be greater than zero.")
+    const licence = yield* (yield* Licences).issue(micros)
+    return { code: licence.code, licence_id: licence.licenceId, usd: licence.usd, issued_at: licence.issuedAt }
+  })
 
 export type AdminFailure = ApiError

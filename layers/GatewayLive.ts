@@ -10,6 +10,7 @@ import { BootstrapAdminToken } from "./Bootstrap.ts"
 import { AccountRoutes } from "./http/AccountRoutes.ts"
 import { AdminRoutes } from "./http/AdminRoutes.ts"
 import { BillingRoutes } from "./http/BillingRoutes.ts"
+import { PartnerRoutes } from "./http/PartnerRoutes.ts"
 import { KeyRoutes } from "./http/KeyRoutes.ts"
 import { ObservabilityMiddleware } from "./http/Observability.ts"
 import { PortalSessionRoutes } from "./http/PortalSessionRoutes.ts"
@@ -17,11 +18,16 @@ import { PublicRoutes } from "./http/PublicRoutes.ts"
 import { RelayRoutes } from "./http/RelayRoutes.ts"
 import { SelfServiceRoutes } from "./http/SelfServiceRoutes.ts"
 import { WebhookRoutes } from "./http/WebhookRoutes.ts"
+import { QuotasMemory } from "./memory/Quotas.ts"
 import { RateWindowsMemory } from "./memory/RateWindows.ts"
 import { SlotsMemory } from "./memory/Slots.ts"
 import { OidcProviderLive } from "./oidc/OidcProvider.ts"
 import { OidcRoutes } from "./oidc/OidcRoutes.ts"
+import { PaymentsLive } from "./payments/PaymentsLive.ts"
 import { AccountsLive } from "./pg/Accounts.ts"
+import { BillingHistoryPg } from "./pg/BillingHistory.ts"
+import { LicencesPg } from "./pg/Licences.ts"
+import { OrgLimitsPg } from "./pg/OrgLimits.ts"
 import { DatabaseLive } from "./pg/Database.ts"
 import { KeyManagementPg } from "./pg/KeyManagement.ts"
 import { IdempotencyPg } from "./pg/Idempotency.ts"
@@ -35,6 +41,7 @@ import { ProviderRouterLive } from "./providers/ProviderRouterLive.ts"
 import { ReceiptRoutesLive, ReceiptsLive } from "./ReceiptsLive.ts"
 import { RelayLimitsLive } from "./RelayLimitsLive.ts"
 import { WalletsPg } from "./pg/Wallets.ts"
+import { QuotasRedis } from "./redis/Quotas.ts"
 import { RateWindowsRedis } from "./redis/RateWindows.ts"
 import { RedisClient } from "./redis/RedisClient.ts"
 import { SlotsRedis } from "./redis/Slots.ts"
@@ -48,6 +55,12 @@ const SharedStateLive = Layer.unwrap(
       : Layer.mergeAll(RateWindowsMemory, SlotsMemory))
 )
 
+/** Monthly token counters, beside the rate windows: Redis when REDIS_URL is set, in-process otherwise. */
+const QuotasLive = Layer.unwrap(
+  Effect.map(Effect.service(AppConfig), (config) =>
+    config.redisUrl !== undefined ? QuotasRedis.pipe(Layer.provide(RedisClient.layer)) : QuotasMemory)
+)
+
 const DomainLive = Layer.mergeAll(
   KeysPg,
   KeyManagementPg,
@@ -57,7 +70,10 @@ const DomainLive = Layer.mergeAll(
   PortalTokensPg,
   OrganisationsPg,
   WalletsPg,
-  SettlementPg.pipe(Layer.provide(ReceiptsLive)),
+  SettlementPg.pipe(Layer.provide(Layer.mergeAll(ReceiptsLive, QuotasLive))),
+  PaymentsLive,
+  LicencesPg,
+  BillingHistoryPg,
   WebhooksLive,
   ReceiptsLive
 ).pipe(Layer.provideMerge(OutboxPg))
@@ -72,6 +88,7 @@ const RoutesLive = Layer.mergeAll(
   PortalSessionRoutes,
   OidcRoutes,
   BillingRoutes,
+  PartnerRoutes,
   WebhookRoutes,
   RelayRoutes,
   ReceiptRoutesLive
@@ -121,10 +138,11 @@ export const gatewayServicesLayer = (env: Readonly<Record<string, string | undef
   const storage = DatabaseLive.pipe(Layer.provide(config))
   const domain = DomainLive.pipe(Layer.provideMerge(storage))
   const withBootstrap = BootstrapAdminToken.pipe(Layer.provideMerge(domain))
-  const relay = Layer.mergeAll(ProviderRouterLive, RelayLimitsLive, IdempotencyPg.pipe(Layer.provide(storage))).pipe(
+  const orgLimits = OrgLimitsPg.pipe(Layer.provide(storage))
+  const relay = Layer.mergeAll(ProviderRouterLive, RelayLimitsLive.pipe(Layer.provide(Layer.mergeAll(QuotasLive, orgLimits))), IdempotencyPg.pipe(Layer.provide(storage))).pipe(
     Layer.provide(SharedStateLive)
   )
-  return Layer.mergeAll(withBootstrap, SharedStateLive, relay).pipe(Layer.provideMerge(config), Layer.provideMerge(ObservabilityLive.pipe(Layer.provide(config))))
+  return Layer.mergeAll(withBootstrap, SharedStateLive, relay, orgLimits, QuotasLive).pipe(Layer.provideMerge(config), Layer.provideMerge(ObservabilityLive.pipe(Layer.provide(config))))
 }
 
 /** The whole gateway: routes served on HOST:PORT. The HttpServer stays in the output so callers can read its address. */

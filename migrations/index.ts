@@ -4,6 +4,7 @@ import receipts from "./0003_receipts.ts"
 import webhooks from "./0004_webhooks.ts"
 import accounts from "./0005_accounts.ts"
 import metering from "./0006_metering.ts"
+import billing from "./0007_billing.ts"
 import idempotency from "./0008_idempotency.ts"
 
 /**
@@ -17,5 +18,6 @@ export const migrations = {
   "0004_webhooks": webhooks,
   "0005_accounts": accounts,
   "0006_metering": metering,
+  "0007_billing": billing,
   "0008_idempotency": idempotency
 }

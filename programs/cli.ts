@@ -9,7 +9,7 @@
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import { checkLedger, createOrg, createPortalToken, creditWallet, revokeKey } from "../layers/AdminOperations.ts"
+import { checkLedger, createLicence, createOrg, createPortalToken, creditWallet, revokeKey } from "../layers/AdminOperations.ts"
 import { gatewayServicesLayer } from "../layers/GatewayLive.ts"
 import { parseGatewayConfig } from "../services/AppConfig.ts"
 import { ApiError } from "../src/http/ApiError.ts"
@@ -52,6 +52,12 @@ const COMMANDS: Record<string, Command> = {
     route: { method: "POST", path: "/api/admin/keys/revoke" },
     input: (f) => ({ key_prefix: f.prefix ?? f["key-prefix"] }),
     run: (input) => revokeKey(input, "cli")
+  },
+  "licence create": {
+    usage: "licence create --usd AMOUNT",
+    route: { method: "POST", path: "/api/admin/licences" },
+    input: (f) => ({ usd: f.usd }),
+    run: createLicence
   },
   "ledger check": {
     usage: "ledger check",

@@ -1,9 +1,15 @@
 import { Effect, Layer, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
+import { AppConfig } from "../../services/AppConfig.ts"
+import { Outbox } from "../../services/Outbox.ts"
+import { Quotas } from "../../services/Quotas.ts"
 import { ReceiptSealer } from "../../services/ReceiptSealer.ts"
 import { Settlement } from "../../services/Settlement.ts"
+import { formatUsd, parseUsd } from "../../src/billing/money.ts"
+import { monthKey } from "../../src/billing/month.ts"
 import { billCall } from "../../src/billing/pricing.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
+import { capabilityOf } from "../../src/relay/requestShape.ts"
 
 /** A hold lives at most this long; the sweep returns holds of calls that never settled (a crashed node). */
 const HOLD_TTL_MS = 15 * 60_000
@@ -20,6 +26,10 @@ export const SettlementPg = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const sealer = yield* ReceiptSealer
+    const outbox = yield* Outbox
+    const quotas = yield* Quotas
+    const config = yield* AppConfig
+    const lowBalanceMicros = yield* Effect.try(() => parseUsd(config.env.LOW_BALANCE_THRESHOLD_USD?.trim() || "1.00")).pipe(Effect.orDie)
 
     const hold = (orgId: string, amountMicros: bigint) =>
       Effect.gen(function*() {
@@ -122,7 +132,25 @@ export const SettlementPg = Layer.effect(
                 started_at: call.startedAt
               })
             }`
-            yield* sql`UPDATE wallets SET balance_micros = balance_micros - ${billed}::bigint WHERE org_id = ${call.principal.orgId}`
+            const after = yield* sql<{ b: string; t: string | null }>`
+              UPDATE wallets SET balance_micros = balance_micros - ${billed}::bigint WHERE org_id = ${call.principal.orgId}
+              RETURNING balance_micros::text AS b, low_balance_threshold_micros::text AS t`
+            // billing.low_balance once per downward crossing: the row lock orders concurrent debits, so exactly
+            // one of them moves the balance from >= threshold to below it (a credit back above re-arms it).
+            const threshold = after[0]?.t == null ? lowBalanceMicros : BigInt(after[0].t)
+            const balanceAfter = after.length === 0 ? undefined : BigInt(after[0].b)
+            if (balanceAfter !== undefined && balanceAfter < threshold && balanceAfter + bill.billedMicros >= threshold) {
+              yield* outbox.record({
+                orgId: call.principal.orgId,
+                event: "billing.low_balance",
+                data: {
+                  balance_micros: Number(balanceAfter),
+                  balance_usd: formatUsd(balanceAfter),
+                  threshold_micros: Number(threshold),
+                  threshold_usd: formatUsd(threshold)
+                }
+              })
+            }
             yield* sql`INSERT INTO ledger_entries ${
               sql.insert({
                 org_id: call.principal.orgId,
@@ -134,6 +162,8 @@ export const SettlementPg = Layer.effect(
             }`
             return receipts
           })).pipe(Effect.orDie)
+          // Counted after the commit: the quota counter lives in Redis (or memory), outside the transaction.
+          yield* quotas.add(call.principal.orgId, capabilityOf[call.capability], monthKey(new Date()), call.inputTokens + call.outputTokens)
           return {
             usageId,
             billedMicros: bill.billedMicros,

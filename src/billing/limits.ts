@@ -8,17 +8,22 @@ export interface TierLimits {
   readonly keyPerMinute: number | null
   readonly tenantPer60s: number
   readonly tenantPer3600s: number
+  /** Tokens (input + output) per calendar month (UTC) per (tenant, capability); null = no quota. */
+  readonly monthlyTokens: number | null
 }
 
 export const DEFAULT_TIER_LIMITS: Readonly<Record<string, TierLimits>> = {
-  free: { keyPerMinute: 20, tenantPer60s: 60, tenantPer3600s: 1_000 },
-  standard: { keyPerMinute: null, tenantPer60s: 3_000, tenantPer3600s: 100_000 },
-  enterprise: { keyPerMinute: null, tenantPer60s: 60_000, tenantPer3600s: 2_000_000 }
+  free: { keyPerMinute: 20, tenantPer60s: 60, tenantPer3600s: 1_000, monthlyTokens: 2_000_000 },
+  standard: { keyPerMinute: null, tenantPer60s: 3_000, tenantPer3600s: 100_000, monthlyTokens: null },
+  enterprise: { keyPerMinute: null, tenantPer60s: 60_000, tenantPer3600s: 2_000_000, monthlyTokens: null }
 }
 
 const isLimit = (v: unknown) => typeof v === "number" && Number.isInteger(v) && v > 0
 
-/** Parses RATE_LIMITS_JSON: `{ "<tier>": { "keyPerMinute": n|null, "tenantPer60s": n, "tenantPer3600s": n } }`. */
+/**
+ * Parses RATE_LIMITS_JSON: `{ "<tier>": { "keyPerMinute": n|null, "tenantPer60s": n, "tenantPer3600s": n,
+ * "monthlyTokens": n|null } }`.
+ */
 export const parseTierLimits = (json: string | undefined): Readonly<Record<string, TierLimits>> => {
   if (json === undefined || json.trim() === "") return DEFAULT_TIER_LIMITS
   const raw = JSON.parse(json) as Record<string, Partial<TierLimits>>
@@ -26,7 +31,8 @@ export const parseTierLimits = (json: string | undefined): Readonly<Record<strin
   for (const [tier, limits] of Object.entries(raw)) {
     const base = out[tier] ?? DEFAULT_TIER_LIMITS.standard
     const merged = { ...base, ...limits }
-    if (!(merged.keyPerMinute === null || isLimit(merged.keyPerMinute)) || !isLimit(merged.tenantPer60s) || !isLimit(merged.tenantPer3600s)) {
+    if (!(merged.keyPerMinute === null || isLimit(merged.keyPerMinute)) || !isLimit(merged.tenantPer60s) || !isLimit(merged.tenantPer3600s) ||
+      !(merged.monthlyTokens === null || isLimit(merged.monthlyTokens))) {
       throw new Error(`RATE_LIMITS_JSON: tier "${tier}" needs positive integer limits`)
     }
     out[tier] = merged

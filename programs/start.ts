@@ -13,7 +13,8 @@ const provider = await startFakeProvider({
 })
 process.stdout.write(JSON.stringify({ level: "info", msg: "fake provider listening (built-in local provider)", url: provider.url }) + "\n")
 
-const env = { LOCAL_PROVIDER_URL: provider.url, ...process.env }
+// Development defaults: top-ups confirmed by the dev route (never in production: see docs/billing.md).
+const env = { LOCAL_PROVIDER_URL: provider.url, PAYMENTS_PROVIDER: "dev", ...process.env }
 NodeRuntime.runMain(
   Layer.launch(gatewayLayer(env)).pipe(Effect.ensuring(Effect.promise(() => provider.close())))
 )

@@ -1,5 +1,6 @@
 import { Effect, Option } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { Accounts } from "../../services/Accounts.ts"
 import { AppConfig } from "../../services/AppConfig.ts"
 import { Keys } from "../../services/Keys.ts"
 import { RateWindows } from "../../services/RateWindows.ts"
@@ -30,6 +31,7 @@ export const SelfServiceRoutes = HttpRouter.use(Effect.fn(function*(router) {
   const config = yield* AppConfig
   const keys = yield* Keys
   const windows = yield* RateWindows
+  const accounts = yield* Accounts
   yield* router.add("POST", "/api/v1/self-service/key", Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const input = validate(yield* readJsonObject)
@@ -53,6 +55,13 @@ export const SelfServiceRoutes = HttpRouter.use(Effect.fn(function*(router) {
     }
 
     const issued = yield* keys.issueSelfService({ email: input.email, name: input.name })
+    // The account exists (unverified) once issuance committed; the verification link (worth the $2 trial credit)
+    // goes out now. A mail failure does not undo the key: the user can ask again at /api/v1/account/verification.
+    if (input.email !== undefined) {
+      yield* accounts.sendVerification(issued.accountId).pipe(
+        Effect.catchCause((cause) => Effect.logWarning("verification mail not sent", cause))
+      )
+    }
     return HttpServerResponse.jsonUnsafe(
       {
         api_key: issued.apiKey,

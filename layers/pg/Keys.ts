@@ -95,6 +95,9 @@ export const KeysPg = Layer.effect(
           yield* sql`INSERT INTO audit_log ${
             sql.insert({ actor: "self-service", action: "key.created", target: keyId, details: JSON.stringify({ org_id: orgId }) })
           }`
+          if (input.email !== undefined) {
+            yield* outbox.record({ orgId, event: "user.created", data: { account_id: accountId, org_id: orgId, source: "self-service" } })
+          }
           yield* outbox.record({
             orgId,
             event: "key.created",

@@ -29,6 +29,7 @@ export const startTestGateway = async (extraEnv: Record<string, string> = {}): P
     LOG_LEVEL: "error",
     TRACE_SAMPLE_RATIO: "0",
     TRUSTED_PROXIES: "127.0.0.1,::ffff:127.0.0.1,::1",
+    PAYMENTS_PROVIDER: "dev",
     ...storage.env,
     ...extraEnv
   }
@@ -65,6 +66,7 @@ export const startTestGatewayPair = async (extraEnv: Record<string, string> = {}
     LOG_LEVEL: "error",
     TRACE_SAMPLE_RATIO: "0",
     TRUSTED_PROXIES: "127.0.0.1,::ffff:127.0.0.1,::1",
+    PAYMENTS_PROVIDER: "dev",
     ...storage.env,
     ...extraEnv
   }

@@ -84,3 +84,15 @@ describe("CORS", () => {
     expect(res.headers.get("access-control-allow-origin")).toBe("*")
   })
 })
+
+describe("GET /api/v1/models", () => {
+  it("lists the catalogue with providers, routes and prices, local models first", async () => {
+    const res = await fetch(`${gw.url}/api/v1/models`)
+    expect(res.status).toBe(200)
+    const list = await res.json()
+    expect(list.object).toBe("list")
+    expect(list.data[0]).toMatchObject({ id: "local-chat", provider: "local", input_usd_per_mtok: "1.00", output_usd_per_mtok: "2.00" })
+    const providers = new Set(list.data.map((m: { provider: string }) => m.provider))
+    expect(providers.size).toBe(13)
+  })
+})

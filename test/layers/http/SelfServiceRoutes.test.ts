@@ -120,3 +120,26 @@ describe("POST /api/v1/self-service/key", () => {
     expect(tiers).toEqual([{ tier: "free" }])
   })
 })
+
+describe("self-service issuance with an e-mail", () => {
+  it("sends a verification link whose first use grants the $2 trial credit once, and records user.created", async () => {
+    const email = `grace-${crypto.randomUUID().slice(0, 8)}@example.org`
+    const res = await issue({ email })
+    expect(res.status).toBe(201)
+    const { key_prefix } = await res.json()
+    const orgId = (await gw.query<{ org_id: string }>("SELECT org_id FROM api_keys WHERE key_prefix = $1", key_prefix))[0].org_id
+    const mails = await gw.query<Record<string, unknown>>("SELECT to_address, body_text FROM mail_outbox")
+    const mail = mails.map((m) => JSON.stringify(m)).find((m) => m.includes(email))
+    expect(mail).toBeDefined()
+    const link = /\/api\/v1\/account\/verify\?token=([A-Za-z0-9_-]+)/.exec(mail!)
+    expect(link).not.toBeNull()
+    const verify = () => fetch(`${gw.url}/api/v1/account/verify?token=${link![1]}`)
+    expect((await verify()).status).toBeLessThan(300)
+    expect((await verify()).status).toBeGreaterThanOrEqual(400)
+    const balance = await gw.query<{ b: string }>("SELECT balance_micros::text AS b FROM wallets WHERE org_id = $1", orgId)
+    expect(balance).toEqual([{ b: "2000000" }])
+    const events = await gw.query<{ event: string }>("SELECT event FROM outbox_events WHERE org_id = $1 ORDER BY created_at", orgId)
+    expect(events.map((e) => e.event)).toContain("user.created")
+    expect(events.map((e) => e.event)).toContain("key.created")
+  })
+})

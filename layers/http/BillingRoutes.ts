@@ -9,6 +9,7 @@ import { formatUsd, tryParseUsd } from "../../src/billing/money.ts"
 import { DEFAULT_TOPUP_MAX_MICROS, DEFAULT_TOPUP_MIN_MICROS, parseTopupAmount } from "../../src/billing/topupAmount.ts"
 import { invalid, rejectUnknownFields } from "../../src/http/validate.ts"
 import { requirePortal } from "./auth.ts"
+import { idempotentPortalRoute } from "./idempotent.ts"
 import { readBodyBytes, readJsonObject } from "./body.ts"
 import { readPage } from "./pagination.ts"
 
@@ -113,9 +114,11 @@ export const BillingRoutes = HttpRouter.use(Effect.fn(function*(router) {
       provider: payments.provider
     }, { status: 201, headers: { "cache-control": "no-store" } })
   })
-  yield* router.add("POST", "/api/v1/billing/topup", topup)
-  yield* router.add("POST", "/api/billing/topup", topup)
-  yield* router.add("POST", "/api/billing/checkout/topup", topup)
+  // One operation name for the three aliases: a retry through another alias replays the same checkout.
+  const idempotentTopup = idempotentPortalRoute("ability:billing.write", "billing.topup", topup)
+  yield* router.add("POST", "/api/v1/billing/topup", idempotentTopup)
+  yield* router.add("POST", "/api/billing/topup", idempotentTopup)
+  yield* router.add("POST", "/api/billing/checkout/topup", idempotentTopup)
 
   // Public: authenticated by the Stripe-Signature over the exact raw body.
   yield* router.add("POST", "/api/v1/billing/webhooks/stripe", Effect.gen(function*() {
@@ -147,8 +150,9 @@ export const BillingRoutes = HttpRouter.use(Effect.fn(function*(router) {
       balance_usd: formatUsd(r.balanceMicros)
     })
   })
-  yield* router.add("POST", "/api/billing/redeem-license", redeem)
-  yield* router.add("POST", "/api/v1/billing/redeem-license", redeem)
+  const idempotentRedeem = idempotentPortalRoute("ability:billing.write", "billing.redeem-license", redeem)
+  yield* router.add("POST", "/api/billing/redeem-license", idempotentRedeem)
+  yield* router.add("POST", "/api/v1/billing/redeem-license", idempotentRedeem)
 
   yield* router.add("GET", "/api/v1/billing/ledger", Effect.gen(function*() {
     const portal = yield* requirePortal("ability:billing.read")

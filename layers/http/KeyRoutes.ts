@@ -7,6 +7,7 @@ import { invalid, optionalString, rejectUnknownFields } from "../../src/http/val
 import { isScope, SCOPES } from "../../src/keys/scopes.ts"
 import { findModel } from "../../src/providers/catalogue.ts"
 import { requirePortal } from "./auth.ts"
+import { idempotentPortalRoute } from "./idempotent.ts"
 import { readJsonObject } from "./body.ts"
 
 /** The audit `actor` of a portal principal: a session (`account:<id>`) or a portal token (`portal-token:<id>`). */
@@ -110,12 +111,12 @@ const mintedJson = (m: MintedKey, extra: Record<string, unknown> = {}) =>
 export const KeyRoutes = HttpRouter.use(Effect.fn(function*(router) {
   const keys = yield* KeyManagement
 
-  yield* router.add("POST", "/api/keys", Effect.gen(function*() {
+  yield* router.add("POST", "/api/keys", idempotentPortalRoute("ability:keys.write", "keys.create", Effect.gen(function*() {
     const actor = actorOf(yield* requirePortal("ability:keys.write"))
     const input = parseChanges(yield* readJsonObject, ["name", "permissions", "models", "rotation_days", "org_id"], false)
     if (input instanceof ApiError) return yield* input
     return mintedJson(yield* keys.create(actor, input))
-  }))
+  })))
 
   yield* router.add("GET", "/api/v1/keys", Effect.gen(function*() {
     const actor = actorOf(yield* requirePortal("ability:keys.read"))
@@ -132,14 +133,14 @@ export const KeyRoutes = HttpRouter.use(Effect.fn(function*(router) {
       if (changes instanceof ApiError) return yield* changes
       return HttpServerResponse.jsonUnsafe(keyJson(yield* keys.update(actor, id!, changes)))
     })
-  yield* router.add("PUT", "/api/keys/:id", updateRoute(true))
-  yield* router.add("PATCH", "/api/keys/:id", updateRoute(false))
+  yield* router.add("PUT", "/api/keys/:id", idempotentPortalRoute("ability:keys.write", "keys.replace", updateRoute(true)))
+  yield* router.add("PATCH", "/api/keys/:id", idempotentPortalRoute("ability:keys.write", "keys.update", updateRoute(false)))
 
-  yield* router.add("POST", "/api/keys/:id/rotate", Effect.gen(function*() {
+  yield* router.add("POST", "/api/keys/:id/rotate", idempotentPortalRoute("ability:keys.write", "keys.rotate", Effect.gen(function*() {
     const actor = actorOf(yield* requirePortal("ability:keys.write"))
     const { id } = yield* HttpRouter.params
     return mintedJson(yield* keys.rotate(actor, id!), { replaces: id })
-  }))
+  })))
 
   yield* router.add("POST", "/api/keys/:id/revoke", Effect.gen(function*() {
     const actor = actorOf(yield* requirePortal("ability:keys.write"))

@@ -1,8 +1,9 @@
 import { Context, Effect } from "effect"
-import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { createHash } from "node:crypto"
 import { Idempotency, type StoredResponse } from "../../services/Idempotency.ts"
 import { canonicalBytes } from "../../src/crypto/jcs.ts"
+import { requirePortal } from "./auth.ts"
 import { readBodyBytes } from "./body.ts"
 
 /**
@@ -98,4 +99,22 @@ export const withIdempotency = <E, R>(scope: string, handler: Effect.Effect<Http
     }
     // A Stream body completes or abandons through the sink when it ends.
     return response
+  })
+
+/**
+ * Idempotency for a portal write route: the key is bound to the caller's organisation, the operation (one name for
+ * all aliases of a route) and the route's path parameters. Authentication runs first, so a bad token never reaches
+ * the idempotency store; the handler authorises as usual.
+ */
+export const idempotentPortalRoute = <E, R>(
+  ability: string,
+  operation: string,
+  handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    if (request.headers["idempotency-key"] === undefined) return yield* handler
+    const portal = yield* requirePortal(ability)
+    const params = yield* HttpRouter.params
+    return yield* withIdempotency(`${portal.orgId}|${operation}|${JSON.stringify(params)}`, handler)
   })

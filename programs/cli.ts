@@ -9,7 +9,16 @@
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import { checkLedger, createLicence, createOrg, createPortalToken, creditWallet, revokeKey } from "../layers/AdminOperations.ts"
+import {
+  checkLedger,
+  createLicence,
+  createOidcClient,
+  createOrg,
+  createPortalToken,
+  creditWallet,
+  revokeKey,
+  rotateReceiptKeys
+} from "../layers/AdminOperations.ts"
 import { gatewayServicesLayer } from "../layers/GatewayLive.ts"
 import { parseGatewayConfig } from "../services/AppConfig.ts"
 import { ApiError } from "../src/http/ApiError.ts"
@@ -58,6 +67,18 @@ const COMMANDS: Record<string, Command> = {
     route: { method: "POST", path: "/api/admin/licences" },
     input: (f) => ({ usd: f.usd }),
     run: createLicence
+  },
+  "oidc client create": {
+    usage: "oidc client create --redirect-uri URI[,URI] [--name NAME]",
+    route: { method: "POST", path: "/api/admin/oidc/clients" },
+    input: (f) => ({ redirect_uri: f["redirect-uri"], name: f.name }),
+    run: createOidcClient
+  },
+  "receipts keys rotate": {
+    usage: "receipts keys rotate",
+    route: { method: "POST", path: "/api/admin/receipts/keys/rotate" },
+    input: () => ({}),
+    run: () => rotateReceiptKeys
   },
   "ledger check": {
     usage: "ledger check",

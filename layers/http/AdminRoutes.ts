@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
-import { checkLedger, createLicence, createOrg, createPortalToken, creditWallet, revokeKey } from "../AdminOperations.ts"
+import { checkLedger, createLicence, createOidcClient, createOrg, createPortalToken, creditWallet, revokeKey } from "../AdminOperations.ts"
+import { SqlClient } from "effect/sql"
 import { Keys } from "../../services/Keys.ts"
 import { Licences } from "../../services/Licences.ts"
 import { Organisations } from "../../services/Organisations.ts"
@@ -15,7 +16,7 @@ import { readJsonObject } from "./body.ts"
  * running gateway (PGlite is single-process). Each route answers the JSON the CLI prints.
  */
 export const AdminRoutes = HttpRouter.use(Effect.fn(function*(router) {
-  const post = (path: HttpRouter.PathInput, op: (input: Record<string, unknown>, actor: string) => Effect.Effect<unknown, ApiError, Keys | Organisations | PortalTokens | Wallets | Licences>) =>
+  const post = (path: HttpRouter.PathInput, op: (input: Record<string, unknown>, actor: string) => Effect.Effect<unknown, ApiError, Keys | Organisations | PortalTokens | Wallets | Licences | SqlClient.SqlClient>) =>
     router.add("POST", path, Effect.gen(function*() {
       const admin = yield* requirePortal("ability:admin")
       const input = yield* readJsonObject
@@ -26,6 +27,7 @@ export const AdminRoutes = HttpRouter.use(Effect.fn(function*(router) {
   yield* post("/api/admin/wallets/credit", creditWallet)
   yield* post("/api/admin/keys/revoke", revokeKey)
   yield* post("/api/admin/licences", createLicence)
+  yield* post("/api/admin/oidc/clients", createOidcClient)
   yield* router.add("GET", "/api/admin/ledger/check", Effect.gen(function*() {
     yield* requirePortal("ability:admin")
     return HttpServerResponse.jsonUnsafe(yield* checkLedger)

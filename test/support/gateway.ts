@@ -20,25 +20,30 @@ export interface TestGateway {
   readonly close: () => Promise<void>
 }
 
-export const startTestGateway = async (extraEnv: Record<string, string> = {}): Promise<TestGateway> => {
-  const storage = await createTestStorage()
-  // Loopback is the trusted proxy by default so tests can play many client networks with X-Forwarded-For.
-  const env = {
-    HOST: "127.0.0.1",
-    PORT: "0",
-    LOG_LEVEL: "error",
-    TRACE_SAMPLE_RATIO: "0",
-    TRUSTED_PROXIES: "127.0.0.1,::ffff:127.0.0.1,::1",
-    PAYMENTS_PROVIDER: "dev",
-    ...storage.env,
-    ...extraEnv
-  }
-  const runtime = ManagedRuntime.make(gatewayLayer(env) as Layer.Layer<any, any, never>)
+const testEnv = (storage: TestStorage, extraEnv: Record<string, string>): Record<string, string> => ({
+  HOST: "127.0.0.1",
+  PORT: "0",
+  LOG_LEVEL: "error",
+  TRACE_SAMPLE_RATIO: "0",
+  // Loopback is the trusted proxy so tests can play many client networks with X-Forwarded-For.
+  TRUSTED_PROXIES: "127.0.0.1,::ffff:127.0.0.1,::1",
+  PAYMENTS_PROVIDER: "dev",
+  ...storage.env,
+  ...extraEnv
+})
+
+/** Builds one gateway runtime and waits until it listens; `close` disposes the runtime only. */
+const openGateway = async (
+  env: Record<string, string>,
+  storage: TestStorage,
+  shared?: { readonly memoMap: Layer.MemoMap; readonly services: ReturnType<typeof gatewayServicesLayer> }
+): Promise<TestGateway> => {
+  const layer = shared ? gatewayLayer(env, shared.services) : gatewayLayer(env)
+  const runtime = ManagedRuntime.make(layer as Layer.Layer<any, any, never>, shared ? { memoMap: shared.memoMap } : undefined)
   const address = await runtime.runPromise(Effect.map(Effect.service(HttpServer.HttpServer), (s) => s.address))
   if (address._tag === "UnixPathAddress") throw new Error("expected a TCP address")
-  const url = `http://127.0.0.1:${address.port}`
   return {
-    url,
+    url: `http://127.0.0.1:${address.port}`,
     env,
     storage,
     runtime,
@@ -46,8 +51,17 @@ export const startTestGateway = async (extraEnv: Record<string, string> = {}): P
       runtime.runPromise(
         Effect.flatMap(Effect.service(SqlClient.SqlClient), (sql) => sql.unsafe(statement, params)) as Effect.Effect<any, any, any>
       ),
+    close: () => runtime.dispose()
+  }
+}
+
+export const startTestGateway = async (extraEnv: Record<string, string> = {}): Promise<TestGateway> => {
+  const storage = await createTestStorage()
+  const gateway = await openGateway(testEnv(storage, extraEnv), storage)
+  return {
+    ...gateway,
     close: async () => {
-      await runtime.dispose()
+      await gateway.close()
       await storage.drop()
     }
   }
@@ -60,51 +74,20 @@ export const startTestGateway = async (extraEnv: Record<string, string> = {}): P
  */
 export const startTestGatewayPair = async (extraEnv: Record<string, string> = {}): Promise<[TestGateway, TestGateway]> => {
   const storage = await createTestStorage()
-  const env: Record<string, string> = {
-    HOST: "127.0.0.1",
-    PORT: "0",
-    LOG_LEVEL: "error",
-    TRACE_SAMPLE_RATIO: "0",
-    TRUSTED_PROXIES: "127.0.0.1,::ffff:127.0.0.1,::1",
-    PAYMENTS_PROVIDER: "dev",
-    ...storage.env,
-    ...extraEnv
-  }
+  const env = testEnv(storage, extraEnv)
   if (storage.mode.sql === "postgres") {
     // Two nodes of one deployment share the key-encryption key, or neither could read the other's signing key.
-    const dir = mkdtempSync(join(tmpdir(), "pr-kek-"))
-    const file = join(dir, "kek")
+    const file = join(mkdtempSync(join(tmpdir(), "pr-kek-")), "kek")
     writeFileSync(file, Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("hex"), { mode: 0o600 })
     env.KEK_FILE = file
   }
   const shared = storage.mode.sql === "postgres" ? undefined : { memoMap: Layer.makeMemoMapUnsafe(), services: gatewayServicesLayer(env) }
-  const open = async (): Promise<TestGateway> => {
-    const layer = shared ? gatewayLayer(env, shared.services) : gatewayLayer(env)
-    const runtime = ManagedRuntime.make(layer as Layer.Layer<any, any, never>, shared ? { memoMap: shared.memoMap } : undefined)
-    const address = await runtime.runPromise(Effect.map(Effect.service(HttpServer.HttpServer), (s) => s.address))
-    if (address._tag === "UnixPathAddress") throw new Error("expected a TCP address")
-    return {
-      url: `http://127.0.0.1:${address.port}`,
-      env,
-      storage,
-      runtime,
-      query: (statement, ...params) =>
-        runtime.runPromise(
-          Effect.flatMap(Effect.service(SqlClient.SqlClient), (sql) => sql.unsafe(statement, params)) as Effect.Effect<any, any, any>
-        ),
-      close: async () => {
-        await runtime.dispose()
-      }
-    }
-  }
-  const a = await open()
-  const b = await open()
+  const a = await openGateway(env, storage, shared)
+  const b = await openGateway(env, storage, shared)
   let closed = 0
-  const closeBoth = async () => {
+  const closeOne = (gateway: TestGateway) => async () => {
+    await gateway.close()
     if (++closed === 2) await storage.drop()
   }
-  return [
-    { ...a, close: async () => { await a.close(); await closeBoth() } },
-    { ...b, close: async () => { await b.close(); await closeBoth() } }
-  ]
+  return [{ ...a, close: closeOne(a) }, { ...b, close: closeOne(b) }]
 }

@@ -1,0 +1,65 @@
+/**
+ * Request bodies the way an official client engine sends them: each body is unique (a counter in the content) and
+ * carries its own v3 attestation, so the gateway does the full attestation check on every call and nothing is
+ * ever a replay. Attestations are valid for 300 s, so a pool is built right before the phase that uses it.
+ */
+import { buildAttestation, encodeAttestationHeader, type EngineIdentity } from "../../src/attestation/v3.ts"
+import { generateSigningKeyPair } from "../../src/crypto/ecdsa.ts"
+
+export const BENCH_ENGINE: EngineIdentity = { id: "relay-ts", version: "0.1.0", sha256: "b".repeat(64) }
+export const BENCH_MODEL = "local-chat"
+/** Pools are used for at most this long after signing (the gateway accepts 300 s of skew). */
+export const ATTESTATION_USE_LIMIT_MS = 250_000
+
+export interface AttestedRequest {
+  readonly body: Buffer
+  readonly headers: Record<string, string>
+}
+
+let counter = 0
+let keyPair: Promise<CryptoKeyPair> | undefined
+const device = () => (keyPair ??= generateSigningKeyPair())
+
+/** About 300 bytes of "tokenised" prompt, like a short chat turn with one alias in it. */
+export const benchBody = (n: number, stream: boolean): Buffer =>
+  Buffer.from(JSON.stringify({
+    model: BENCH_MODEL,
+    stream,
+    max_tokens: 64,
+    messages: [
+      { role: "system", content: "You are a concise assistant." },
+      { role: "user", content: `Request ${n}: summarise the note from <PERSON_1> about the quarterly figures in one sentence, please.` }
+    ]
+  }))
+
+export const attest = async (body: Buffer, authorization: string | undefined): Promise<AttestedRequest> => {
+  const envelope = await buildAttestation({
+    route: "chat.completions",
+    bodyBytes: body,
+    detectorsFired: { PERSON: 1 },
+    engine: BENCH_ENGINE,
+    keyPair: await device()
+  })
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    "x-service-engine": `${BENCH_ENGINE.id}/${BENCH_ENGINE.version}`,
+    "x-service-attestation": encodeAttestationHeader(envelope)
+  }
+  if (authorization !== undefined) headers.authorization = authorization
+  return { body, headers }
+}
+
+/** One fresh, uniquely attested chat-completions request. */
+export const freshRequest = (stream: boolean, authorization: string | undefined): Promise<AttestedRequest> =>
+  attest(benchBody(++counter, stream), authorization)
+
+/** A pool of `size` unique attested requests, signed now. */
+export const attestedPool = async (size: number, stream: boolean, authorization: string | undefined): Promise<AttestedRequest[]> => {
+  const out: AttestedRequest[] = []
+  // Sequential batches keep the signer from starving the event loop of a running server-side timer.
+  for (let i = 0; i < size; i += 256) {
+    const batch = await Promise.all(Array.from({ length: Math.min(256, size - i) }, () => freshRequest(stream, authorization)))
+    out.push(...batch)
+  }
+  return out
+}

@@ -1,14 +1,15 @@
 import { Effect } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { SCOPE_DESCRIPTIONS, SCOPES } from "../../src/keys/scopes.ts"
-import { PROVIDERS } from "../../src/providers/catalogue.ts"
+import { findModel, PROVIDERS } from "../../src/providers/catalogue.ts"
 
 /** The catalogue as an OpenAI-style model list, with each model's provider, routes and list prices (public data). */
 const MODEL_LIST = {
   object: "list",
   data: PROVIDERS.flatMap((provider) =>
     provider.models.map((model) => ({
-      id: model.id,
+      // A model id offered by several providers resolves to the first; the others are addressed as provider/model.
+      id: findModel(model.id)?.provider.slug === provider.slug ? model.id : `${provider.slug}/${model.id}`,
       object: "model",
       owned_by: provider.slug,
       provider: provider.slug,

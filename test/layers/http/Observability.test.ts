@@ -94,5 +94,11 @@ describe("GET /api/v1/models", () => {
     expect(list.data[0]).toMatchObject({ id: "local-chat", provider: "local", input_usd_per_mtok: "1.00", output_usd_per_mtok: "2.00" })
     const providers = new Set(list.data.map((m: { provider: string }) => m.provider))
     expect(providers.size).toBe(13)
+    // ids are unique; a model several providers offer is addressed as provider/model beyond the first
+    const ids = list.data.map((m: { id: string }) => m.id)
+    expect(new Set(ids).size).toBe(ids.length)
+    for (const m of list.data.filter((x: { id: string }) => x.id.includes("/") && x.id.startsWith("azure-openai/"))) {
+      expect(m.provider).toBe("azure-openai")
+    }
   })
 })

@@ -3,6 +3,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Semaphore, Stream } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient, SqlError, type SqlConnection } from "effect/sql"
+import { mkdirSync } from "node:fs"
 
 /**
  * Embedded PostgreSQL (PGlite, real Postgres in WASM) behind the same SqlClient the pg driver provides,
@@ -48,7 +49,11 @@ export const layerPglite = (dataDir: string | undefined) =>
     Effect.gen(function*() {
       const db = yield* Effect.acquireRelease(
         Effect.tryPromise({
-          try: () => PGlite.create(dataDir === undefined ? undefined : dataDir),
+          try: () => {
+            // PGlite creates only the last directory of the path; a fresh DATA_DIR needs its parents too.
+            if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+            return PGlite.create(dataDir === undefined ? undefined : dataDir)
+          },
           catch: (cause) => sqlError(cause, "open")
         }),
         (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)

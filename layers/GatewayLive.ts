@@ -10,6 +10,7 @@ import { BootstrapAdminToken } from "./Bootstrap.ts"
 import { AccountRoutes } from "./http/AccountRoutes.ts"
 import { AdminRoutes } from "./http/AdminRoutes.ts"
 import { BillingRoutes } from "./http/BillingRoutes.ts"
+import { ByokRoutes } from "./http/ByokRoutes.ts"
 import { PartnerRoutes } from "./http/PartnerRoutes.ts"
 import { KeyRoutes } from "./http/KeyRoutes.ts"
 import { ObservabilityMiddleware } from "./http/Observability.ts"
@@ -26,9 +27,11 @@ import { OidcRoutes } from "./oidc/OidcRoutes.ts"
 import { PaymentsLive } from "./payments/PaymentsLive.ts"
 import { AccountsLive } from "./pg/Accounts.ts"
 import { BillingHistoryPg } from "./pg/BillingHistory.ts"
+import { ByokPg } from "./pg/Byok.ts"
 import { LicencesPg } from "./pg/Licences.ts"
 import { OrgLimitsPg } from "./pg/OrgLimits.ts"
 import { DatabaseLive } from "./pg/Database.ts"
+import { KeyEncryptionLive } from "./KeyEncryptionLive.ts"
 import { KeyManagementPg } from "./pg/KeyManagement.ts"
 import { IdempotencyPg } from "./pg/Idempotency.ts"
 import { KeysPg } from "./pg/Keys.ts"
@@ -91,7 +94,8 @@ const RoutesLive = Layer.mergeAll(
   PartnerRoutes,
   WebhookRoutes,
   RelayRoutes,
-  ReceiptRoutesLive
+  ReceiptRoutesLive,
+  ByokRoutes
 )
 
 /** Structured JSON logs on stdout at LOG_LEVEL; spans exported over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set. */
@@ -139,10 +143,12 @@ export const gatewayServicesLayer = (env: Readonly<Record<string, string | undef
   const domain = DomainLive.pipe(Layer.provideMerge(storage))
   const withBootstrap = BootstrapAdminToken.pipe(Layer.provideMerge(domain))
   const orgLimits = OrgLimitsPg.pipe(Layer.provide(storage))
-  const relay = Layer.mergeAll(ProviderRouterLive, RelayLimitsLive.pipe(Layer.provide(Layer.mergeAll(QuotasLive, orgLimits))), IdempotencyPg.pipe(Layer.provide(storage))).pipe(
+  // The same KeyEncryptionLive value as the other capabilities use, so one KEK instance per gateway.
+  const byok = ByokPg.pipe(Layer.provide(Layer.mergeAll(storage, KeyEncryptionLive)))
+  const relay = Layer.mergeAll(ProviderRouterLive.pipe(Layer.provide(byok)), RelayLimitsLive.pipe(Layer.provide(Layer.mergeAll(QuotasLive, orgLimits))), IdempotencyPg.pipe(Layer.provide(storage))).pipe(
     Layer.provide(SharedStateLive)
   )
-  return Layer.mergeAll(withBootstrap, SharedStateLive, relay, orgLimits, QuotasLive).pipe(Layer.provideMerge(config), Layer.provideMerge(ObservabilityLive.pipe(Layer.provide(config))))
+  return Layer.mergeAll(withBootstrap, SharedStateLive, relay, orgLimits, QuotasLive, byok).pipe(Layer.provideMerge(config), Layer.provideMerge(ObservabilityLive.pipe(Layer.provide(config))))
 }
 
 /** The whole gateway: routes served on HOST:PORT. The HttpServer stays in the output so callers can read its address. */

@@ -6,6 +6,7 @@ import accounts from "./0005_accounts.ts"
 import metering from "./0006_metering.ts"
 import billing from "./0007_billing.ts"
 import idempotency from "./0008_idempotency.ts"
+import byok from "./0009_byok.ts"
 
 /**
  * Every migration, by `<number>_<name>`, in order. Imported statically (not read from the file system) so the
@@ -19,5 +20,6 @@ export const migrations = {
   "0005_accounts": accounts,
   "0006_metering": metering,
   "0007_billing": billing,
-  "0008_idempotency": idempotency
+  "0008_idempotency": idempotency,
+  "0009_byok": byok
 }

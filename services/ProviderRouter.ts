@@ -1,6 +1,7 @@
 import { Context, Effect } from "effect"
 import type { ApiError } from "../src/http/ApiError.ts"
 import type { Capability, ModelEntry, ProviderEntry, UpstreamEndpoint } from "../src/providers/provider.ts"
+import type { RoutingDecision } from "../src/routing/costRouter.ts"
 import type { GatewayPrincipal } from "./Keys.ts"
 
 /** Where one relay call goes, with the credentials to use. Credentials never leave the gateway. */
@@ -12,14 +13,26 @@ export interface RouteTarget {
   readonly authHeaders: Readonly<Record<string, string>>
   readonly keyMode: "pooled" | "byok"
   readonly timeoutMs: number
+  /** Set when the content-blind router ran (docs/routing.md): sealed into the receipts, echoed as a header. */
+  readonly routingDecision?: RoutingDecision
+}
+
+/** Metadata the router may use (never the body's content); absent = routing off. */
+export interface RoutingRequest {
+  /** The raw `X-Service-Routing` header. */
+  readonly header: string | undefined
+  readonly bodyBytes: number
+  readonly maxOutputTokens: number | undefined
 }
 
 /**
  * Resolves a requested model for a principal: 404 `model_not_found` (not in the catalogue or not on this route),
  * 403 `model_not_allowed` (outside the key's allowlist), 503 `provider_not_configured` (no pooled key and no BYOK
- * credential, or no base URL).
+ * credential, or no base URL). The organisation's own BYOK credential for the provider wins over the pooled key.
+ * With `routing` asking for a strategy (400 `invalid_request` for an unknown one), the call may move to a cheaper
+ * provider serving the same model id.
  */
 export class ProviderRouter extends Context.Service<ProviderRouter, {
-  readonly resolve: (input: { readonly modelId: string; readonly capability: Capability; readonly principal: GatewayPrincipal }) =>
+  readonly resolve: (input: { readonly modelId: string; readonly capability: Capability; readonly principal: GatewayPrincipal; readonly routing?: RoutingRequest }) =>
     Effect.Effect<RouteTarget, ApiError>
 }>()("privacy-relay/ProviderRouter") {}

@@ -106,6 +106,7 @@ export const SettlementPg = Layer.effect(
               outputTokens: call.outputTokens,
               hashUpstreamRequest: call.hashUpstreamRequest,
               hashUpstreamResponse: call.hashUpstreamResponse,
+              routingDecision: call.target.routingDecision,
               engineVersion: call.engineVersion
             })
             yield* sql`INSERT INTO usage_records ${

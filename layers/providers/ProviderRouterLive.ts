@@ -1,15 +1,31 @@
 import { Effect, Layer } from "effect"
 import { readFileSync } from "node:fs"
 import { AppConfig } from "../../services/AppConfig.ts"
-import { ProviderRouter } from "../../services/ProviderRouter.ts"
+import { Byok } from "../../services/Byok.ts"
+import type { GatewayPrincipal } from "../../services/Keys.ts"
+import { ProviderRouter, type RouteTarget } from "../../services/ProviderRouter.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
-import { findModel, LOCAL_PROVIDER_SLUG, modelServesRoute, PROVIDERS } from "../../src/providers/catalogue.ts"
+import {
+  type Capability,
+  findModel,
+  findModelCandidates,
+  LOCAL_ECONOMY_PROVIDER_SLUG,
+  LOCAL_PROVIDER_SLUG,
+  type ModelLookup,
+  modelServesRoute,
+  PROVIDERS
+} from "../../src/providers/catalogue.ts"
 import { providerEnvStem, providerKeyFileEnv } from "../../src/providers/env.ts"
 import { upstreamAuthHeaders, upstreamUrl } from "../../src/providers/upstream.ts"
+import { decideRoute, type RoutingCandidate } from "../../src/routing/costRouter.ts"
+import { parseRoutingStrategy, ROUTING_HEADER } from "../../src/routing/strategy.ts"
+
+/** The built-in providers answer at LOCAL_PROVIDER_URL and need no real key (the fake provider accepts any). */
+const BUILT_IN = new Set([LOCAL_PROVIDER_SLUG, LOCAL_ECONOMY_PROVIDER_SLUG])
 
 /**
  * Pooled provider keys are read once at start from the files named by PROVIDER_<SLUG>_API_KEY_FILE (never from
- * the environment itself, never logged). The built-in `local` provider needs none.
+ * the environment itself, never logged). The built-in providers need none.
  */
 const loadPooledKeys = (env: Readonly<Record<string, string | undefined>>) => {
   const keys = new Map<string, string>()
@@ -20,24 +36,51 @@ const loadPooledKeys = (env: Readonly<Record<string, string | undefined>>) => {
       const key = readFileSync(file, "utf8").trim()
       if (key === "") throw new Error(`${providerKeyFileEnv(provider.slug)} names an empty file`)
       keys.set(provider.slug, key)
-    } else if (provider.slug === LOCAL_PROVIDER_SLUG) {
+    } else if (BUILT_IN.has(provider.slug)) {
       keys.set(provider.slug, "local")
     }
   }
   return keys
 }
 
+const isAllowed = (principal: GatewayPrincipal, slug: string, modelId: string) => {
+  const allow = principal.models
+  return allow === null || allow.length === 0 || allow.includes(modelId) || allow.includes(`${slug}/${modelId}`)
+}
+
 export const ProviderRouterLive = Layer.effect(
   ProviderRouter,
   Effect.gen(function*() {
     const config = yield* AppConfig
+    const byok = yield* Byok
     const pooledKeys = yield* Effect.try({ try: () => loadPooledKeys(config.env), catch: (e) => e as Error }).pipe(Effect.orDie)
     const timeoutOf = (slug: string, fallback: number) => {
       const v = Number(config.env[`PROVIDER_${providerEnvStem(slug)}_TIMEOUT_MS`])
       return Number.isFinite(v) && v > 0 ? v : fallback
     }
+
+    /** The target for one (provider, model) with this organisation's keys; undefined when it cannot be called. */
+    const targetOf = (lookup: ModelLookup, capability: Capability, credentials: ReadonlyMap<string, string>): RouteTarget | undefined => {
+      const { provider, model } = lookup
+      const url = upstreamUrl(provider, capability, config.env)
+      // The organisation's own key wins: it chose to pay the provider itself (5% markup instead of 15%).
+      const own = credentials.get(provider.slug)
+      const key = own ?? pooledKeys.get(provider.slug)
+      if (url === undefined || key === undefined) return undefined
+      const endpoint = provider.endpoints[capability]!
+      return {
+        provider,
+        model,
+        endpoint,
+        url,
+        authHeaders: upstreamAuthHeaders(endpoint, key),
+        keyMode: own === undefined ? "pooled" : "byok",
+        timeoutMs: timeoutOf(provider.slug, provider.timeoutMs)
+      }
+    }
+
     return ProviderRouter.of({
-      resolve: ({ modelId, capability, principal }) =>
+      resolve: ({ modelId, capability, principal, routing }) =>
         Effect.gen(function*() {
           const lookup = findModel(modelId)
           if (lookup === undefined || !modelServesRoute(lookup, capability)) {
@@ -58,26 +101,51 @@ export const ProviderRouterLive = Layer.effect(
               extra: { allowed: allow }
             })
           }
-          const { provider, model } = lookup
-          const endpoint = provider.endpoints[capability]!
-          const url = upstreamUrl(provider, capability, config.env)
-          const key = pooledKeys.get(provider.slug)
-          if (url === undefined || key === undefined) {
+          const strategy = parseRoutingStrategy(routing?.header)
+          if (typeof strategy === "object") {
+            return yield* new ApiError({
+              status: 400,
+              code: "invalid_request",
+              message: `Unknown routing strategy "${strategy.invalid.slice(0, 32)}" in X-Service-Routing (use "cost" or "off").`,
+              extra: { details: { path: ROUTING_HEADER } }
+            })
+          }
+          const credentials = yield* byok.credentialsOf(principal.orgId)
+          const target = targetOf(lookup, capability, credentials)
+          if (target === undefined) {
             return yield* new ApiError({
               status: 503,
               code: "provider_not_configured",
-              message: `Provider "${provider.slug}" is not configured on this gateway (no pooled key or base URL).`
+              message: `Provider "${lookup.provider.slug}" is not configured on this gateway (no pooled key or base URL).`
             })
           }
-          return {
-            provider,
-            model,
-            endpoint,
-            url,
-            authHeaders: upstreamAuthHeaders(endpoint, key),
-            keyMode: "pooled" as const,
-            timeoutMs: timeoutOf(provider.slug, provider.timeoutMs)
-          }
+          // A `provider/model` request pins its provider: routing only moves calls that named a bare model id.
+          if (strategy === undefined || routing === undefined || modelId !== lookup.model.id) return target
+
+          const candidateOf = (c: ModelLookup, t: RouteTarget | undefined): RoutingCandidate => ({
+            provider: c.provider.slug,
+            inputUsdPerMTok: c.model.inputUsdPerMTok,
+            outputUsdPerMTok: c.model.outputUsdPerMTok,
+            keyMode: t?.keyMode ?? "pooled",
+            available: t !== undefined && isAllowed(principal, c.provider.slug, c.model.id)
+          })
+          const targets = new Map<string, RouteTarget | undefined>()
+          const candidates = findModelCandidates(lookup.model.id)
+            .filter((c) => modelServesRoute(c, capability))
+            .map((c) => {
+              const t = c.provider.slug === target.provider.slug ? target : targetOf(c, capability, credentials)
+              targets.set(c.provider.slug, t)
+              return candidateOf(c, t)
+            })
+          const { chosen, decision } = decideRoute({
+            strategy,
+            model: lookup.model.id,
+            current: candidateOf(lookup, target),
+            candidates,
+            bodyBytes: routing.bodyBytes,
+            maxOutputTokens: capability === "embeddings" ? 0 : routing.maxOutputTokens
+          })
+          return { ...(targets.get(chosen.provider) ?? target), routingDecision: decision }
         })
     })
   })

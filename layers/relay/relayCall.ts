@@ -14,6 +14,7 @@ import { countersignAttestation } from "../../src/receipts/countersign.ts"
 import { maxCostHoldMicros } from "../../src/billing/pricing.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
 import { formatTraceparent } from "../../src/http/traceparent.ts"
+import { ROUTING_DECISION_HEADER, ROUTING_HEADER } from "../../src/routing/strategy.ts"
 import { capabilityOf, isShapeProblem, readRelayShape } from "../../src/relay/requestShape.ts"
 import { createSseUsageReader, usageFromJson } from "../../src/relay/usage.ts"
 import { readBodyBytes } from "../http/body.ts"
@@ -96,7 +97,13 @@ export const relayCall = (route: AttestationRoute, principal: GatewayPrincipal, 
       return yield* new ApiError({ status: 400, code: "invalid_request", message: shape.message, extra: { details: { path: shape.path } } })
     }
     const capability = capabilityOf[route]
-    const target = yield* (yield* ProviderRouter).resolve({ modelId: shape.model, capability, principal })
+    // Routing (off unless X-Service-Routing asks) sees metadata only: sizes and caps, never the body's content.
+    const target = yield* (yield* ProviderRouter).resolve({
+      modelId: shape.model,
+      capability,
+      principal,
+      routing: { header: request.headers[ROUTING_HEADER], bodyBytes: bodyBytes.byteLength, maxOutputTokens: shape.maxOutputTokens }
+    })
     const limitHeaders = yield* (yield* RelayLimits).admit(principal, capability)
 
     const settlement = yield* Settlement
@@ -151,7 +158,8 @@ export const relayCall = (route: AttestationRoute, principal: GatewayPrincipal, 
       return yield* error
     }
 
-    const responseHeaders = { ...limitHeaders }
+    const responseHeaders: Record<string, string> = { ...limitHeaders }
+    if (target.routingDecision !== undefined) responseHeaders[ROUTING_DECISION_HEADER] = JSON.stringify(target.routingDecision)
     return shape.stream
       ? streamedResponse(base, upstream, settlement, responseHeaders, bodyBytes.byteLength, yield* IdempotencyCapture)
       : yield* bufferedResponse(base, upstream, settlement, responseHeaders, bodyBytes.byteLength, {

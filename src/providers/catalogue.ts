@@ -88,6 +88,23 @@ export const LOCAL_PROVIDER: ProviderEntry = {
     "OpenAI-format chat and embeddings, Anthropic-format messages."
 }
 
+export const LOCAL_ECONOMY_PROVIDER_SLUG = "local-economy"
+
+/**
+ * A second built-in provider serving the same `local-chat` model as `local`, cheaper, from the same
+ * LOCAL_PROVIDER_URL: the offline stand-in for "one model offered by several providers at different
+ * prices", which is what content-blind cost routing chooses between (docs/routing.md). Listed after
+ * `local`, so a bare `local-chat` still resolves to `local`.
+ */
+export const LOCAL_ECONOMY_PROVIDER: ProviderEntry = {
+  ...LOCAL_PROVIDER,
+  slug: LOCAL_ECONOMY_PROVIDER_SLUG,
+  displayName: "Local economy (built-in fake provider, cheaper tier)",
+  endpoints: { chat: LOCAL_PROVIDER.endpoints.chat!, messages: LOCAL_PROVIDER.endpoints.messages! },
+  models: [{ id: "local-chat", capabilities: ["chat", "messages"], inputUsdPerMTok: "0.50", outputUsdPerMTok: "1.00" }],
+  notes: "The same fake provider as `local` (LOCAL_PROVIDER_URL), with `local-chat` at half the price; exists so cost routing can be tested offline."
+}
+
 /** The twelve real upstream providers, pooled+BYOK first, then BYOK-only. */
 export const UPSTREAM_PROVIDERS: ReadonlyArray<ProviderEntry> = [
   {
@@ -319,8 +336,8 @@ export const UPSTREAM_PROVIDERS: ReadonlyArray<ProviderEntry> = [
   }
 ]
 
-/** Every provider the gateway can route to: `local` first, then the real ones. */
-export const PROVIDERS: ReadonlyArray<ProviderEntry> = [LOCAL_PROVIDER, ...UPSTREAM_PROVIDERS]
+/** Every provider the gateway can route to: the built-in ones (`local`, `local-economy`) first, then the real ones. */
+export const PROVIDERS: ReadonlyArray<ProviderEntry> = [LOCAL_PROVIDER, LOCAL_ECONOMY_PROVIDER, ...UPSTREAM_PROVIDERS]
 
 const providersBySlug: ReadonlyMap<string, ProviderEntry> = new Map(PROVIDERS.map((p) => [p.slug, p]))
 

@@ -17,6 +17,9 @@ export const providerKeyFileEnv = (slug: string): string => `PROVIDER_${provider
 
 export const LOCAL_PROVIDER_URL_ENV = "LOCAL_PROVIDER_URL"
 
+/** The built-in providers served by the fake provider at LOCAL_PROVIDER_URL (`local-economy` is `local`, cheaper). */
+const BUILT_IN_SLUGS: ReadonlySet<string> = new Set(["local", "local-economy"])
+
 const nonEmpty = (value: string | undefined): string | undefined =>
   value === undefined || value.trim() === "" ? undefined : value.trim()
 
@@ -24,8 +27,8 @@ const nonEmpty = (value: string | undefined): string | undefined =>
 const withoutTrailingSlash = (url: string): string => url.replace(/\/+$/, "")
 
 /**
- * The origin to call for a provider. Precedence: for `local`, `LOCAL_PROVIDER_URL`, then
- * `PROVIDER_LOCAL_BASE_URL`; for any other provider `PROVIDER_<SLUG>_BASE_URL`; then the catalogue
+ * The origin to call for a provider. Precedence: for the built-in `local` and `local-economy`, `LOCAL_PROVIDER_URL`;
+ * then `PROVIDER_<SLUG>_BASE_URL` (`PROVIDER_LOCAL_BASE_URL` for `local`); then the catalogue
  * default. Answers `undefined` when the provider's default is only a placeholder
  * (`baseUrlNeedsOverride`: Azure OpenAI, AWS Bedrock) and no override is set: such a provider is
  * not callable, and the relay should answer it like an unconfigured provider rather than dial a
@@ -33,7 +36,7 @@ const withoutTrailingSlash = (url: string): string => url.replace(/\/+$/, "")
  */
 export const resolveProviderBaseUrl = (provider: ProviderEntry, env: Env): string | undefined => {
   const override =
-    (provider.slug === "local" ? nonEmpty(env[LOCAL_PROVIDER_URL_ENV]) : undefined) ??
+    (BUILT_IN_SLUGS.has(provider.slug) ? nonEmpty(env[LOCAL_PROVIDER_URL_ENV]) : undefined) ??
     nonEmpty(env[providerBaseUrlEnv(provider.slug)])
   if (override !== undefined) return withoutTrailingSlash(override)
   if (provider.baseUrlNeedsOverride) return undefined

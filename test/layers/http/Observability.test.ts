@@ -93,7 +93,7 @@ describe("GET /api/v1/models", () => {
     expect(list.object).toBe("list")
     expect(list.data[0]).toMatchObject({ id: "local-chat", provider: "local", input_usd_per_mtok: "1.00", output_usd_per_mtok: "2.00" })
     const providers = new Set(list.data.map((m: { provider: string }) => m.provider))
-    expect(providers.size).toBe(13)
+    expect(providers.size).toBe(14) // twelve real providers plus local and local-economy
     // ids are unique; a model several providers offer is addressed as provider/model beyond the first
     const ids = list.data.map((m: { id: string }) => m.id)
     expect(new Set(ids).size).toBe(ids.length)

@@ -15,10 +15,10 @@ const POOLED_AND_BYOK = ["anthropic", "google", "groq", "mistral", "openai"]
 const BYOK_ONLY = ["aws-bedrock", "azure-openai", "cohere", "deepseek", "fireworks", "together", "xai"]
 
 describe("provider catalogue", () => {
-  it("lists exactly twelve real providers besides local", () => {
+  it("lists exactly twelve real providers besides the built-in local and local-economy", () => {
     expect(UPSTREAM_PROVIDERS).toHaveLength(12)
-    expect(UPSTREAM_PROVIDERS.some((p) => p.slug === "local")).toBe(false)
-    expect(PROVIDERS).toHaveLength(13)
+    expect(UPSTREAM_PROVIDERS.some((p) => p.slug.startsWith("local"))).toBe(false)
+    expect(PROVIDERS).toHaveLength(14)
   })
 
   it("offers the five pooled+BYOK providers with pooled keys", () => {
@@ -69,12 +69,14 @@ describe("provider catalogue", () => {
     expect(new Set(qualified).size).toBe(qualified.length)
   })
 
-  it("shares a bare model id between providers only where Azure OpenAI hosts an OpenAI model", () => {
+  it("shares a bare model id between providers only where Azure OpenAI hosts an OpenAI model, or local-economy local-chat", () => {
     const ids = [...new Set(PROVIDERS.flatMap((p) => p.models.map((m) => m.id)))]
     for (const id of ids) {
       const slugs = findModelCandidates(id).map((c) => c.provider.slug)
-      if (slugs.length > 1) expect(slugs, id).toEqual(["openai", "azure-openai"])
+      if (slugs.length > 1) expect(slugs, id).toEqual(id === "local-chat" ? ["local", "local-economy"] : ["openai", "azure-openai"])
     }
+    expect(findModel("local-chat")?.provider.slug).toBe("local")
+    expect(findModel("local-economy/local-chat")?.provider.slug).toBe("local-economy")
   })
 
   it("has no bare model id that reads as another provider's qualified id", () => {

@@ -1,29 +1,18 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { createPortalToken } from "../../../layers/AdminOperations.ts"
-import { type FakeProvider, startFakeProvider } from "../../../programs/fake-provider.ts"
 import { billCall } from "../../../src/billing/pricing.ts"
 import { findModel } from "../../../src/providers/catalogue.ts"
 import { attestedHeaders } from "../../support/engine.ts"
-import { startTestGateway, type TestGateway } from "../../support/gateway.ts"
+import { useRelayFixture } from "../../support/relayFixture.ts"
 import { balanceMicros, fundedKey } from "../../support/tenant.ts"
 
-let provider: FakeProvider
-let gw: TestGateway
-beforeAll(async () => {
-  provider = await startFakeProvider({ port: 0 })
-  gw = await startTestGateway({ LOCAL_PROVIDER_URL: provider.url })
-})
-afterAll(async () => {
-  await gw.close()
-  await provider.close()
-})
-beforeEach(() => provider.reset())
+const fx = useRelayFixture()
 
 const portalToken = async (orgId: string, abilities: Array<string>) =>
-  (await gw.runtime.runPromise(createPortalToken({ org_id: orgId, abilities }))).token as string
+  (await fx.gw.runtime.runPromise(createPortalToken({ org_id: orgId, abilities }))).token as string
 
 const call = async (method: string, path: string, token: string, body?: unknown) => {
-  const res = await fetch(`${gw.url}${path}`, {
+  const res = await fetch(`${fx.gw.url}${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
     body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body)
@@ -34,7 +23,7 @@ const call = async (method: string, path: string, token: string, body?: unknown)
 
 const relayChat = async (apiKey: string) => {
   const body = JSON.stringify({ model: "local-chat", messages: [{ role: "user", content: "Hello <NAME_1>" }] })
-  const res = await fetch(`${gw.url}/api/v1/chat/completions`, {
+  const res = await fetch(`${fx.gw.url}/api/v1/chat/completions`, {
     method: "POST",
     headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json", ...(await attestedHeaders("chat.completions", body)) },
     body
@@ -44,7 +33,7 @@ const relayChat = async (apiKey: string) => {
 
 /** A funded organisation with a gateway key and a portal token that may write BYOK credentials. */
 const tenant = async () => {
-  const key = await fundedKey(gw)
+  const key = await fundedKey(fx.gw)
   return { ...key, writer: await portalToken(key.orgId, ["ability:byok.write"]) }
 }
 
@@ -63,7 +52,7 @@ describe("BYOK credentials: PUT / GET / DELETE /api/v1/byok", () => {
     expect(list.json).toEqual({ credentials: [{ provider: "openai", last4: "WXYZ", created_at: put.json.created_at }] })
     expect(JSON.stringify(list.json)).not.toContain(BYOK_KEY.slice(0, -4))
 
-    const rows = await gw.query<Record<string, unknown>>("SELECT * FROM byok_credentials WHERE org_id = $1", orgId)
+    const rows = await fx.gw.query<Record<string, unknown>>("SELECT * FROM byok_credentials WHERE org_id = $1", orgId)
     expect(rows).toHaveLength(1)
     const stored = JSON.stringify(rows[0])
     expect(stored).not.toContain(BYOK_KEY)
@@ -91,7 +80,7 @@ describe("BYOK credentials: PUT / GET / DELETE /api/v1/byok", () => {
       expect(res.status, `${method} ${path}`).toBe(401)
       expect(res.json.error.code).toBe("portal_auth_required")
     }
-    expect((await fetch(`${gw.url}/api/v1/byok`)).status).toBe(401)
+    expect((await fetch(`${fx.gw.url}/api/v1/byok`)).status).toBe(401)
   })
 
   it("keeps organisations apart: another organisation sees none of the credentials", async () => {
@@ -117,7 +106,7 @@ describe("BYOK credentials: PUT / GET / DELETE /api/v1/byok", () => {
     const res = await call("PUT", "/api/v1/byok/openai", writer, body)
     expect(res.status).toBe(400)
     expect(res.json.error).toMatchObject({ code: "invalid_request", details: { path } })
-    expect(await gw.query("SELECT 1 FROM byok_credentials WHERE org_id = $1", orgId)).toHaveLength(0)
+    expect(await fx.gw.query("SELECT 1 FROM byok_credentials WHERE org_id = $1", orgId)).toHaveLength(0)
   })
 
   it("answers 404 not_found for a provider outside the catalogue, and for deleting a credential that does not exist", async () => {
@@ -142,13 +131,13 @@ describe("relaying with a BYOK credential", () => {
     const { apiKey, orgId, writer } = await tenant()
     expect((await call("PUT", "/api/v1/byok/local", writer, { api_key: BYOK_KEY })).status).toBe(200)
 
-    const before = await balanceMicros(gw, orgId)
+    const before = await balanceMicros(fx.gw, orgId)
     const first = await relayChat(apiKey)
     expect(first.status).toBe(200)
-    expect(provider.received).toHaveLength(1)
-    expect(provider.received[0].headers["authorization"]).toBe(`Bearer ${BYOK_KEY}`)
+    expect(fx.provider.received).toHaveLength(1)
+    expect(fx.provider.received[0].headers["authorization"]).toBe(`Bearer ${BYOK_KEY}`)
 
-    const usage = await gw.query<Record<string, unknown>>(
+    const usage = await fx.gw.query<Record<string, unknown>>(
       "SELECT key_mode, input_tokens, output_tokens, billed_micros::text AS billed, upstream_cost_micros::text AS cost FROM usage_records WHERE org_id = $1",
       orgId
     )
@@ -164,14 +153,14 @@ describe("relaying with a BYOK credential", () => {
     })
     expect(BigInt(String(usage[0].billed))).toBe(expected.billedMicros)
     expect(BigInt(String(usage[0].cost))).toBe(expected.upstreamCostMicros)
-    expect(await balanceMicros(gw, orgId)).toBe(before - expected.billedMicros)
+    expect(await balanceMicros(fx.gw, orgId)).toBe(before - expected.billedMicros)
 
     expect((await call("DELETE", "/api/v1/byok/local", writer)).status).toBe(204)
     expect((await call("GET", "/api/v1/byok", writer)).json).toEqual({ credentials: [] })
     const second = await relayChat(apiKey)
     expect(second.status).toBe(200)
-    expect(provider.received[1].headers["authorization"]).toBe("Bearer local")
-    const modes = await gw.query<{ key_mode: string }>("SELECT key_mode FROM usage_records WHERE org_id = $1 ORDER BY started_at", orgId)
+    expect(fx.provider.received[1].headers["authorization"]).toBe("Bearer local")
+    const modes = await fx.gw.query<{ key_mode: string }>("SELECT key_mode FROM usage_records WHERE org_id = $1 ORDER BY started_at", orgId)
     expect(modes.map((r) => r.key_mode).sort()).toEqual(["byok", "pooled"])
   })
 
@@ -180,7 +169,7 @@ describe("relaying with a BYOK credential", () => {
     const b = await tenant()
     await call("PUT", "/api/v1/byok/local", a.writer, { api_key: BYOK_KEY })
     expect((await relayChat(b.apiKey)).status).toBe(200)
-    expect(provider.received[0].headers["authorization"]).toBe("Bearer local")
+    expect(fx.provider.received[0].headers["authorization"]).toBe("Bearer local")
   })
 
   it("replaces a credential: the new key is used at once on this node", async () => {
@@ -190,19 +179,19 @@ describe("relaying with a BYOK credential", () => {
     const replacement = "sk-byok-replacement-987654321"
     expect((await call("PUT", "/api/v1/byok/local", writer, { api_key: replacement })).json.last4).toBe("4321")
     expect((await relayChat(apiKey)).status).toBe(200)
-    expect(provider.received.map((r) => r.headers["authorization"])).toEqual([`Bearer ${BYOK_KEY}`, `Bearer ${replacement}`])
+    expect(fx.provider.received.map((r) => r.headers["authorization"])).toEqual([`Bearer ${BYOK_KEY}`, `Bearer ${replacement}`])
   })
 
   it("answers 503 provider_not_configured for a BYOK-only provider without a credential, forwarding nothing", async () => {
     const { apiKey } = await tenant()
     const body = JSON.stringify({ model: "deepseek-chat", messages: [{ role: "user", content: "x" }] })
-    const res = await fetch(`${gw.url}/api/v1/chat/completions`, {
+    const res = await fetch(`${fx.gw.url}/api/v1/chat/completions`, {
       method: "POST",
       headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json", ...(await attestedHeaders("chat.completions", body)) },
       body
     })
     expect(res.status).toBe(503)
     expect((await res.json()).error.code).toBe("provider_not_configured")
-    expect(provider.received).toHaveLength(0)
+    expect(fx.provider.received).toHaveLength(0)
   })
 })

@@ -1,26 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { type FakeProvider, startFakeProvider } from "../../../programs/fake-provider.ts"
+import { describe, expect, it } from "vitest"
 import { attestedHeaders, TEST_ENGINE } from "../../support/engine.ts"
-import { startTestGateway, type TestGateway } from "../../support/gateway.ts"
+import { useRelayFixture } from "../../support/relayFixture.ts"
 import { balanceMicros, fundedKey } from "../../support/tenant.ts"
 
-let provider: FakeProvider
-let gw: TestGateway
-beforeAll(async () => {
-  provider = await startFakeProvider({ port: 0 })
-  gw = await startTestGateway({ LOCAL_PROVIDER_URL: provider.url, PROVIDER_LOCAL_TIMEOUT_MS: "1500" })
-})
-afterAll(async () => {
-  await gw.close()
-  await provider.close()
-})
-beforeEach(() => provider.reset())
+const fx = useRelayFixture({ PROVIDER_LOCAL_TIMEOUT_MS: "1500" })
 
 const chatBody = (content = "Hello <EMAIL_1>", extra: Record<string, unknown> = {}) =>
   JSON.stringify({ model: "local-chat", messages: [{ role: "user", content }], ...extra })
 
 const post = async (path: string, apiKey: string, body: string, headers: Record<string, string> = {}) =>
-  fetch(`${gw.url}${path}`, {
+  fetch(`${fx.gw.url}${path}`, {
     method: "POST",
     headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json", ...headers },
     body
@@ -31,18 +20,18 @@ const relayChat = async (apiKey: string, body = chatBody(), headers: Record<stri
 
 describe("POST /api/v1/chat/completions (non-streamed)", () => {
   it("relays the body byte for byte, answers the provider's completion, and meters and debits the call", async () => {
-    const { apiKey, orgId } = await fundedKey(gw)
+    const { apiKey, orgId } = await fundedKey(fx.gw)
     // odd whitespace between tokens and inside strings must reach the provider exactly as sent
     const body = `{ "model":"local-chat",\n  "messages": [ {"role":"user","content":"  spaced   <EMAIL_1>  "} ] }`
-    const before = await balanceMicros(gw, orgId)
+    const before = await balanceMicros(fx.gw, orgId)
     const res = await relayChat(apiKey, body, { "x-request-id": "9b2f6f5e-1c1d-4c1b-9a5e-0d8f1f1f2a3b" })
     expect(res.status).toBe(200)
     const json = await res.json()
     expect(json.object).toBe("chat.completion")
     expect(json.choices[0].message.content).toBe("Echo:   spaced   <EMAIL_1>  ")
 
-    expect(provider.received).toHaveLength(1)
-    const upstream = provider.received[0]
+    expect(fx.provider.received).toHaveLength(1)
+    const upstream = fx.provider.received[0]
     expect(upstream.path).toBe("/v1/chat/completions")
     expect(upstream.body.equals(Buffer.from(body))).toBe(true)
     expect(upstream.headers["x-request-id"]).toBe("9b2f6f5e-1c1d-4c1b-9a5e-0d8f1f1f2a3b")
@@ -50,7 +39,7 @@ describe("POST /api/v1/chat/completions (non-streamed)", () => {
     // the client's gateway key never travels upstream
     expect(JSON.stringify(upstream.headers)).not.toContain(apiKey)
 
-    const usage = await gw.query<Record<string, unknown>>("SELECT * FROM usage_records WHERE org_id = $1", orgId)
+    const usage = await fx.gw.query<Record<string, unknown>>("SELECT * FROM usage_records WHERE org_id = $1", orgId)
     expect(usage).toHaveLength(1)
     expect(usage[0].request_id).toBe(json.id)
     expect(usage[0].gateway_request_id).toBe("9b2f6f5e-1c1d-4c1b-9a5e-0d8f1f1f2a3b")
@@ -59,19 +48,19 @@ describe("POST /api/v1/chat/completions (non-streamed)", () => {
     expect(usage[0].key_mode).toBe("pooled")
     const billed = BigInt(String(usage[0].billed_micros))
     expect(billed).toBeGreaterThan(0n)
-    expect(await balanceMicros(gw, orgId)).toBe(before - billed)
-    const held = await gw.query<{ h: string }>("SELECT held_micros::text AS h FROM wallets WHERE org_id = $1", orgId)
+    expect(await balanceMicros(fx.gw, orgId)).toBe(before - billed)
+    const held = await fx.gw.query<{ h: string }>("SELECT held_micros::text AS h FROM wallets WHERE org_id = $1", orgId)
     expect(held).toEqual([{ h: "0" }])
-    expect(await gw.query("SELECT 1 FROM wallet_holds WHERE org_id = $1", orgId)).toHaveLength(0)
+    expect(await fx.gw.query("SELECT 1 FROM wallet_holds WHERE org_id = $1", orgId)).toHaveLength(0)
   })
 
   it("continues the caller's trace: traceparent upstream and on the response carry the same trace id", async () => {
-    const { apiKey } = await fundedKey(gw)
+    const { apiKey } = await fundedKey(fx.gw)
     const traceId = "4bf92f3577b34da6a3ce929d0e0e4736"
     const res = await relayChat(apiKey, chatBody(), { traceparent: `00-${traceId}-00f067aa0ba902b7-01` })
     expect(res.status).toBe(200)
     expect(res.headers.get("traceparent")).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`))
-    expect(String(provider.received[0].headers["traceparent"])).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`))
+    expect(String(fx.provider.received[0].headers["traceparent"])).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`))
   })
 })
 
@@ -98,36 +87,36 @@ describe("fail-closed: a request not tokenised by an official engine is refused 
       attestedHeaders("chat.completions", b, { engineHeader: "relay-ts/0.2.0" })]
   ]
   it.each(cases)("%s -> %i %s", async (_label, status, code, makeHeaders) => {
-    const { apiKey, orgId } = await fundedKey(gw)
+    const { apiKey, orgId } = await fundedKey(fx.gw)
     const body = chatBody()
-    const before = await balanceMicros(gw, orgId)
+    const before = await balanceMicros(fx.gw, orgId)
     const res = await post("/api/v1/chat/completions", apiKey, body, await makeHeaders(body))
     expect(res.status).toBe(status)
     const json = await res.json()
     expect(json.error.code).toBe(code)
     expect(json.error.message).not.toContain("EMAIL_1")
-    expect(provider.received).toHaveLength(0)
-    expect(await balanceMicros(gw, orgId)).toBe(before)
-    expect(await gw.query("SELECT 1 FROM usage_records WHERE org_id = $1", orgId)).toHaveLength(0)
+    expect(fx.provider.received).toHaveLength(0)
+    expect(await balanceMicros(fx.gw, orgId)).toBe(before)
+    expect(await fx.gw.query("SELECT 1 FROM usage_records WHERE org_id = $1", orgId)).toHaveLength(0)
   })
 })
 
 describe("relay admission", () => {
   it("answers 402 insufficient_balance for an empty wallet and forwards nothing", async () => {
-    const { apiKey, orgId } = await fundedKey(gw, "0")
+    const { apiKey, orgId } = await fundedKey(fx.gw, "0")
     const res = await relayChat(apiKey)
     expect(res.status).toBe(402)
     expect((await res.json()).error.code).toBe("insufficient_balance")
-    expect(provider.received).toHaveLength(0)
-    expect(await gw.query("SELECT 1 FROM usage_records WHERE org_id = $1", orgId)).toHaveLength(0)
+    expect(fx.provider.received).toHaveLength(0)
+    expect(await fx.gw.query("SELECT 1 FROM usage_records WHERE org_id = $1", orgId)).toHaveLength(0)
   })
 
   it("answers 404 model_not_found for a model outside the catalogue, before any upstream call", async () => {
-    const { apiKey } = await fundedKey(gw)
+    const { apiKey } = await fundedKey(fx.gw)
     const res = await relayChat(apiKey, chatBody("x", { model: "no-such-model" }))
     expect(res.status).toBe(404)
     expect((await res.json()).error.code).toBe("model_not_found")
-    expect(provider.received).toHaveLength(0)
+    expect(fx.provider.received).toHaveLength(0)
   })
 
   it.each([
@@ -135,60 +124,60 @@ describe("relay admission", () => {
     ["model not a string", JSON.stringify({ model: 7, messages: [{ role: "user", content: "x" }] }), "model"],
     ["stream not a boolean", JSON.stringify({ model: "local-chat", stream: "yes", messages: [{ role: "user", content: "x" }] }), "stream"]
   ])("answers 400 invalid_request when %s (after the attestation check), forwarding nothing", async (_l, body, path) => {
-    const { apiKey } = await fundedKey(gw)
+    const { apiKey } = await fundedKey(fx.gw)
     const res = await relayChat(apiKey, body)
     expect(res.status).toBe(400)
     const json = await res.json()
     expect(json.error.code).toBe("invalid_request")
     expect(json.error.details.path).toBe(path)
-    expect(provider.received).toHaveLength(0)
+    expect(fx.provider.received).toHaveLength(0)
   })
 
   it("enforces the free tier's 20 requests per minute per key with 429 rate_limited, Retry-After and RateLimit headers", async () => {
-    const { apiKey } = await fundedKey(gw)
+    const { apiKey } = await fundedKey(fx.gw)
     for (let i = 0; i < 20; i++) expect((await relayChat(apiKey)).status).toBe(200)
     const res = await relayChat(apiKey)
     expect(res.status).toBe(429)
     expect((await res.json()).error.code).toBe("rate_limited")
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0)
     expect(res.headers.get("ratelimit-policy")).toContain(`"key";q=20;w=60`)
-    expect(provider.received).toHaveLength(20)
+    expect(fx.provider.received).toHaveLength(20)
   })
 })
 
 describe("upstream failures", () => {
   it("maps an upstream 500 to 502 upstream_error with the provider status, releases the hold and debits nothing", async () => {
-    const { apiKey, orgId } = await fundedKey(gw)
-    const before = await balanceMicros(gw, orgId)
+    const { apiKey, orgId } = await fundedKey(fx.gw)
+    const before = await balanceMicros(fx.gw, orgId)
     const res = await relayChat(apiKey, chatBody("x", { model: "local-chat" }), {})
     expect(res.status).toBe(200)
-    provider.setBehaviour({ kind: "status", status: 500 })
+    fx.provider.setBehaviour({ kind: "status", status: 500 })
     const failed = await relayChat(apiKey)
     expect(failed.status).toBe(502)
     const json = await failed.json()
     expect(json.error.code).toBe("upstream_error")
     expect(json.error.provider_status).toBe(500)
-    const after = await balanceMicros(gw, orgId)
-    const billed = await gw.query<{ b: string }>("SELECT billed_micros::text AS b FROM usage_records WHERE org_id = $1", orgId)
+    const after = await balanceMicros(fx.gw, orgId)
+    const billed = await fx.gw.query<{ b: string }>("SELECT billed_micros::text AS b FROM usage_records WHERE org_id = $1", orgId)
     expect(billed).toHaveLength(1)
     expect(after).toBe(before - BigInt(billed[0].b))
-    expect(await gw.query("SELECT 1 FROM wallet_holds WHERE org_id = $1", orgId)).toHaveLength(0)
+    expect(await fx.gw.query("SELECT 1 FROM wallet_holds WHERE org_id = $1", orgId)).toHaveLength(0)
   })
 
   it("answers 504 upstream_timeout when the provider does not answer in time, leaving no open upstream request", async () => {
-    const { apiKey } = await fundedKey(gw)
-    provider.setBehaviour({ kind: "hang" })
+    const { apiKey } = await fundedKey(fx.gw)
+    fx.provider.setBehaviour({ kind: "hang" })
     const res = await relayChat(apiKey)
     expect(res.status).toBe(504)
     expect((await res.json()).error.code).toBe("upstream_timeout")
     await new Promise((r) => setTimeout(r, 100))
-    expect(provider.openRequests()).toBe(0)
+    expect(fx.provider.openRequests()).toBe(0)
   })
 })
 
 describe("receipts on relayed calls", () => {
   const verifyWithJwks = async (envelope: Record<string, unknown>) => {
-    const jwks = await (await fetch(`${gw.url}/api/.well-known/service-receipt-pubkeys.jwks`)).json()
+    const jwks = await (await fetch(`${fx.gw.url}/api/.well-known/service-receipt-pubkeys.jwks`)).json()
     const jwk = jwks.keys.find((k: { kid: string }) => k.kid === envelope.kid)
     expect(jwk).toBeDefined()
     const key = await crypto.subtle.importKey("jwk", { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y }, { name: "ECDSA", namedCurve: "P-256" }, false, ["verify"])
@@ -203,7 +192,7 @@ describe("receipts on relayed calls", () => {
   }
 
   it("seals a v2 receipt (header), stores the v1 with the same jti, and countersigns the attestation (v3)", async () => {
-    const { apiKey, orgId } = await fundedKey(gw)
+    const { apiKey, orgId } = await fundedKey(fx.gw)
     const body = chatBody("receipt me")
     const res = await relayChat(apiKey, body)
     expect(res.status).toBe(200)
@@ -221,9 +210,9 @@ describe("receipts on relayed calls", () => {
     expect(v2.hash_upstream_request).toBe(createHash("sha256").update(canonicalize(JSON.parse(body))!).digest("hex"))
     expect(await verifyWithJwks(v2)).toBe(true)
 
-    const usage = await gw.query<{ receipt_jti: string }>("SELECT receipt_jti FROM usage_records WHERE org_id = $1", orgId)
+    const usage = await fx.gw.query<{ receipt_jti: string }>("SELECT receipt_jti FROM usage_records WHERE org_id = $1", orgId)
     expect(usage).toEqual([{ receipt_jti: v2.jti }])
-    const v1 = await gw.query<{ jti: string }>("SELECT jti FROM receipts_v1 WHERE jti = $1", v2.jti)
+    const v1 = await fx.gw.query<{ jti: string }>("SELECT jti FROM receipts_v1 WHERE jti = $1", v2.jti)
     expect(v1).toHaveLength(1)
 
     const v3 = JSON.parse(Buffer.from(res.headers.get("x-service-receipt-v3")!, "base64").toString())
@@ -239,7 +228,7 @@ describe("receipts on relayed calls", () => {
   })
 
   it("gives a failed authenticated call a signed failed-call receipt in its own chain", async () => {
-    const { apiKey, orgId } = await fundedKey(gw, "0")
+    const { apiKey, orgId } = await fundedKey(fx.gw, "0")
     const res = await relayChat(apiKey)
     expect(res.status).toBe(402)
     const failed = JSON.parse(Buffer.from(res.headers.get("x-service-receipt-failed")!, "base64").toString())

@@ -1,22 +1,11 @@
 import { request } from "node:http"
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { type FakeProvider, startFakeProvider } from "../../../programs/fake-provider.ts"
+import { describe, expect, it } from "vitest"
 import { openUpstreamRequests } from "../../../layers/relay/UpstreamClient.ts"
 import { attestedHeaders } from "../../support/engine.ts"
-import { startTestGateway, type TestGateway } from "../../support/gateway.ts"
+import { useRelayFixture } from "../../support/relayFixture.ts"
 import { fundedKey } from "../../support/tenant.ts"
 
-let provider: FakeProvider
-let gw: TestGateway
-beforeAll(async () => {
-  provider = await startFakeProvider({ port: 0, chunkDelayMs: 20 })
-  gw = await startTestGateway({ LOCAL_PROVIDER_URL: provider.url })
-})
-afterAll(async () => {
-  await gw.close()
-  await provider.close()
-})
-beforeEach(() => provider.reset())
+const fx = useRelayFixture({}, { chunkDelayMs: 20 })
 
 const streamBody = (model = "local-chat", content = "alpha beta gamma delta epsilon") =>
   JSON.stringify({ model, stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content }] })
@@ -32,10 +21,10 @@ const until = async (cond: () => Promise<boolean> | boolean, ms = 3000) => {
 
 describe("streamed relay", () => {
   it("relays SSE as it arrives, with the streaming headers, frames and terminator", async () => {
-    const { apiKey, orgId } = await fundedKey(gw)
+    const { apiKey, orgId } = await fundedKey(fx.gw)
     const body = streamBody()
     const started = Date.now()
-    const res = await fetch(`${gw.url}/api/v1/chat/completions`, {
+    const res = await fetch(`${fx.gw.url}/api/v1/chat/completions`, {
       method: "POST",
       headers: { authorization: `Bearer ${apiKey}`, ...(await attestedHeaders("chat.completions", body)) },
       body
@@ -69,9 +58,9 @@ describe("streamed relay", () => {
     expect(afterDone.endsWith("\n\n")).toBe(true)
     const receipt = JSON.parse(afterDone.slice("event: receipt-v2\ndata: ".length).trim())
     expect(receipt).toMatchObject({ v: 2, alg: "ES256", chain: { chain_id: `receipt-v2-org-${orgId}`, seq: 1 } })
-    expect((await gw.query<{ receipt_jti: string }>("SELECT receipt_jti FROM usage_records WHERE org_id = $1", orgId))[0].receipt_jti).toBe(receipt.jti)
+    expect((await fx.gw.query<{ receipt_jti: string }>("SELECT receipt_jti FROM usage_records WHERE org_id = $1", orgId))[0].receipt_jti).toBe(receipt.jti)
     // upstream bytes are relayed unchanged, so the transcript starts with exactly what the provider sent
-    const usage = await gw.query<{ estimated: boolean; partial: boolean; output_tokens: number }>(
+    const usage = await fx.gw.query<{ estimated: boolean; partial: boolean; output_tokens: number }>(
       "SELECT estimated, partial, output_tokens FROM usage_records WHERE org_id = $1",
       orgId
     )
@@ -79,12 +68,12 @@ describe("streamed relay", () => {
   })
 
   it("ends cleanly without a trailer when the upstream cuts the stream, and meters the partial call", async () => {
-    const { apiKey, orgId } = await fundedKey(gw)
+    const { apiKey, orgId } = await fundedKey(fx.gw)
     const body = streamBody("cut-2")
     // cut-2 is not a catalogue model: use the behaviour switch on local-chat instead
-    provider.setBehaviour({ kind: "cut-stream", afterChunks: 2 })
+    fx.provider.setBehaviour({ kind: "cut-stream", afterChunks: 2 })
     const real = streamBody()
-    const res = await fetch(`${gw.url}/api/v1/chat/completions`, {
+    const res = await fetch(`${fx.gw.url}/api/v1/chat/completions`, {
       method: "POST",
       headers: { authorization: `Bearer ${apiKey}`, ...(await attestedHeaders("chat.completions", real)) },
       body: real
@@ -94,17 +83,17 @@ describe("streamed relay", () => {
     const text = await res.text()
     expect(text).not.toContain("[DONE]")
     expect(text).not.toContain("event: receipt-v2")
-    expect(await until(async () => (await gw.query("SELECT 1 FROM usage_records WHERE org_id = $1", orgId)).length === 1)).toBe(true)
-    const rows = await gw.query<{ partial: boolean }>("SELECT partial FROM usage_records WHERE org_id = $1", orgId)
+    expect(await until(async () => (await fx.gw.query("SELECT 1 FROM usage_records WHERE org_id = $1", orgId)).length === 1)).toBe(true)
+    const rows = await fx.gw.query<{ partial: boolean }>("SELECT partial FROM usage_records WHERE org_id = $1", orgId)
     expect(rows).toEqual([{ partial: true }])
-    expect(await until(() => provider.openRequests() === 0 && openUpstreamRequests() === 0)).toBe(true)
+    expect(await until(() => fx.provider.openRequests() === 0 && openUpstreamRequests() === 0)).toBe(true)
   })
 
   it("cancels the upstream request when the client disconnects mid-stream, and meters what was delivered", async () => {
-    const { apiKey, orgId } = await fundedKey(gw)
+    const { apiKey, orgId } = await fundedKey(fx.gw)
     const body = streamBody("local-chat", Array.from({ length: 60 }, (_, i) => `w${i}`).join(" "))
     const headers = { authorization: `Bearer ${apiKey}`, "content-type": "application/json", ...(await attestedHeaders("chat.completions", body)) }
-    const url = new URL(`${gw.url}/api/v1/chat/completions`)
+    const url = new URL(`${fx.gw.url}/api/v1/chat/completions`)
     await new Promise<void>((resolve, reject) => {
       const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers }, (res) => {
         res.once("data", () => {
@@ -117,10 +106,10 @@ describe("streamed relay", () => {
       req.once("error", reject)
       req.end(body)
     })
-    expect(await until(() => provider.openRequests() === 0 && openUpstreamRequests() === 0)).toBe(true)
-    expect(await until(async () => (await gw.query("SELECT 1 FROM usage_records WHERE org_id = $1", orgId)).length === 1)).toBe(true)
-    const rows = await gw.query<{ partial: boolean; output_tokens: number }>("SELECT partial, output_tokens FROM usage_records WHERE org_id = $1", orgId)
+    expect(await until(() => fx.provider.openRequests() === 0 && openUpstreamRequests() === 0)).toBe(true)
+    expect(await until(async () => (await fx.gw.query("SELECT 1 FROM usage_records WHERE org_id = $1", orgId)).length === 1)).toBe(true)
+    const rows = await fx.gw.query<{ partial: boolean; output_tokens: number }>("SELECT partial, output_tokens FROM usage_records WHERE org_id = $1", orgId)
     expect(rows[0].partial).toBe(true)
-    expect(await gw.query("SELECT 1 FROM wallet_holds WHERE org_id = $1", orgId)).toHaveLength(0)
+    expect(await fx.gw.query("SELECT 1 FROM wallet_holds WHERE org_id = $1", orgId)).toHaveLength(0)
   })
 })

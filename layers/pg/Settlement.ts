@@ -35,30 +35,27 @@ export const SettlementPg = Layer.effect(
       Effect.gen(function*() {
         const id = `hold_${crypto.randomUUID().replaceAll("-", "")}`
         const amount = amountMicros.toString()
-        const taken = yield* sql.withTransaction(Effect.gen(function*() {
-          const rows = yield* sql<{ org_id: string }>`
+        // One statement (one round trip, atomic on its own): reserve on the wallet only while the available balance
+        // is positive, and record the hold row in the same breath.
+        const taken = yield* sql<{ id: string }>`
+          WITH reserved AS (
             UPDATE wallets SET held_micros = held_micros + ${amount}::bigint
             WHERE org_id = ${orgId} AND balance_micros - held_micros > 0
-            RETURNING org_id`
-          if (rows.length === 0) return false
-          yield* sql`INSERT INTO wallet_holds ${
-            sql.insert({ id, org_id: orgId, amount_micros: amount, expires_at: new Date(Date.now() + HOLD_TTL_MS) })
-          }`
-          return true
-        })).pipe(Effect.orDie)
+            RETURNING org_id
+          )
+          INSERT INTO wallet_holds (id, org_id, amount_micros, expires_at)
+          SELECT ${id}, org_id, ${amount}::bigint, ${new Date(Date.now() + HOLD_TTL_MS)} FROM reserved
+          RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie)
         if (!taken) return yield* insufficientBalance()
         return { id, orgId, amountMicros }
       })
 
     /** Deletes the hold row and returns its amount to the wallet; a hold already swept is a no-op. */
     const releaseInTx = (holdId: string) =>
-      Effect.gen(function*() {
-        const rows = yield* sql<{ org_id: string; amount: string }>`
-          DELETE FROM wallet_holds WHERE id = ${holdId} RETURNING org_id, amount_micros::text AS amount`
-        for (const r of rows) {
-          yield* sql`UPDATE wallets SET held_micros = held_micros - ${r.amount}::bigint WHERE org_id = ${r.org_id}`
-        }
-      })
+      sql`
+        WITH released AS (DELETE FROM wallet_holds WHERE id = ${holdId} RETURNING org_id, amount_micros)
+        UPDATE wallets w SET held_micros = w.held_micros - released.amount_micros
+        FROM released WHERE w.org_id = released.org_id`.pipe(Effect.asVoid)
 
     /**
      * Returns expired holds to their wallets. Runs as a supervised fiber for the layer's lifetime; any number of
@@ -76,7 +73,7 @@ export const SettlementPg = Layer.effect(
 
     return Settlement.of({
       hold,
-      release: (h) => sql.withTransaction(releaseInTx(h.id)).pipe(Effect.orDie),
+      release: (h) => releaseInTx(h.id).pipe(Effect.orDie),
       settle: (call) =>
         Effect.gen(function*() {
           const bill = billCall({

@@ -72,7 +72,9 @@ const settings = {
   })
 }
 /** Limits high enough never to throttle the bench: it measures the cost of the checks, not their verdicts. */
-const RATE_LIMITS_JSON = JSON.stringify({ free: { keyPerMinute: null, tenantPer60s: 100_000_000, tenantPer3600s: 1_000_000_000 } })
+const RATE_LIMITS_JSON = JSON.stringify({
+  free: { keyPerMinute: null, tenantPer60s: 100_000_000, tenantPer3600s: 1_000_000_000, monthlyTokens: 1_000_000_000_000 }
+})
 const CREDIT_USD = "100000"
 const CHAT_PATH = { direct: "/v1/chat/completions", bare: "/v1/chat/completions", gateway: "/api/v1/chat/completions" } as const
 

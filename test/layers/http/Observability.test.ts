@@ -102,3 +102,19 @@ describe("GET /api/v1/models", () => {
     }
   })
 })
+
+describe("X-Service-Force-Trace", () => {
+  it("forces sampling for an admin caller only (the sample ratio is 0 here)", async () => {
+    const { createOrg, createPortalToken } = await import("../../../layers/AdminOperations.ts")
+    const { org_id } = await gw.runtime.runPromise(createOrg({ name: "tracing" }))
+    const admin = (await gw.runtime.runPromise(createPortalToken({ org_id, abilities: "ability:admin" }))).token
+    const reader = (await gw.runtime.runPromise(createPortalToken({ org_id, abilities: "ability:billing.read" }))).token
+    const flagFor = async (token: string | undefined) =>
+      (await fetch(`${gw.url}/api/v1/keys/scopes`, {
+        headers: { "x-service-force-trace": "1", ...(token ? { authorization: `Bearer ${token}` } : {}) }
+      })).headers.get("traceparent")!.slice(-2)
+    expect(await flagFor(admin)).toBe("01")
+    expect(await flagFor(reader)).toBe("00")
+    expect(await flagFor(undefined)).toBe("00")
+  })
+})

@@ -31,6 +31,19 @@ const resolveOrg = (input: Input) =>
     return yield* invalid("org_id", "Give org_id (--org) or key_prefix (--key-prefix).")
   })
 
+/** The `usd` field (`--usd N`) as a positive amount of micro-USD; 400 `invalid_request` otherwise. */
+const positiveUsd = (input: Input, example: string) =>
+  Effect.gen(function*() {
+    const usd = typeof input["usd"] === "number" ? String(input["usd"]) : str(input, "usd")
+    if (usd === undefined) return yield* invalid("usd", `usd is required (--usd ${example}).`)
+    const micros = yield* Effect.try({
+      try: () => parseUsd(usd),
+      catch: (e) => invalid("usd", e instanceof InvalidUsdAmount ? e.message : "usd must be a positive decimal amount.")
+    })
+    if (micros <= 0n) return yield* invalid("usd", "usd must be greater than zero.")
+    return micros
+  })
+
 export const createOrg = (input: Input) =>
   Effect.gen(function*() {
     const name = str(input, "name")
@@ -54,13 +67,7 @@ export const createPortalToken = (input: Input) =>
 export const creditWallet = (input: Input) =>
   Effect.gen(function*() {
     const orgId = yield* resolveOrg(input)
-    const usd = typeof input["usd"] === "number" ? String(input["usd"]) : str(input, "usd")
-    if (usd === undefined) return yield* invalid("usd", "usd is required (--usd 10).")
-    const micros = yield* Effect.try({
-      try: () => parseUsd(usd),
-      catch: (e) => invalid("usd", e instanceof InvalidUsdAmount ? e.message : "usd must be a positive decimal amount.")
-    })
-    if (micros <= 0n) return yield* invalid("usd", "usd must be greater than zero.")
+    const micros = yield* positiveUsd(input, "10")
     const { balanceMicros } = yield* (yield* Wallets).credit({ orgId, micros, kind: "adjustment", reference: "operator credit" })
     return { org_id: orgId, balance_micros: Number(balanceMicros) }
   })
@@ -96,13 +103,7 @@ export { createOidcClient } from "./oidc/clients.ts"
 /** `cli.ts licence create --usd N`: a signed licence code worth N USD, redeemable once by any organisation. */
 export const createLicence = (input: Input) =>
   Effect.gen(function*() {
-    const usd = typeof input["usd"] === "number" ? String(input["usd"]) : str(input, "usd")
-    if (usd === undefined) return yield* invalid("usd", "usd is required (--usd 25).")
-    const micros = yield* Effect.try({
-      try: () => parseUsd(usd),
-      catch: (e) => invalid("usd", e instanceof InvalidUsdAmount ? e.message : "usd must be a positive decimal amount.")
-    })
-    if (micros <= 0n) return yield* invalid("usd", "usd must be greater than zero.")
+    const micros = yield* positiveUsd(input, "25")
     const licence = yield* (yield* Licences).issue(micros)
     return { code: licence.code, licence_id: licence.licenceId, usd: licence.usd, issued_at: licence.issuedAt }
   })

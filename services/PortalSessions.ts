@@ -1,6 +1,7 @@
 import { Context, Effect } from "effect"
 import type { HttpServerRequest } from "effect/http"
 import type { ApiError } from "../src/http/ApiError.ts"
+import { ABILITIES } from "../src/keys/scopes.ts"
 import type { Role } from "./Accounts.ts"
 import type { PortalPrincipal } from "./PortalTokens.ts"
 
@@ -15,28 +16,13 @@ export interface SessionPrincipal extends PortalPrincipal {
   readonly role: Role
 }
 
+/** Every portal ability except the operator's own. */
+const ORGANISATION_ABILITIES: ReadonlyArray<string> = ABILITIES.filter((a) => a !== "ability:admin")
+
 /** What a role may do in its organisation. `ability:admin` (the operator's) is never granted by a role. */
 export const ROLE_ABILITIES: Record<Role, ReadonlyArray<string>> = {
-  owner: [
-    "abilities:write",
-    "ability:keys.read",
-    "ability:keys.write",
-    "ability:billing.read",
-    "ability:billing.write",
-    "ability:byok.write",
-    "webhooks.manage",
-    "webhooks.read"
-  ],
-  admin: [
-    "abilities:write",
-    "ability:keys.read",
-    "ability:keys.write",
-    "ability:billing.read",
-    "ability:billing.write",
-    "ability:byok.write",
-    "webhooks.manage",
-    "webhooks.read"
-  ],
+  owner: ORGANISATION_ABILITIES,
+  admin: ORGANISATION_ABILITIES,
   member: ["ability:keys.read", "ability:billing.read", "webhooks.read"]
 }
 

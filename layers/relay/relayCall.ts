@@ -16,7 +16,7 @@ import { ApiError } from "../../src/http/ApiError.ts"
 import { formatTraceparent } from "../../src/http/traceparent.ts"
 import { ROUTING_DECISION_HEADER, ROUTING_HEADER } from "../../src/routing/strategy.ts"
 import { capabilityOf, isShapeProblem, readRelayShape } from "../../src/relay/requestShape.ts"
-import { createSseUsageReader, usageFromJson } from "../../src/relay/usage.ts"
+import { createSseUsageReader, type UpstreamUsage, usageFromJson } from "../../src/relay/usage.ts"
 import { readBodyBytes } from "../http/body.ts"
 import { IdempotencyCapture, type TranscriptSink } from "../http/idempotent.ts"
 import { postUpstream, type UpstreamResponse } from "./UpstreamClient.ts"
@@ -170,6 +170,29 @@ export const relayCall = (route: AttestationRoute, principal: GatewayPrincipal, 
 
 type CallBase = Omit<CompletedCall, "providerResponseId" | "inputTokens" | "outputTokens" | "estimated" | "partial" | "hashUpstreamResponse">
 
+/**
+ * The metered call from what the provider reported. Missing counts are estimated from the bytes (the record is
+ * then marked `estimated`); embeddings have no output, so a missing output count there is exactly zero.
+ */
+const meteredCall = (
+  base: CallBase,
+  usage: UpstreamUsage,
+  bytes: { readonly request: number; readonly response: number },
+  partial: boolean,
+  hashUpstreamResponse: string
+): CompletedCall => {
+  const noOutput = base.capability === "embeddings"
+  return {
+    ...base,
+    providerResponseId: usage.responseId ?? `gateway-${base.requestId}`,
+    inputTokens: usage.inputTokens ?? estimateTokens(bytes.request),
+    outputTokens: usage.outputTokens ?? (noOutput ? 0 : estimateTokens(bytes.response)),
+    estimated: usage.inputTokens === undefined || (usage.outputTokens === undefined && !noOutput),
+    partial,
+    hashUpstreamResponse
+  }
+}
+
 const bufferedResponse = (
   base: CallBase,
   upstream: UpstreamResponse,
@@ -199,18 +222,10 @@ const bufferedResponse = (
     } catch {
       parsed = undefined
     }
-    const usage = usageFromJson(parsed)
-    const estimated = usage.inputTokens === undefined || (usage.outputTokens === undefined && base.capability !== "embeddings")
     const hashUpstreamResponse = createHash("sha256").update(body).digest("hex")
-    const settled = yield* settlement.settle({
-      ...base,
-      providerResponseId: usage.responseId ?? `gateway-${base.requestId}`,
-      inputTokens: usage.inputTokens ?? estimateTokens(requestBytes),
-      outputTokens: usage.outputTokens ?? (base.capability === "embeddings" ? 0 : estimateTokens(body.byteLength)),
-      estimated,
-      partial: false,
-      hashUpstreamResponse
-    }).pipe(Effect.withSpan("relay.settle"))
+    const settled = yield* settlement.settle(
+      meteredCall(base, usageFromJson(parsed), { request: requestBytes, response: body.byteLength }, false, hashUpstreamResponse)
+    ).pipe(Effect.withSpan("relay.settle"))
     if (settled.receipt !== undefined) {
       headers["x-service-receipt-v2"] = Buffer.from(JSON.stringify(settled.receipt.v2)).toString("base64")
       headers["x-service-receipt-v2-jti"] = settled.receipt.jti
@@ -237,16 +252,16 @@ const bufferedResponse = (
     })
   })
 
+const STREAM_CONTENT_TYPE = "text/event-stream; charset=utf-8"
+const STREAM_HEADERS = { "cache-control": "no-cache, no-store, must-revalidate", "x-accel-buffering": "no" }
+const streamHeaders = { "content-type": STREAM_CONTENT_TYPE, ...STREAM_HEADERS }
+
 /**
  * Streams the upstream SSE bytes to the client as they arrive. A side fold hashes the exact bytes and reads
  * usage; at the end the call is settled and the `event: receipt-v2` trailer appended. An upstream that cuts the
  * stream ends ours cleanly without a trailer; a client that goes away interrupts the stream, which aborts the
  * upstream request. Either way what was delivered is metered (`partial`).
  */
-const STREAM_CONTENT_TYPE = "text/event-stream; charset=utf-8"
-const STREAM_HEADERS = { "cache-control": "no-cache, no-store, must-revalidate", "x-accel-buffering": "no" }
-const streamHeaders = { "content-type": STREAM_CONTENT_TYPE, ...STREAM_HEADERS }
-
 const streamedResponse = (
   base: CallBase,
   upstream: UpstreamResponse,
@@ -269,16 +284,9 @@ const streamedResponse = (
     Effect.suspend(() => {
       if (settled) return Effect.succeed(undefined)
       settled = true
-      const usage = reader.usage()
-      return settlement.settle({
-        ...base,
-        providerResponseId: usage.responseId ?? `gateway-${base.requestId}`,
-        inputTokens: usage.inputTokens ?? estimateTokens(requestBytes),
-        outputTokens: usage.outputTokens ?? estimateTokens(relayedBytes),
-        estimated: usage.inputTokens === undefined || usage.outputTokens === undefined,
-        partial,
-        hashUpstreamResponse: hasher.copy().digest("hex")
-      }).pipe(Effect.map((s) => s.receipt))
+      return settlement.settle(
+        meteredCall(base, reader.usage(), { request: requestBytes, response: relayedBytes }, partial, hasher.copy().digest("hex"))
+      ).pipe(Effect.map((s) => s.receipt))
     })
 
   const body = Stream.fromAsyncIterable(upstream.body, (e) => e).pipe(

@@ -7,6 +7,7 @@ import metering from "./0006_metering.ts"
 import billing from "./0007_billing.ts"
 import idempotency from "./0008_idempotency.ts"
 import byok from "./0009_byok.ts"
+import settleBatch from "./0010_settle_batch.ts"
 
 /**
  * Every migration, by `<number>_<name>`, in order. Imported statically (not read from the file system) so the
@@ -21,5 +22,6 @@ export const migrations = {
   "0006_metering": metering,
   "0007_billing": billing,
   "0008_idempotency": idempotency,
-  "0009_byok": byok
+  "0009_byok": byok,
+  "0010_settle_batch": settleBatch
 }

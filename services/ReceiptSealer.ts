@@ -49,17 +49,57 @@ export interface FailedSealInput {
   readonly hashUpstreamRequest?: string
 }
 
+/** A usage_records row (docs/billing.md), less `receipt_jti`, which the sealer fills in. */
+export interface UsageRow {
+  readonly id: string
+  readonly request_id: string
+  readonly gateway_request_id: string
+  readonly org_id: string
+  readonly parent_org_id: string | null
+  readonly key_id: string
+  readonly provider: string
+  readonly model: string
+  readonly capability: string
+  readonly key_mode: "pooled" | "byok"
+  readonly input_tokens: number
+  readonly output_tokens: number
+  readonly estimated: boolean
+  readonly partial: boolean
+  readonly upstream_cost_micros: string
+  readonly billed_micros: string
+  readonly markup_micros: string
+  readonly trace_id: string
+  readonly started_at: string
+}
+
+/** The money side of one metered call, committed in the same statement as its receipts. */
+export interface MeteredCall {
+  /** The wallet hold taken at admission, released by this settlement. */
+  readonly holdId: string
+  readonly billedMicros: bigint
+  readonly usage: UsageRow
+  /** The debit ledger row's reference text. */
+  readonly ledgerReference: string
+  /** billing.low_balance threshold for wallets without their own. */
+  readonly lowBalanceDefaultMicros: bigint
+}
+
 /**
- * Seals receipts into their chains (docs/receipts.md, "Chains and sequence numbers").
+ * The per-tenant sealing actor (DESIGN.md section 5; docs/receipts.md, "Chains and sequence numbers").
  *
  * `seal` assigns `seq` in both chains (v2 `receipt-v2-org-<org>`, v1 `tenant-<account>`), signs both with ONE shared
- * jti, inserts both rows, queues the transparency leaf and records `receipt.signed` in the outbox. It runs on the
- * ambient SqlClient: inside the caller's `sql.withTransaction` it becomes a savepoint of that transaction, so the
- * debit, usage and receipt commit or roll back together; outside one it opens its own transaction.
+ * jti, inserts both rows, queues the transparency leaf and records `receipt.signed` in the outbox. `settle` does the
+ * same for a completed relay call (no receipts when `seal` is undefined: partial or accountless calls) and, in the
+ * same atomic write, records its usage, debits the wallet, appends the ledger row and releases the hold, so none can
+ * exist without the others. `sealFailed` seals a failed-call receipt in `failed-v2-org-<org>`.
  *
- * `sealFailed` seals a failed-call receipt in `failed-v2-org-<org>` (same mechanics, its own transaction is fine).
+ * Work for one organisation queues on one in-process actor, which writes whatever has queued up as one batch in one
+ * statement; callers must not hold an open SQL transaction (the actor writes on its own fiber).
  */
 export class ReceiptSealer extends Context.Service<ReceiptSealer, {
   readonly seal: (input: SealInput) => Effect.Effect<SealedReceipts>
+  readonly settle: (input: { readonly orgId: string; readonly seal: SealInput | undefined; readonly metered: MeteredCall }) => Effect.Effect<
+    SealedReceipts | undefined
+  >
   readonly sealFailed: (input: FailedSealInput) => Effect.Effect<FailedReceiptV2>
 }>()("privacy-relay/ReceiptSealer") {}

@@ -1,222 +1,247 @@
-import { Effect, Layer } from "effect"
+import { Cause, Deferred, Effect, Exit, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { AppConfig } from "../../services/AppConfig.ts"
-import { Outbox } from "../../services/Outbox.ts"
 import { ReceiptKeys } from "../../services/ReceiptKeys.ts"
-import { ReceiptSealer } from "../../services/ReceiptSealer.ts"
 import {
-  envelopeHash,
-  failedChainId,
-  GENESIS_PREV_HASH,
-  newJti,
-  rfc3339Millis,
-  unixSeconds,
-  v1ChainId,
-  v2ChainId
-} from "../../src/receipts/chain.ts"
-import { signReceiptV1 } from "../../src/receipts/envelope-v1.ts"
-import { signFailedReceiptV2 } from "../../src/receipts/envelope-v2-failed.ts"
-import { signReceiptV2 } from "../../src/receipts/envelope-v2.ts"
-import { makeTenantSerialiser } from "../TenantSerialiser.ts"
+  type FailedSealInput,
+  type MeteredCall,
+  ReceiptSealer,
+  type SealedReceipts,
+  type SealInput
+} from "../../services/ReceiptSealer.ts"
+import type { FailedReceiptV2 } from "../../src/receipts/envelope-v2-failed.ts"
+import type { Signer } from "../../src/receipts/signer.ts"
+import { failedChainId, GENESIS_PREV_HASH, v1ChainId, v2ChainId } from "../../src/receipts/chain.ts"
+import { type ChainHead, emptyBatch, sealCompleted, sealFailed, type SettleBatch } from "./settleBatch.ts"
 
-type ChainKind = "v2" | "v1" | "failed"
-interface ChainHead {
-  readonly seq: number
-  readonly prev_hash: string
+/** Most jobs written in one statement; more wait for the next batch. */
+const MAX_BATCH = 128
+/** Re-sign and retry this often when another process keeps moving a chain head first, then give up loudly. */
+const MAX_ATTEMPTS = 50
+/** Cached chain heads kept at most; past it the cache starts over (heads are re-read on demand). */
+const MAX_CACHED_HEADS = 100_000
+
+interface Job {
+  readonly seal?: SealInput
+  readonly metered?: MeteredCall
+  readonly failed?: FailedSealInput
+  readonly reply: Deferred.Deferred<JobResult>
+}
+interface JobResult {
+  readonly sealed?: SealedReceipts
+  readonly failed?: FailedReceiptV2
 }
 
+/** The chains a job writes to, with their kind. */
+const chainsOf = (orgId: string, job: Job): Array<readonly [string, "v2" | "v1" | "failed"]> => [
+  ...(job.seal === undefined ? [] : [[v2ChainId(orgId), "v2"] as const, [v1ChainId(job.seal.accountId), "v1"] as const]),
+  ...(job.failed === undefined ? [] : [[failedChainId(orgId), "failed"] as const])
+]
+
 /**
- * Sequence numbers come from `receipt_chains` (one row per chain: last_seq, last_hash). Sealing locks the chain's
- * row for the rest of the transaction with one `INSERT ... ON CONFLICT DO UPDATE ... RETURNING` (creates the head
- * on first use, otherwise takes the row lock and reads it), signs, inserts the receipt and moves the head. Any
- * number of gateway processes on one database therefore queue on that row and never fork a chain; the UNIQUE
- * (chain_id, seq) constraint is the backstop. Inside a process a per-organisation serialiser orders the sealers
- * first, so at most one fiber per tenant per process waits on the database lock. The serialiser is taken inside
- * the transaction: with PGlite (one session, a transaction holds it) taking it outside could deadlock against a
- * caller that already holds the session.
+ * The per-tenant sealing actor (DESIGN.md section 5). Each organisation has at most one writer fiber in a process;
+ * jobs (a completed call's receipts and money, or a failed-call receipt) queue on it, and it writes whatever has
+ * queued up as ONE call of `relay_settle` (migrations/0010_settle_batch.ts): one round trip and one commit for the
+ * whole batch, atomic on its own. Under load a batch holds many calls, so the per-tenant row locks (chain heads,
+ * wallet) are taken once per batch instead of once per call.
+ *
+ * Sequence numbers: the actor keeps each chain's head (last seq and hash) in memory, signs the batch's receipts on
+ * from it, and the function refuses the batch (writing nothing) unless every head is still exactly that; another
+ * gateway process on the same database that moved a head first makes this one re-read, re-sign and retry. The
+ * UNIQUE (chain_id, seq) constraint is the backstop. So any number of processes never fork a chain.
+ *
+ * A batch that fails for any other reason is retried job by job, so one bad job fails alone.
  */
 export const ReceiptSealerPg = Layer.effect(
   ReceiptSealer,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const keys = yield* ReceiptKeys
-    const outbox = yield* Outbox
     const iss = (yield* AppConfig).publicBaseUrl
-    const serialise = makeTenantSerialiser()
+    const scope = yield* Effect.scope
+    // The actor's fibers run with the layer's services, never a caller's (e.g. a caller's open SQL transaction).
+    const layerContext = yield* Effect.context<never>()
+    const heads = new Map<string, ChainHead>()
+    const queues = new Map<string, Array<Job>>()
 
-    /** Locks the heads of the given chains (in this order) and returns the next link of each. */
-    const lockHeads = (orgId: string, chains: readonly [readonly [string, ChainKind], ...Array<readonly [string, ChainKind]>]) =>
+    const loadHeads = (chainIds: ReadonlyArray<string>) =>
       Effect.gen(function*() {
-        const heads = chains.map(([chainId, kind]) => ({
+        if (heads.size > MAX_CACHED_HEADS) heads.clear()
+        const missing = chainIds.filter((id) => !heads.has(id))
+        if (missing.length === 0) return
+        const rows = yield* sql<{ chain_id: string; last_seq: string; last_hash: string }>`
+          SELECT chain_id, last_seq::text AS last_seq, last_hash FROM receipt_chains WHERE chain_id IN ${sql.in(missing)}`
+        for (const id of missing) {
+          const row = rows.find((r) => r.chain_id === id)
+          heads.set(id, row === undefined ? { seq: 0, hash: GENESIS_PREV_HASH } : { seq: Number(row.last_seq), hash: row.last_hash })
+        }
+      })
+
+    /** Signs the jobs on from the cached heads: the batch document and each job's receipts. */
+    const build = async (orgId: string, jobs: ReadonlyArray<Job>, signer: Signer) => {
+      const batch: SettleBatch = emptyBatch(orgId)
+      const local = new Map<string, ChainHead>()
+      const expected = new Map<string, { kind: "v2" | "v1" | "failed"; head: ChainHead }>()
+      const take = (chainId: string, kind: "v2" | "v1" | "failed") => {
+        if (!expected.has(chainId)) {
+          const head = heads.get(chainId)!
+          expected.set(chainId, { kind, head })
+          local.set(chainId, head)
+        }
+        return local.get(chainId)!
+      }
+      const results: Array<JobResult> = []
+      for (const job of jobs) {
+        let sealed: SealedReceipts | undefined
+        let failed: FailedReceiptV2 | undefined
+        if (job.seal !== undefined) {
+          const v2Chain = v2ChainId(orgId)
+          const v1Chain = v1ChainId(job.seal.accountId)
+          const out = await sealCompleted(batch, {
+            iss,
+            signer,
+            input: job.seal,
+            v2: { chainId: v2Chain, head: take(v2Chain, "v2") },
+            v1: { chainId: v1Chain, head: take(v1Chain, "v1") }
+          })
+          local.set(v2Chain, out.v2Head)
+          local.set(v1Chain, out.v1Head)
+          sealed = out.sealed
+        }
+        if (job.failed !== undefined) {
+          const chainId = failedChainId(orgId)
+          const out = await sealFailed(batch, { iss, signer, input: job.failed, chainId, head: take(chainId, "failed") })
+          local.set(chainId, out.head)
+          failed = out.receipt
+        }
+        if (job.metered !== undefined) {
+          const m = job.metered
+          batch.usage.push({ ...m.usage, receipt_jti: sealed?.jti ?? null })
+          batch.ledger.push({
+            org_id: orgId,
+            kind: "debit",
+            amount_micros: (-m.billedMicros).toString(),
+            reference: m.ledgerReference,
+            usage_id: m.usage.id
+          })
+          batch.holds.push(m.holdId)
+          batch.debit += m.billedMicros
+          batch.lowBalanceDefault = m.lowBalanceDefaultMicros
+        }
+        results.push({ sealed, failed })
+      }
+      for (const [chainId, { kind, head }] of expected) {
+        const next = local.get(chainId)!
+        batch.heads.push({
           chain_id: chainId,
           org_id: orgId,
           kind,
-          last_seq: "0",
-          last_hash: GENESIS_PREV_HASH
-        }))
-        const rows = yield* sql<{ chain_id: string; last_seq: string; last_hash: string }>`
-          INSERT INTO receipt_chains ${
-sql.insert(heads as [typeof heads[number], ...Array<typeof heads[number]>])}
-          ON CONFLICT (chain_id) DO UPDATE SET chain_id = EXCLUDED.chain_id
-          RETURNING chain_id, last_seq::text AS last_seq, last_hash`
-        return chains.map(([chainId]): ChainHead => {
-          const row = rows.find((r) => r.chain_id === chainId)!
-          return { seq: Number(BigInt(row.last_seq) + 1n), prev_hash: row.last_hash }
+          expect_seq: String(head.seq),
+          expect_hash: head.hash,
+          new_seq: String(next.seq),
+          new_hash: next.hash
         })
-      })
+      }
+      return { batch, results, newHeads: local }
+    }
 
-    const moveHead = (chainId: string, seq: number, hash: string) =>
-      sql`UPDATE receipt_chains SET last_seq = ${String(seq)}::bigint, last_hash = ${hash} WHERE chain_id = ${chainId}`
-
-    const seal = (input: Parameters<ReceiptSealer["Service"]["seal"]>[0]) =>
+    /** Writes the jobs as one batch, re-signing on a moved head; fails on any other error. */
+    const commit = (orgId: string, jobs: ReadonlyArray<Job>) =>
       Effect.gen(function*() {
-        const key = yield* keys.current
-        const v2Chain = v2ChainId(input.orgId)
-        const v1Chain = v1ChainId(input.accountId)
-        const [v2Head, v1Head] = yield* lockHeads(input.orgId, [[v2Chain, "v2"], [v1Chain, "v1"]])
-        const jti = newJti()
-        const now = new Date()
-        const iat = unixSeconds(now)
-        const r = input.routingDecision
-        const [v2, v1] = yield* Effect.promise(() =>
-          Promise.all([
-            signReceiptV2({
-              iss,
-              jti,
-              iat,
-              timestamp: rfc3339Millis(now),
-              request_id: input.providerResponseId,
-              provider: input.provider,
-              model: input.model,
-              ...(r === undefined ? {} : {
-                routing_decision: {
-                  from: r.from,
-                  to: r.to,
-                  chosen_model: r.chosen_model,
-                  classifier: r.classifier,
-                  savings_pct: r.savings_pct,
-                  strategy: r.strategy
-                }
-              }),
-              input_tokens: input.inputTokens,
-              output_tokens: input.outputTokens,
-              hash_upstream_request: input.hashUpstreamRequest,
-              hash_upstream_response: input.hashUpstreamResponse,
-              chain: { chain_id: v2Chain, seq: v2Head!.seq, prev_hash: v2Head!.prev_hash },
-              extensions: { request_id: input.requestId }
-            }, key.signer),
-            signReceiptV1({
-              iss,
-              sub: input.keyPrefix,
-              jti,
-              iat,
-              chain: { chain_id: v1Chain, seq: v1Head!.seq, prev_hash: v1Head!.prev_hash },
-              claims: {
-                capability: input.capability,
-                provider: input.provider,
-                model: input.model,
-                tokens_in: input.inputTokens,
-                tokens_out: input.outputTokens,
-                hash_upstream_request: input.hashUpstreamRequest,
-                hash_upstream_response: input.hashUpstreamResponse,
-                routing_decision: r === undefined
-                  ? null
-                  : { from: r.from, to: r.to, chosen_model: r.chosen_model, strategy: r.strategy, classifier: r.classifier },
-                tokenisation_mode: "client",
-                engine_version: input.engineVersion === "" ? null : input.engineVersion
-              }
-            }, key.signer)
-          ])
-        )
-        const [v2Hash, v1Hash] = yield* Effect.promise(() => Promise.all([envelopeHash(v2), envelopeHash(v1)]))
-        yield* sql`INSERT INTO receipts_v2 ${
-          sql.insert({ jti, org_id: input.orgId, chain_id: v2Chain, seq: String(v2.chain.seq), envelope: JSON.stringify(v2) })
-        }`
-        yield* sql`INSERT INTO receipts_v1 ${
-          sql.insert({
-            jti,
-            org_id: input.orgId,
-            account_id: input.accountId,
-            chain_id: v1Chain,
-            seq: String(v1.chain.seq),
-            model: input.model,
-            capability: input.capability,
-            envelope: JSON.stringify(v1)
-          })
-        }`
-        yield* moveHead(v2Chain, v2.chain.seq, v2Hash)
-        yield* moveHead(v1Chain, v1.chain.seq, v1Hash)
-        yield* sql`INSERT INTO transparency_pending ${sql.insert({ jti, receipt_hash: v2Hash })}`
-        yield* outbox.record({
-          orgId: input.orgId,
-          event: "receipt.signed",
-          data: {
-            jti,
-            kid: key.kid,
-            chain_id: v2Chain,
-            seq: v2.chain.seq,
-            v1_chain_id: v1Chain,
-            v1_seq: v1.chain.seq,
-            provider: input.provider,
-            model: input.model,
-            capability: input.capability,
-            input_tokens: input.inputTokens,
-            output_tokens: input.outputTokens,
-            request_id: input.requestId
+        const chainIds = [...new Set(jobs.flatMap((job) => chainsOf(orgId, job).map(([id]) => id)))]
+        const { signer } = yield* keys.current
+        for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+          yield* loadHeads(chainIds)
+          const built = yield* Effect.promise(() => build(orgId, jobs, signer))
+          const rows = yield* sql<{ r: unknown }>`SELECT relay_settle(${JSON.stringify(toJson(built.batch))}::jsonb) AS r`
+          const answer = (typeof rows[0].r === "string" ? JSON.parse(rows[0].r) : rows[0].r) as {
+            ok: boolean
+            heads?: ReadonlyArray<{ chain_id: string; last_seq: number | string; last_hash: string }>
           }
-        })
-        return { v2, v1, jti }
-      })
+          if (answer.ok) {
+            for (const [chainId, head] of built.newHeads) heads.set(chainId, head)
+            return built.results
+          }
+          for (const h of answer.heads ?? []) heads.set(h.chain_id, { seq: Number(h.last_seq), hash: h.last_hash })
+        }
+        return yield* Effect.die(new Error(`chain heads of ${orgId} kept moving: gave up after ${MAX_ATTEMPTS} attempts`))
+      }).pipe(
+        // After any failure the cached heads of these chains may be wrong: read them again next time.
+        Effect.tapCause(() => Effect.sync(() => jobs.forEach((job) => chainsOf(orgId, job).forEach(([id]) => heads.delete(id))))),
+        Effect.withSpan("ReceiptSealer.batch", { attributes: { org_id: orgId, jobs: jobs.length } })
+      )
 
-    const sealFailed = (input: Parameters<ReceiptSealer["Service"]["sealFailed"]>[0]) =>
+    /** One batch; when it fails, each job alone, so a bad job fails by itself. Never fails; answers every job. */
+    const write = (orgId: string, jobs: ReadonlyArray<Job>) =>
       Effect.gen(function*() {
-        const key = yield* keys.current
-        const chainId = failedChainId(input.orgId)
-        const [head] = yield* lockHeads(input.orgId, [[chainId, "failed"]])
-        const now = new Date()
-        const receipt = yield* Effect.promise(() =>
-          signFailedReceiptV2({
-            iss,
-            jti: newJti(),
-            iat: unixSeconds(now),
-            timestamp: rfc3339Millis(now),
-            status: input.status,
-            error_code: input.errorCode,
-            request_id: null,
-            provider: input.provider ?? null,
-            model: input.model ?? null,
-            hash_upstream_request: input.hashUpstreamRequest ?? null,
-            hash_upstream_response: null,
-            chain: { chain_id: chainId, seq: head!.seq, prev_hash: head!.prev_hash },
-            extensions: { request_id: input.requestId }
-          }, key.signer)
-        )
-        const hash = yield* Effect.promise(() => envelopeHash(receipt))
-        yield* sql`INSERT INTO receipts_failed ${
-          sql.insert({
-            jti: receipt.jti,
-            org_id: input.orgId,
-            key_id: input.keyId,
-            chain_id: chainId,
-            seq: String(receipt.chain.seq),
-            status: input.status,
-            error_code: input.errorCode,
-            envelope: JSON.stringify(receipt)
+        const exit = yield* Effect.exit(commit(orgId, jobs))
+        if (Exit.isSuccess(exit)) {
+          jobs.forEach((job, i) => Deferred.doneUnsafe(job.reply, Exit.succeed(exit.value[i])))
+          return
+        }
+        if (jobs.length === 1) {
+          Deferred.doneUnsafe(jobs[0].reply, Exit.failCause(exit.cause as Cause.Cause<never>))
+          return
+        }
+        for (const job of jobs) {
+          const one = yield* Effect.exit(commit(orgId, [job]))
+          Deferred.doneUnsafe(job.reply, Exit.isSuccess(one) ? Exit.succeed(one.value[0]) : Exit.failCause(one.cause as Cause.Cause<never>))
+        }
+      }).pipe(Effect.uninterruptible)
+
+    /** The organisation's writer: drains its queue batch by batch, then goes away until the next job. */
+    const drain = (orgId: string, queue: Array<Job>): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        const jobs = queue.splice(0, MAX_BATCH)
+        if (jobs.length === 0) {
+          queues.delete(orgId)
+          return Effect.void
+        }
+        return write(orgId, jobs).pipe(Effect.andThen(drain(orgId, queue)))
+      }).pipe(
+        Effect.onInterrupt(() =>
+          Effect.sync(() => {
+            queues.delete(orgId)
+            for (const job of queue.splice(0)) Deferred.doneUnsafe(job.reply, Exit.die(new Error("the gateway is shutting down")))
           })
-        }`
-        yield* moveHead(chainId, receipt.chain.seq, hash)
-        yield* sql`INSERT INTO transparency_pending ${sql.insert({ jti: receipt.jti, receipt_hash: hash })}`
-        return receipt
+        )
+      )
+
+    const submit = (orgId: string, job: Omit<Job, "reply">) =>
+      Effect.suspend(() => {
+        const full: Job = { ...job, reply: Deferred.makeUnsafe<JobResult>() }
+        const queue = queues.get(orgId)
+        if (queue !== undefined) {
+          queue.push(full)
+          return Deferred.await(full.reply)
+        }
+        const fresh = [full]
+        queues.set(orgId, fresh)
+        return Effect.forkIn(Effect.provideContext(drain(orgId, fresh), layerContext), scope).pipe(
+          Effect.andThen(Deferred.await(full.reply))
+        )
       })
 
     return ReceiptSealer.of({
-      seal: (input) =>
-        sql.withTransaction(serialise(input.orgId, seal(input))).pipe(Effect.orDie, Effect.withSpan("ReceiptSealer.seal")),
-      sealFailed: (input) =>
-        sql.withTransaction(serialise(`failed:${input.orgId}`, sealFailed(input))).pipe(
-          Effect.orDie,
-          Effect.withSpan("ReceiptSealer.sealFailed")
-        )
+      seal: (input) => Effect.map(submit(input.orgId, { seal: input }), (r) => r.sealed!),
+      settle: ({ orgId, seal, metered }) => Effect.map(submit(orgId, { seal, metered }), (r) => r.sealed),
+      sealFailed: (input) => Effect.map(submit(input.orgId, { failed: input }), (r) => r.failed!)
     })
   })
 )
+
+/** The batch document as relay_settle reads it (bigints as decimal strings). */
+const toJson = (batch: SettleBatch) => ({
+  org_id: batch.orgId,
+  low_balance_default_micros: batch.lowBalanceDefault.toString(),
+  debit_micros: batch.debit.toString(),
+  heads: batch.heads,
+  receipts_v2: batch.receiptsV2,
+  receipts_v1: batch.receiptsV1,
+  receipts_failed: batch.receiptsFailed,
+  transparency: batch.transparency,
+  usage: batch.usage,
+  ledger: batch.ledger,
+  outbox: batch.outbox,
+  holds: batch.holds
+})

@@ -1,11 +1,10 @@
 import { Effect, Layer, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
 import { AppConfig } from "../../services/AppConfig.ts"
-import { Outbox } from "../../services/Outbox.ts"
 import { Quotas } from "../../services/Quotas.ts"
 import { ReceiptSealer } from "../../services/ReceiptSealer.ts"
 import { Settlement } from "../../services/Settlement.ts"
-import { formatUsd, parseUsd } from "../../src/billing/money.ts"
+import { parseUsd } from "../../src/billing/money.ts"
 import { monthKey } from "../../src/billing/month.ts"
 import { billCall } from "../../src/billing/pricing.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
@@ -26,7 +25,6 @@ export const SettlementPg = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const sealer = yield* ReceiptSealer
-    const outbox = yield* Outbox
     const quotas = yield* Quotas
     const config = yield* AppConfig
     const lowBalanceMicros = yield* Effect.try(() => parseUsd(config.env.LOW_BALANCE_THRESHOLD_USD?.trim() || "1.00")).pipe(Effect.orDie)
@@ -36,26 +34,33 @@ export const SettlementPg = Layer.effect(
         const id = `hold_${crypto.randomUUID().replaceAll("-", "")}`
         const amount = amountMicros.toString()
         // One statement (one round trip, atomic on its own): reserve on the wallet only while the available balance
-        // is positive, and record the hold row in the same breath.
+        // is positive, and record the hold row in the same breath. It commits without waiting for the WAL flush
+        // (synchronous_commit off for this statement only): a hold lost to a database crash is exactly a hold
+        // released, which a crash must do anyway, and the settlement that replaces it is fully durable.
         const taken = yield* sql<{ id: string }>`
-          WITH reserved AS (
+          WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true)),
+          reserved AS (
             UPDATE wallets SET held_micros = held_micros + ${amount}::bigint
             WHERE org_id = ${orgId} AND balance_micros - held_micros > 0
             RETURNING org_id
           )
           INSERT INTO wallet_holds (id, org_id, amount_micros, expires_at)
-          SELECT ${id}, org_id, ${amount}::bigint, ${new Date(Date.now() + HOLD_TTL_MS)} FROM reserved
+          SELECT ${id}, org_id, ${amount}::bigint, ${new Date(Date.now() + HOLD_TTL_MS)} FROM reserved, relaxed
           RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie)
         if (!taken) return yield* insufficientBalance()
         return { id, orgId, amountMicros }
       })
 
-    /** Deletes the hold row and returns its amount to the wallet; a hold already swept is a no-op. */
+    /**
+     * Deletes the hold row and returns its amount to the wallet; a hold already swept is a no-op. Like taking it, it
+     * does not wait for the WAL flush: a release lost to a database crash leaves a hold that the sweep returns.
+     */
     const releaseInTx = (holdId: string) =>
       sql`
-        WITH released AS (DELETE FROM wallet_holds WHERE id = ${holdId} RETURNING org_id, amount_micros)
+        WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true)),
+        released AS (DELETE FROM wallet_holds WHERE id = ${holdId} RETURNING org_id, amount_micros)
         UPDATE wallets w SET held_micros = w.held_micros - released.amount_micros
-        FROM released WHERE w.org_id = released.org_id`.pipe(Effect.asVoid)
+        FROM released, relaxed WHERE w.org_id = released.org_id`.pipe(Effect.asVoid)
 
     /**
      * Returns expired holds to their wallets. Runs as a supervised fiber for the layer's lifetime; any number of
@@ -84,12 +89,11 @@ export const SettlementPg = Layer.effect(
             keyMode: call.target.keyMode
           })
           const usageId = `use_${crypto.randomUUID().replaceAll("-", "")}`
-          const billed = bill.billedMicros.toString()
-          // One transaction: hold released, receipts sealed (complete calls only), usage recorded, wallet debited,
-          // ledger row appended. A crash anywhere leaves none of them.
-          const sealed = yield* sql.withTransaction(Effect.gen(function*() {
-            yield* releaseInTx(call.hold.id)
-            const receipts = call.partial || call.principal.accountId === null ? undefined : yield* sealer.seal({
+          // One atomic write by the tenant's sealing actor: hold released, receipts sealed (complete calls only), usage
+          // recorded, wallet debited, ledger row appended. A crash anywhere leaves none of them.
+          const sealed = yield* sealer.settle({
+            orgId: call.principal.orgId,
+            seal: call.partial || call.principal.accountId === null ? undefined : {
               orgId: call.principal.orgId,
               accountId: call.principal.accountId,
               keyId: call.principal.keyId,
@@ -105,9 +109,13 @@ export const SettlementPg = Layer.effect(
               hashUpstreamResponse: call.hashUpstreamResponse,
               routingDecision: call.target.routingDecision,
               engineVersion: call.engineVersion
-            })
-            yield* sql`INSERT INTO usage_records ${
-              sql.insert({
+            },
+            metered: {
+              holdId: call.hold.id,
+              billedMicros: bill.billedMicros,
+              ledgerReference: `${call.target.provider.slug}/${call.target.model.id} ${call.providerResponseId}`,
+              lowBalanceDefaultMicros: lowBalanceMicros,
+              usage: {
                 id: usageId,
                 request_id: call.providerResponseId,
                 gateway_request_id: call.requestId,
@@ -123,43 +131,13 @@ export const SettlementPg = Layer.effect(
                 estimated: call.estimated,
                 partial: call.partial,
                 upstream_cost_micros: bill.upstreamCostMicros.toString(),
-                billed_micros: billed,
+                billed_micros: bill.billedMicros.toString(),
                 markup_micros: bill.markupMicros.toString(),
-                receipt_jti: receipts?.jti ?? null,
                 trace_id: call.traceId,
-                started_at: call.startedAt
-              })
-            }`
-            const after = yield* sql<{ b: string; t: string | null }>`
-              UPDATE wallets SET balance_micros = balance_micros - ${billed}::bigint WHERE org_id = ${call.principal.orgId}
-              RETURNING balance_micros::text AS b, low_balance_threshold_micros::text AS t`
-            // billing.low_balance once per downward crossing: the row lock orders concurrent debits, so exactly
-            // one of them moves the balance from >= threshold to below it (a credit back above re-arms it).
-            const threshold = after[0]?.t == null ? lowBalanceMicros : BigInt(after[0].t)
-            const balanceAfter = after.length === 0 ? undefined : BigInt(after[0].b)
-            if (balanceAfter !== undefined && balanceAfter < threshold && balanceAfter + bill.billedMicros >= threshold) {
-              yield* outbox.record({
-                orgId: call.principal.orgId,
-                event: "billing.low_balance",
-                data: {
-                  balance_micros: Number(balanceAfter),
-                  balance_usd: formatUsd(balanceAfter),
-                  threshold_micros: Number(threshold),
-                  threshold_usd: formatUsd(threshold)
-                }
-              })
+                started_at: call.startedAt.toISOString()
+              }
             }
-            yield* sql`INSERT INTO ledger_entries ${
-              sql.insert({
-                org_id: call.principal.orgId,
-                kind: "debit",
-                amount_micros: (-bill.billedMicros).toString(),
-                reference: `${call.target.provider.slug}/${call.target.model.id} ${call.providerResponseId}`,
-                usage_id: usageId
-              })
-            }`
-            return receipts
-          })).pipe(Effect.orDie)
+          })
           // Counted after the commit: the quota counter lives in Redis (or memory), outside the transaction.
           yield* quotas.add(call.principal.orgId, capabilityOf[call.capability], monthKey(new Date()), call.inputTokens + call.outputTokens)
           return {

@@ -9,14 +9,22 @@
  * Settings (environment): BENCH_SECONDS (measured seconds per phase, default 3), BENCH_WARMUP_SECONDS (0.5),
  * BENCH_ROUNDS (3), BENCH_CONCURRENCY ("1,16,64"), BENCH_STAGE_SECONDS (1.5, 0 = no stage probes),
  * DATABASE_URL / REDIS_URL (gateway on a fresh Postgres database / Redis prefix instead of embedded storage),
- * BENCH_PROFILE=1 (gateway under --cpu-prof; the report adds where its CPU went).
+ * BENCH_PROFILE=1 (gateway under --cpu-prof; the report adds where its CPU went), BENCH_IDEMPOTENCY=0 (gateway
+ * requests without their Idempotency-Key).
  */
 import { execFileSync } from "node:child_process"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { attestedPool, ATTESTATION_USE_LIMIT_MS, benchBody, freshRequest, type AttestedRequest } from "./lib/attested.ts"
+import {
+  attestedPool,
+  ATTESTATION_USE_LIMIT_MS,
+  BENCH_IDEMPOTENCY,
+  benchBody,
+  freshRequest,
+  type AttestedRequest
+} from "./lib/attested.ts"
 import { creditWallet, issueSelfServiceKey } from "./lib/funding.ts"
 import { type PhaseResult, type PhaseSpec, runPhase } from "./lib/load.ts"
 import {
@@ -276,6 +284,9 @@ const main = async () => {
       `Rate limits raised for the run (RATE_LIMITS_JSON=${RATE_LIMITS_JSON}) so the windows are checked on every call but never throttle it.`,
       "LOG_LEVEL=warn, TRACE_SAMPLE_RATIO=0 for the gateway. Load generator, servers and database share this machine's CPUs.",
       `Every gateway request carries its own v3 attestation (unique body, pre-signed right before its phase); ${phases.reduce((n, p) => n + p.inlineSigned, 0)} requests had to be signed inline.`,
+      BENCH_IDEMPOTENCY
+        ? "Every gateway request carries its own Idempotency-Key (fresh each time): admission, stored response and slot release are in every call."
+        : "BENCH_IDEMPOTENCY=0: gateway requests carry no Idempotency-Key.",
       "Latency = request sent to last body byte; TTFB = request sent to first body byte (first SSE frame for streams).",
       `Machine load average (1/5/15 min) at start ${loadBefore.map((x) => x.toFixed(2)).join("/")}, at end ${loadavg().map((x) => x.toFixed(2)).join("/")} (includes anything else running here).`
     ]

@@ -80,16 +80,14 @@ export const IdempotencyPg = Layer.effect(
         const deadline = (yield* Clock.currentTimeMillis) + IDEMPOTENCY_WAIT_MS
         for (;;) {
           const now = yield* Clock.currentTimeMillis
-          const existing = yield* find(scope, key, now)
-          if (existing !== undefined) return yield* judge(existing, bodyHash)
-
+          // The slot first, then the record: a fresh key (the common case) costs one slot and one look-up. Whoever
+          // holds the slot is the only one who may write the record, so a record found while holding it is final.
           const owner = crypto.randomUUID()
           if (yield* slots.acquire(slotKey, owner, SLOT_TTL_MS)) {
-            // The original may have completed between our look-up and taking the slot.
-            const raced = yield* find(scope, key, yield* Clock.currentTimeMillis)
-            if (raced !== undefined) {
+            const completed = yield* find(scope, key, now)
+            if (completed !== undefined) {
               yield* slots.release(slotKey, owner)
-              return yield* judge(raced, bodyHash)
+              return yield* judge(completed, bodyHash)
             }
             const done = yield* Deferred.make<void>()
             local.set(slotKey, done)
@@ -125,7 +123,9 @@ export const IdempotencyPg = Layer.effect(
             return admission
           }
 
-          // Someone holds the slot: the original is in flight (here or on another node).
+          // Someone holds the slot: the original is in flight (here or on another node), or has just finished.
+          const existing = yield* find(scope, key, now)
+          if (existing !== undefined) return yield* judge(existing, bodyHash)
           const remaining = deadline - now
           if (remaining <= 0) return yield* stillInFlight()
           const waiting = local.get(slotKey)

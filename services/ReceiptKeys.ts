@@ -7,7 +7,7 @@ import type { Signer } from "../src/receipts/signer.ts"
 export interface CurrentReceiptKey {
   readonly kid: string
   readonly jwk: ReceiptJwk
-  /** ES256 with a cached, non-extractable WebCrypto private key. */
+  /** ES256 with the private key imported once and cached (a node:crypto KeyObject in ReceiptKeysPg). */
   readonly signer: Signer
 }
 

@@ -8,7 +8,6 @@ import {
   exportPrivateJwk,
   exportPublicJwk,
   generateSigningKeyPair,
-  importPrivateJwk,
   importPublicJwk,
   isPublicJwk,
   jwkThumbprintKid,
@@ -17,7 +16,7 @@ import {
 } from "../../src/crypto/ecdsa.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
 import { toReceiptJwk } from "../../src/receipts/jwks.ts"
-import { signerFromPrivateKey } from "../../src/receipts/signer.ts"
+import { nodeSignerFromPrivateJwk } from "../crypto/nodeEs256Signer.ts"
 
 /** AES-GCM additional data: a stored private key opens only as the key of its own kid. */
 const aeadContext = (kid: string) => `receipt-signing-key:${kid}`
@@ -28,10 +27,14 @@ interface KeyRow {
   readonly private_key_enc: string | null
 }
 
-const toCurrent = (kid: string, publicJwk: PublicJwk, privateKey: CryptoKey): CurrentReceiptKey => ({
+/**
+ * The private JWK is imported into a node:crypto KeyObject here, once per key load or rotation, so every
+ * receipt signature is a synchronous node:crypto sign with no per-call import (see layers/crypto/nodeEs256Signer.ts).
+ */
+const toCurrent = (kid: string, publicJwk: PublicJwk, privateJwk: PrivateJwk): CurrentReceiptKey => ({
   kid,
   jwk: toReceiptJwk(publicJwk, kid),
-  signer: signerFromPrivateKey(kid, privateKey)
+  signer: nodeSignerFromPrivateJwk(kid, privateJwk)
 })
 
 /** RECEIPT_SIGNING_KEY_FILE: a private P-256 JWK (kty, crv, x, y, d). */
@@ -45,10 +48,10 @@ const readKeyFile = (path: string): PrivateJwk => {
 }
 
 /**
- * Keys in `receipt_signing_keys`. The current key's CryptoKey is cached, so signing never touches the database;
- * a background fiber re-reads which key is current every RECEIPT_KEYS_REFRESH_MS (default 60 s), so a rotation
- * made by another gateway process is picked up (until then this process keeps signing with the previous key,
- * which stays published, so its receipts still verify).
+ * Keys in `receipt_signing_keys`. The current key's signer (a node:crypto KeyObject) is cached, so signing never
+ * touches the database; a background fiber re-reads which key is current every RECEIPT_KEYS_REFRESH_MS (default
+ * 60 s), so a rotation made by another gateway process is picked up (until then this process keeps signing with
+ * the previous key, which stays published, so its receipts still verify).
  */
 export const ReceiptKeysPg = Layer.effect(
   ReceiptKeys,
@@ -79,8 +82,7 @@ export const ReceiptKeysPg = Layer.effect(
           )
         }
         const privateJwk = JSON.parse(yield* encryption.open(row.private_key_enc, aeadContext(row.kid))) as PrivateJwk
-        const privateKey = yield* Effect.promise(() => importPrivateJwk(privateJwk))
-        return toCurrent(row.kid, row.public_jwk, privateKey)
+        return yield* Effect.try({ try: () => toCurrent(row.kid, row.public_jwk, privateJwk), catch: (e) => e }).pipe(Effect.orDie)
       })
 
     const selectCurrent = sql<KeyRow>`
@@ -103,7 +105,8 @@ export const ReceiptKeysPg = Layer.effect(
         const privateJwk = yield* Effect.try({ try: () => readKeyFile(path), catch: (e) => e }).pipe(Effect.orDie)
         const publicJwk: PublicJwk = { kty: "EC", crv: "P-256", x: privateJwk.x, y: privateJwk.y }
         const kid = yield* Effect.promise(() => jwkThumbprintKid(publicJwk))
-        const privateKey = yield* Effect.promise(() => importPrivateJwk(privateJwk))
+        // Import before publishing: a key file that does not hold a usable P-256 key must not become current.
+        const key = yield* Effect.try({ try: () => toCurrent(kid, publicJwk, privateJwk), catch: (e) => e }).pipe(Effect.orDie)
         // Publish the file key (public part only) and make it current; earlier keys stay published.
         yield* sql.withTransaction(Effect.gen(function*() {
           yield* sql`INSERT INTO receipt_signing_keys ${
@@ -112,7 +115,7 @@ export const ReceiptKeysPg = Layer.effect(
           yield* sql`UPDATE receipt_signing_keys SET is_current = false, retired_at = now() WHERE is_current AND kid <> ${kid}`
           yield* sql`UPDATE receipt_signing_keys SET is_current = true, retired_at = NULL WHERE kid = ${kid} AND NOT is_current`
         })).pipe(Effect.orDie)
-        return toCurrent(kid, publicJwk, privateKey)
+        return key
       })
 
     let current: CurrentReceiptKey = keyFile !== undefined ? yield* loadFromFile(keyFile) : yield* loadOrCreateCurrent

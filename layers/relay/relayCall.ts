@@ -11,6 +11,7 @@ import { type CompletedCall, type Hold, Settlement } from "../../services/Settle
 import type { EngineAllowlist } from "../../src/attestation/engine-allowlist.ts"
 import { type AttestationRoute, type V3Envelope, verifyAttestation } from "../../src/attestation/v3.ts"
 import { countersignAttestation } from "../../src/receipts/countersign.ts"
+import { nodeAttestationCrypto } from "../crypto/nodeAttestationCrypto.ts"
 import { maxCostHoldMicros } from "../../src/billing/pricing.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
 import { formatTraceparent } from "../../src/http/traceparent.ts"
@@ -85,7 +86,9 @@ export const relayCall = (route: AttestationRoute, principal: GatewayPrincipal, 
         route,
         bodyBytes,
         nowSeconds: Math.floor(Date.now() / 1000),
-        allowlist: settings.allowlist
+        allowlist: settings.allowlist,
+        // Synchronous node:crypto with a bounded cache of attester keys instead of a WebCrypto import per call.
+        crypto: nodeAttestationCrypto
       })
     ).pipe(Effect.withSpan("relay.attestation"))
     if (!verdict.ok) return yield* new ApiError({ status: verdict.status, code: verdict.code, message: verdict.message })

@@ -127,11 +127,35 @@ export const v3EnvelopeShapeProblem = (value: unknown): string | null => {
   return null
 }
 
+/**
+ * The two primitives the attestation check needs, injectable so a runtime with faster ones (the Node gateway:
+ * synchronous node:crypto with cached keys, layers/crypto/nodeAttestationCrypto.ts) can supply them while this
+ * file stays portable. Either may answer synchronously or with a promise.
+ */
+export interface AttestationCrypto {
+  /** ES256 over `bytes` with raw r||s `signature`; false for anything malformed. */
+  verifyEs256(jwk: PublicJwk, signature: Uint8Array, bytes: Uint8Array): boolean | Promise<boolean>
+  /** SHA-256 hex of the JCS form of a JSON body; throws when the bytes are not a JSON document. */
+  jsonBodySha256Hex(bodyBytes: Uint8Array): string | Promise<string>
+}
+
+/** The portable default: WebCrypto, importing the embedded key on every call (Node, Deno, browsers). */
+export const webCryptoAttestationCrypto: AttestationCrypto = {
+  verifyEs256: async (jwk, signature, bytes) => verifyRaw(await importPublicJwk(jwk), signature, bytes),
+  jsonBodySha256Hex
+}
+
 /** Verifies the envelope's `sig` against its embedded attester_public_key. Never throws. */
-export const verifyV3Signature = async (envelope: V3Envelope): Promise<boolean> => {
+export const verifyV3Signature = async (
+  envelope: V3Envelope,
+  backend: AttestationCrypto = webCryptoAttestationCrypto
+): Promise<boolean> => {
   try {
-    const key = await importPublicJwk(envelope.claims["v3-attestation"].attester_public_key)
-    return await verifyRaw(key, base64UrlDecode(envelope.sig), signingInput(envelope))
+    return await backend.verifyEs256(
+      envelope.claims["v3-attestation"].attester_public_key,
+      base64UrlDecode(envelope.sig),
+      signingInput(envelope)
+    )
   } catch {
     return false
   }
@@ -163,7 +187,10 @@ export const verifyAttestation = async (input: {
   readonly bodyBytes: Uint8Array
   readonly nowSeconds: number
   readonly allowlist?: EngineAllowlist
+  /** Signature and body-hash primitives; WebCrypto when absent. */
+  readonly crypto?: AttestationCrypto
 }): Promise<AttestationVerdict> => {
+  const backend = input.crypto ?? webCryptoAttestationCrypto
   const gate = checkEngineAllowlist(input.engineHeader, input.allowlist ?? DEFAULT_ENGINE_ALLOWLIST)
   if (!gate.ok) return { ok: false, status: 403, code: "engine_untrusted", message: gate.message }
 
@@ -183,7 +210,7 @@ export const verifyAttestation = async (input: {
   if (attestation.alg !== "ecdsa-p256-sha256") {
     return pretokenisedRequired("attestation alg must be ecdsa-p256-sha256")
   }
-  if (!(await verifyV3Signature(attestation))) {
+  if (!(await verifyV3Signature(attestation, backend))) {
     return pretokenisedRequired("attestation signature does not verify against its attester_public_key")
   }
   const claims = attestation.claims["v3-attestation"]
@@ -206,7 +233,7 @@ export const verifyAttestation = async (input: {
   // failed proof (428), not a schema error, because the proof check runs before body validation.
   let bodyHash: string
   try {
-    bodyHash = await jsonBodySha256Hex(input.bodyBytes)
+    bodyHash = await backend.jsonBodySha256Hex(input.bodyBytes)
   } catch {
     return pretokenisedRequired("request body is not JSON, so it cannot match the attested egress_sha256")
   }

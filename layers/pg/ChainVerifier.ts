@@ -8,6 +8,10 @@ import { envelopeHash } from "../../src/receipts/chain.ts"
 import { verifyReceipt } from "../../src/receipts/verify.ts"
 
 const PAGE = 500
+/** Every this many background passes one walks every chain from seq 1 (the others continue from checkpoints). */
+const FULL_PASS_EVERY = 10
+/** Checkpoints kept at most; past it they start over (the next pass is then a full one for those chains). */
+const MAX_CHECKPOINTS = 100_000
 
 const TABLE = { v2: "receipts_v2", v1: "receipts_v1", failed: "receipts_failed" } as const
 
@@ -35,12 +39,19 @@ export const ChainVerifierPg = Layer.effect(
         return imported.get(kid)
       })
 
-    /** Walks one chain from seq 1 to the head; the first problem found, or null. */
-    const walk = (head: Head) =>
+    /**
+     * The last receipt of each chain that a pass found intact. The background passes continue from there, so their
+     * cost follows the receipts added since the last pass instead of everything ever sealed; every
+     * FULL_PASS_EVERY-th pass (and `verifyAll`) walks every chain from seq 1 again, catching old receipts changed later.
+     */
+    const checkpoints = new Map<string, { readonly seq: number; readonly envelope: unknown }>()
+
+    /** Walks one chain from `from` (or seq 1) to the head; the first problem found, or null. */
+    const walk = (head: Head, from: { readonly seq: number; readonly envelope: unknown } | undefined) =>
       Effect.gen(function*() {
         const lastSeq = Number(head.last_seq)
-        let previous: unknown = undefined
-        let expected = 1
+        let previous: unknown = from?.envelope
+        let expected = (from?.seq ?? 0) + 1
         for (;;) {
           const rows = yield* sql<{ seq_text: string; envelope: Record<string, unknown> }>`
             SELECT seq::text AS seq_text, envelope FROM ${sql(TABLE[head.kind])}
@@ -72,6 +83,7 @@ export const ChainVerifierPg = Layer.effect(
         if (previous !== undefined && (yield* Effect.promise(() => envelopeHash(previous as object))) !== head.last_hash) {
           return { seq: lastSeq, reason: "the last receipt does not hash to the chain head" }
         }
+        if (previous !== undefined) checkpoints.set(head.chain_id, { seq: lastSeq, envelope: previous })
         return null
       })
 
@@ -105,7 +117,8 @@ export const ChainVerifierPg = Layer.effect(
         yield* Effect.logInfo("receipt chain repaired").pipe(Effect.annotateLogs({ chain_id: head.chain_id }))
       })).pipe(Effect.orDie)
 
-    const verifyAll = Effect.gen(function*() {
+    /** One pass over every chain: `full` walks each from seq 1, otherwise from its checkpoint. */
+    const pass = (full: boolean) => Effect.gen(function*() {
       const heads = yield* sql<Head>`
         SELECT chain_id, org_id, kind, last_seq::text AS last_seq, last_hash FROM receipt_chains ORDER BY chain_id`.pipe(
         Effect.orDie
@@ -114,7 +127,13 @@ export const ChainVerifierPg = Layer.effect(
         SELECT chain_id FROM chain_incidents WHERE repaired_at IS NULL`.pipe(Effect.orDie)).map((r) => r.chain_id))
       const verdicts: Array<ChainVerdict> = []
       for (const head of heads) {
-        const problem = yield* walk(head)
+        const checkpoint = checkpoints.get(head.chain_id)
+        // A chain with an open incident is always walked whole: only that can show it repaired.
+        const from = full || open.has(head.chain_id) || checkpoint === undefined || checkpoint.seq > Number(head.last_seq)
+          ? undefined
+          : checkpoint
+        checkpoints.delete(head.chain_id)
+        const problem = yield* walk(head, from)
         if (problem === null) {
           if (open.has(head.chain_id)) yield* recordRepair(head)
           verdicts.push({ chain_id: head.chain_id, org_id: head.org_id, checked: Number(head.last_seq), ok: true, seq: null, reason: null })
@@ -130,13 +149,18 @@ export const ChainVerifierPg = Layer.effect(
           })
         }
       }
+      if (checkpoints.size > MAX_CHECKPOINTS) checkpoints.clear()
       return verdicts
-    }).pipe(Effect.withSpan("ChainVerifier.verifyAll"))
+    }).pipe(Effect.withSpan("ChainVerifier.pass", { attributes: { full } }))
+
+    const verifyAll = pass(true)
 
     if (intervalMs > 0) {
+      let passes = 0
+      const background = Effect.suspend(() => pass(passes++ % FULL_PASS_EVERY === FULL_PASS_EVERY - 1))
       yield* Effect.forkScoped(
         Effect.repeat(
-          verifyAll.pipe(Effect.catchCause((cause) => Effect.logWarning("receipt chain verification failed", cause))),
+          background.pipe(Effect.catchCause((cause) => Effect.logWarning("receipt chain verification failed", cause))),
           Schedule.spaced(Duration.millis(intervalMs))
         ).pipe(Effect.delay(Duration.millis(intervalMs)))
       )

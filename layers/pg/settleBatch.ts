@@ -1,5 +1,6 @@
 import type { FailedSealInput, SealedReceipts, SealInput, UsageRow } from "../../services/ReceiptSealer.ts"
-import { envelopeHash, newJti, rfc3339Millis, unixSeconds } from "../../src/receipts/chain.ts"
+import { newJti, rfc3339Millis, unixSeconds } from "../../src/receipts/chain.ts"
+import { envelopeHashSync } from "../crypto/envelopeHashSync.ts"
 import { signReceiptV1 } from "../../src/receipts/envelope-v1.ts"
 import { type FailedReceiptV2, signFailedReceiptV2 } from "../../src/receipts/envelope-v2-failed.ts"
 import { signReceiptV2 } from "../../src/receipts/envelope-v2.ts"
@@ -122,7 +123,8 @@ export const sealCompleted = async (
       engine_version: input.engineVersion === "" ? null : input.engineVersion
     }
   }, signer)
-  const [v2Hash, v1Hash] = await Promise.all([envelopeHash(v2), envelopeHash(v1)])
+  const v2Hash = envelopeHashSync(v2)
+  const v1Hash = envelopeHashSync(v1)
   batch.receiptsV2.push({ jti, org_id: input.orgId, chain_id: at.v2.chainId, seq: String(v2.chain.seq), envelope: v2 })
   batch.receiptsV1.push({
     jti,
@@ -184,7 +186,7 @@ export const sealFailed = async (
     chain: { chain_id: at.chainId, seq: at.head.seq + 1, prev_hash: at.head.hash },
     extensions: { request_id: input.requestId }
   }, at.signer)
-  const hash = await envelopeHash(receipt)
+  const hash = envelopeHashSync(receipt)
   batch.receiptsFailed.push({
     jti: receipt.jti,
     org_id: input.orgId,

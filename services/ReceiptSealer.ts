@@ -91,7 +91,9 @@ export interface MeteredCall {
  * jti, inserts both rows, queues the transparency leaf and records `receipt.signed` in the outbox. `settle` does the
  * same for a completed relay call (no receipts when `seal` is undefined: partial or accountless calls) and, in the
  * same atomic write, records its usage, debits the wallet, appends the ledger row and releases the hold, so none can
- * exist without the others. `sealFailed` seals a failed-call receipt in `failed-v2-org-<org>`.
+ * exist without the others. `sealFailed` seals a failed-call receipt in `failed-v2-org-<org>`. `hold` and `release`
+ * reserve and return a call's maximum cost on the wallet, through the same actor, so a tenant's holds, releases and
+ * settlements share its batches.
  *
  * Work for one organisation queues on one in-process actor, which writes whatever has queued up as one batch in one
  * statement; callers must not hold an open SQL transaction (the actor writes on its own fiber).
@@ -102,4 +104,11 @@ export class ReceiptSealer extends Context.Service<ReceiptSealer, {
     SealedReceipts | undefined
   >
   readonly sealFailed: (input: FailedSealInput) => Effect.Effect<FailedReceiptV2>
+  /**
+   * Reserves `amountMicros` on the wallet under hold `id` only while its available balance (balance minus holds) is
+   * positive; false when it is not.
+   */
+  readonly hold: (input: { readonly orgId: string; readonly id: string; readonly amountMicros: bigint; readonly expiresAt: Date }) => Effect.Effect<boolean>
+  /** Returns a hold's amount to its wallet (a hold already released or swept is a no-op). */
+  readonly release: (input: { readonly orgId: string; readonly holdId: string }) => Effect.Effect<void>
 }>()("privacy-relay/ReceiptSealer") {}

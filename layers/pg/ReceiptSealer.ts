@@ -25,11 +25,14 @@ interface Job {
   readonly seal?: SealInput
   readonly metered?: MeteredCall
   readonly failed?: FailedSealInput
+  readonly holdRequest?: { readonly id: string; readonly amountMicros: bigint; readonly expiresAt: Date }
+  readonly release?: string
   readonly reply: Deferred.Deferred<JobResult>
 }
 interface JobResult {
   readonly sealed?: SealedReceipts
   readonly failed?: FailedReceiptV2
+  readonly granted?: boolean
 }
 
 /** The chains a job writes to, with their kind. */
@@ -40,7 +43,7 @@ const chainsOf = (orgId: string, job: Job): Array<readonly [string, "v2" | "v1" 
 
 /**
  * The per-tenant sealing actor (DESIGN.md section 5). Each organisation has at most one writer fiber in a process;
- * jobs (a completed call's receipts and money, or a failed-call receipt) queue on it, and it writes whatever has
+ * jobs (a completed call's receipts and money, a failed-call receipt, a wallet hold or its release) queue on it, and it writes whatever has
  * queued up as ONE call of `relay_settle` (migrations/0010_settle_batch.ts): one round trip and one commit for the
  * whole batch, atomic on its own. Under load a batch holds many calls, so the per-tenant row locks (chain heads,
  * wallet) are taken once per batch instead of once per call.
@@ -128,6 +131,11 @@ export const ReceiptSealerPg = Layer.effect(
           batch.debit += m.billedMicros
           batch.lowBalanceDefault = m.lowBalanceDefaultMicros
         }
+        if (job.holdRequest !== undefined) {
+          const h = job.holdRequest
+          batch.holdRequests.push({ id: h.id, amount_micros: h.amountMicros.toString(), expires_at: h.expiresAt.toISOString() })
+        }
+        if (job.release !== undefined) batch.holds.push(job.release)
         results.push({ sealed, failed })
       }
       for (const [chainId, { kind, head }] of expected) {
@@ -157,10 +165,15 @@ export const ReceiptSealerPg = Layer.effect(
           const answer = (typeof rows[0].r === "string" ? JSON.parse(rows[0].r) : rows[0].r) as {
             ok: boolean
             heads?: ReadonlyArray<{ chain_id: string; last_seq: number | string; last_hash: string }>
+            granted?: ReadonlyArray<string>
           }
           if (answer.ok) {
             for (const [chainId, head] of built.newHeads) heads.set(chainId, head)
-            return built.results
+            const granted = new Set(answer.granted ?? [])
+            return built.results.map((result, i) => {
+              const request = jobs[i].holdRequest
+              return request === undefined ? result : { ...result, granted: granted.has(request.id) }
+            })
           }
           for (const h of answer.heads ?? []) heads.set(h.chain_id, { seq: Number(h.last_seq), hash: h.last_hash })
         }
@@ -225,7 +238,10 @@ export const ReceiptSealerPg = Layer.effect(
     return ReceiptSealer.of({
       seal: (input) => Effect.map(submit(input.orgId, { seal: input }), (r) => r.sealed!),
       settle: ({ orgId, seal, metered }) => Effect.map(submit(orgId, { seal, metered }), (r) => r.sealed),
-      sealFailed: (input) => Effect.map(submit(input.orgId, { failed: input }), (r) => r.failed!)
+      sealFailed: (input) => Effect.map(submit(input.orgId, { failed: input }), (r) => r.failed!),
+      hold: ({ orgId, id, amountMicros, expiresAt }) =>
+        Effect.map(submit(orgId, { holdRequest: { id, amountMicros, expiresAt } }), (r) => r.granted === true),
+      release: ({ orgId, holdId }) => Effect.asVoid(submit(orgId, { release: holdId }))
     })
   })
 )
@@ -243,5 +259,6 @@ const toJson = (batch: SettleBatch) => ({
   usage: batch.usage,
   ledger: batch.ledger,
   outbox: batch.outbox,
-  holds: batch.holds
+  holds: batch.holds,
+  hold_requests: batch.holdRequests
 })

@@ -29,31 +29,22 @@ export const SettlementPg = Layer.effect(
     const config = yield* AppConfig
     const lowBalanceMicros = yield* Effect.try(() => parseUsd(config.env.LOW_BALANCE_THRESHOLD_USD?.trim() || "1.00")).pipe(Effect.orDie)
 
+    /**
+     * Through the tenant's actor (layers/pg/ReceiptSealer.ts), so under load a tenant's holds share one statement with
+     * its settlements. A batch of holds only commits without waiting for the WAL flush: a hold lost to a database
+     * crash is exactly a hold released, which a crash must do anyway.
+     */
     const hold = (orgId: string, amountMicros: bigint) =>
       Effect.gen(function*() {
         const id = `hold_${crypto.randomUUID().replaceAll("-", "")}`
-        const amount = amountMicros.toString()
-        // One statement (one round trip, atomic on its own): reserve on the wallet only while the available balance
-        // is positive, and record the hold row in the same breath. It commits without waiting for the WAL flush
-        // (synchronous_commit off for this statement only): a hold lost to a database crash is exactly a hold
-        // released, which a crash must do anyway, and the settlement that replaces it is fully durable.
-        const taken = yield* sql<{ id: string }>`
-          WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true)),
-          reserved AS (
-            UPDATE wallets SET held_micros = held_micros + ${amount}::bigint
-            WHERE org_id = ${orgId} AND balance_micros - held_micros > 0
-            RETURNING org_id
-          )
-          INSERT INTO wallet_holds (id, org_id, amount_micros, expires_at)
-          SELECT ${id}, org_id, ${amount}::bigint, ${new Date(Date.now() + HOLD_TTL_MS)} FROM reserved, relaxed
-          RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie)
+        const taken = yield* sealer.hold({ orgId, id, amountMicros, expiresAt: new Date(Date.now() + HOLD_TTL_MS) })
         if (!taken) return yield* insufficientBalance()
         return { id, orgId, amountMicros }
       })
 
     /**
-     * Deletes the hold row and returns its amount to the wallet; a hold already swept is a no-op. Like taking it, it
-     * does not wait for the WAL flush: a release lost to a database crash leaves a hold that the sweep returns.
+     * Deletes the hold row and returns its amount to the wallet; a hold already swept is a no-op. For the sweep, which
+     * does not wait for the WAL flush: a release lost to a database crash leaves a hold that the next sweep returns.
      */
     const releaseInTx = (holdId: string) =>
       sql`
@@ -78,7 +69,7 @@ export const SettlementPg = Layer.effect(
 
     return Settlement.of({
       hold,
-      release: (h) => releaseInTx(h.id).pipe(Effect.orDie),
+      release: (h) => sealer.release({ orgId: h.orgId, holdId: h.id }),
       settle: (call) =>
         Effect.gen(function*() {
           const bill = billCall({

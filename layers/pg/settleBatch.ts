@@ -38,7 +38,10 @@ export interface SettleBatch {
   readonly usage: Array<UsageRow & { receipt_jti: string | null }>
   readonly ledger: Array<{ org_id: string; kind: "debit"; amount_micros: string; reference: string; usage_id: string }>
   readonly outbox: Array<{ id: string; org_id: string; event: string; data: unknown }>
+  /** Holds released (their amounts return to the wallet). */
   readonly holds: Array<string>
+  /** New holds, granted in order while the available balance is positive. */
+  readonly holdRequests: Array<{ id: string; amount_micros: string; expires_at: string }>
   debit: bigint
   lowBalanceDefault: bigint
 }
@@ -54,6 +57,7 @@ export const emptyBatch = (orgId: string): SettleBatch => ({
   ledger: [],
   outbox: [],
   holds: [],
+  holdRequests: [],
   debit: 0n,
   lowBalanceDefault: 0n
 })

@@ -1,9 +1,9 @@
 import { Effect, Layer } from "effect"
+import { AdmissionCounters, type WindowSpec } from "../services/AdmissionCounters.ts"
 import { AppConfig } from "../services/AppConfig.ts"
 import { OrgLimits } from "../services/OrgLimits.ts"
-import { Quotas } from "../services/Quotas.ts"
 import { RelayLimits } from "../services/RelayLimits.ts"
-import { RateWindows, type WindowVerdict } from "../services/RateWindows.ts"
+import type { WindowVerdict } from "../services/RateWindows.ts"
 import { limitsForTier, parseTierLimits } from "../src/billing/limits.ts"
 import { monthKey, secondsUntilNextMonth } from "../src/billing/month.ts"
 import { ApiError } from "../src/http/ApiError.ts"
@@ -20,9 +20,8 @@ export const RelayLimitsLive = Layer.effect(
   RelayLimits,
   Effect.gen(function*() {
     const config = yield* AppConfig
-    const windows = yield* RateWindows
+    const counters = yield* AdmissionCounters
     const tiers = yield* Effect.try(() => parseTierLimits(config.env.RATE_LIMITS_JSON)).pipe(Effect.orDie)
-    const quotas = yield* Quotas
     const orgLimits = yield* OrgLimits
     return RelayLimits.of({
       admit: (principal, capability) =>
@@ -35,34 +34,36 @@ export const RelayLimitsLive = Layer.effect(
             tenantPer3600s: override.per3600 ?? tier.tenantPer3600s,
             monthlyTokens: override.monthlyTokens ?? tier.monthlyTokens
           }
-          // The monthly quota is checked first, so a refused call does not use up a rate-window slot.
-          const now = new Date()
-          let quotaHeaders: { policy: string; state: string } | undefined
-          if (limits.monthlyTokens !== null) {
-            const used = yield* quotas.used(principal.orgId, capability, monthKey(now))
-            const reset = secondsUntilNextMonth(now)
-            quotaHeaders = {
-              policy: `"tenant-month";q=${limits.monthlyTokens};w=2592000`,
-              state: `"tenant-month";r=${Math.max(0, limits.monthlyTokens - used)};t=${reset}`
-            }
-            if (used >= limits.monthlyTokens) {
-              return yield* new ApiError({
-                status: 429,
-                code: "quota_exceeded",
-                message: `The monthly token quota for ${capability} (${limits.monthlyTokens} tokens) is used up; it resets at the start of next month (UTC).`,
-                extra: { quota_tokens: limits.monthlyTokens, used_tokens: used },
-                headers: { "ratelimit-policy": quotaHeaders.policy, ratelimit: quotaHeaders.state, "retry-after": String(reset) }
-              })
-            }
-          }
-          const specs: Array<readonly [string, number, { key: string; windowMs: number; limit: number }]> = [
+          const specs: Array<readonly [string, number, WindowSpec]> = [
             ["tenant-60s", 60, { key: `t60:${principal.orgId}:${capability}`, windowMs: 60_000, limit: limits.tenantPer60s }],
             ["tenant-3600s", 3600, { key: `t3600:${principal.orgId}:${capability}`, windowMs: 3_600_000, limit: limits.tenantPer3600s }]
           ]
           if (limits.keyPerMinute !== null) {
             specs.unshift(["key", 60, { key: `k60:${principal.keyId}`, windowMs: 60_000, limit: limits.keyPerMinute }])
           }
-          const verdicts = yield* windows.hitAll(specs.map(([, , s]) => s))
+          // One operation (one Redis round trip): the monthly quota is checked first, so a refused call does not use
+          // up a rate-window slot.
+          const now = new Date()
+          const quota = limits.monthlyTokens === null
+            ? undefined
+            : { orgId: principal.orgId, capability, month: monthKey(now), limit: limits.monthlyTokens }
+          const counted = yield* counters.admit({ quota, windows: specs.map(([, , s]) => s) })
+          const reset = secondsUntilNextMonth(now)
+          const quotaHeaders = quota === undefined ? undefined : {
+            policy: `"tenant-month";q=${quota.limit};w=2592000`,
+            state: `"tenant-month";r=${Math.max(0, quota.limit - counted.used)};t=${reset}`
+          }
+          if (counted._tag === "QuotaExceeded") {
+            // Only a call with a quota can be refused for it, so `quota` and `quotaHeaders` are set.
+            return yield* new ApiError({
+              status: 429,
+              code: "quota_exceeded",
+              message: `The monthly token quota for ${capability} (${quota!.limit} tokens) is used up; it resets at the start of next month (UTC).`,
+              extra: { quota_tokens: quota!.limit, used_tokens: counted.used },
+              headers: { "ratelimit-policy": quotaHeaders!.policy, ratelimit: quotaHeaders!.state, "retry-after": String(reset) }
+            })
+          }
+          const verdicts = counted.windows
           const windowHeaders = rateLimitHeaders(specs.map(([name, w], i) => [name, w, verdicts[i]] as const))
           const headers = quotaHeaders === undefined ? windowHeaders : {
             "ratelimit-policy": `${windowHeaders["ratelimit-policy"]}, ${quotaHeaders.policy}`,

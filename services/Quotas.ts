@@ -6,6 +6,7 @@ import { Context, Effect } from "effect"
  * counter past it; the next call is then refused with 429 `quota_exceeded`.
  */
 export class Quotas extends Context.Service<Quotas, {
+  /** Relay admission reads the counter through AdmissionCounters, in the same step as the rate windows. */
   readonly used: (orgId: string, capability: string, month: string) => Effect.Effect<number>
   readonly add: (orgId: string, capability: string, month: string, tokens: number) => Effect.Effect<void>
 }>()("privacy-relay/Quotas") {}

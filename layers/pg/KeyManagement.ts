@@ -7,6 +7,7 @@ import { ApiError } from "../../src/http/ApiError.ts"
 import { keyPrefixOf, newGatewayKey } from "../../src/keys/format.ts"
 import { appendAudit, isoOrNull } from "./audit.ts"
 import { sha256HexSync } from "./hash.ts"
+import { KeyCache } from "./KeyCache.ts"
 
 interface Row {
   readonly id: string
@@ -58,6 +59,7 @@ export const KeyManagementPg = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const outbox = yield* Outbox
     const config = yield* AppConfig
+    const keyCache = yield* KeyCache
 
     const select = sql`SELECT id, org_id, key_prefix, name, tier, permissions, models, status, rotation_days, rotation_due_at,
       replaced_by, created_at, last_used_at, revoked_at FROM api_keys`
@@ -156,8 +158,10 @@ export const KeyManagementPg = Layer.effect(
           orgId: row.org_id,
           details: { changed: Object.keys(changes).filter((k) => (changes as Record<string, unknown>)[k] !== undefined), ...changes }
         })
+        // Permissions and models are part of the authenticated principal that nodes cache.
+        yield* keyCache.announce(keyId)
         return toRecord(rows[0])
-      })).pipe(Effect.catchTag("SqlError", Effect.die))
+      })).pipe(Effect.ensuring(keyCache.evict(keyId)), Effect.catchTag("SqlError", Effect.die))
 
     const rotate = (actor: Actor, keyId: string) =>
       sql.withTransaction(Effect.gen(function*() {
@@ -172,6 +176,7 @@ export const KeyManagementPg = Layer.effect(
         })
         // `rotated` is not `active`: Keys.authenticate refuses the old key from this commit on.
         yield* sql`UPDATE api_keys SET status = 'rotated', revoked_at = now(), replaced_by = ${minted.record.id} WHERE id = ${keyId}`
+        yield* keyCache.announce(keyId)
         const trigger = row.rotation_due_at === null ? "manual" : "policy"
         yield* appendAudit(sql, {
           actor: actor.id,
@@ -192,19 +197,24 @@ export const KeyManagementPg = Layer.effect(
           }
         })
         return minted
-      })).pipe(Effect.catchTag("SqlError", Effect.die))
+      })).pipe(Effect.ensuring(keyCache.evict(keyId)), Effect.catchTag("SqlError", Effect.die))
 
     const revoke = (actor: Actor, keyId: string) =>
       sql.withTransaction(Effect.gen(function*() {
         const row = yield* load(actor, keyId, true)
-        if (row.status === "revoked") return toRecord(row)
+        if (row.status === "revoked") {
+          // Announced again: a key revoked by hand in SQL leaves every node's cache when it is revoked here.
+          yield* keyCache.announce(keyId)
+          return toRecord(row)
+        }
         const rows = yield* sql<Row>`UPDATE api_keys SET status = 'revoked', revoked_at = now() WHERE id = ${keyId}
           RETURNING id, org_id, key_prefix, name, tier, permissions, models, status, rotation_days, rotation_due_at,
           replaced_by, created_at, last_used_at, revoked_at`
         yield* appendAudit(sql, { actor: actor.id, action: "key.revoked", target: keyId, orgId: row.org_id, details: { key_prefix: row.key_prefix } })
         yield* outbox.record({ orgId: row.org_id, event: "key.revoked", data: { key_id: keyId, key_prefix: row.key_prefix } })
+        yield* keyCache.announce(keyId)
         return toRecord(rows[0])
-      })).pipe(Effect.catchTag("SqlError", Effect.die))
+      })).pipe(Effect.ensuring(keyCache.evict(keyId)), Effect.catchTag("SqlError", Effect.die))
 
     const markDueRotations = sql<{ id: string; org_id: string }>`
       UPDATE api_keys SET rotation_due_at = now()

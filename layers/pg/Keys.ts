@@ -5,6 +5,7 @@ import { Outbox } from "../../services/Outbox.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
 import { isWellFormedGatewayKey, keyPrefixOf, newGatewayKey } from "../../src/keys/format.ts"
 import { sha256HexSync } from "./hash.ts"
+import { KeyCache } from "./KeyCache.ts"
 import { insertOrganisation } from "./Organisations.ts"
 import { isUniqueViolation } from "./sqlErrors.ts"
 
@@ -35,6 +36,7 @@ export const KeysPg = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const outbox = yield* Outbox
+    const keyCache = yield* KeyCache
     const lastTouched = new Map<string, number>()
 
     const touch = (keyId: string, now: number) => {
@@ -47,15 +49,25 @@ export const KeysPg = Layer.effect(
     const authenticate = (bearer: string) =>
       Effect.gen(function*() {
         if (!isWellFormedGatewayKey(bearer)) return yield* invalidKey()
+        const hash = sha256HexSync(bearer)
+        const now = yield* Clock.currentTimeMillis
+        const cached = keyCache.principals.get(hash)
+        if (cached !== undefined) {
+          yield* touch(cached.keyId, now)
+          return cached
+        }
+        // Read before the query: an eviction while it is in flight makes `store` drop the possibly stale row.
+        const generation = keyCache.principals.generation()
         const rows = yield* sql<KeyRow>`
           SELECT k.id, k.key_prefix, k.org_id, o.parent_id, k.account_id, k.tier, k.status, k.permissions, k.models
           FROM api_keys k JOIN organisations o ON o.id = k.org_id
-          WHERE k.key_hash = ${sha256HexSync(bearer)}`.pipe(Effect.orDie)
+          WHERE k.key_hash = ${hash}`.pipe(Effect.orDie)
         const row = rows[0]
+        // Unknown and non-active keys are not cached: a new key works at once, and refusals stay exact.
         if (row === undefined) return yield* invalidKey()
         if (row.status !== "active") return yield* revoked()
-        yield* touch(row.id, yield* Clock.currentTimeMillis)
-        return {
+        yield* touch(row.id, now)
+        const principal: GatewayPrincipal = {
           keyId: row.id,
           keyPrefix: row.key_prefix,
           orgId: row.org_id,
@@ -64,7 +76,9 @@ export const KeysPg = Layer.effect(
           tier: row.tier,
           permissions: row.permissions,
           models: row.models
-        } satisfies GatewayPrincipal
+        }
+        keyCache.principals.store(hash, principal, generation)
+        return principal
       })
 
     const issueSelfService = (input: { email?: string; name?: string }) =>
@@ -144,7 +158,8 @@ export const KeysPg = Layer.effect(
             yield* sql`UPDATE api_keys SET status = 'revoked', revoked_at = now() WHERE id = ${id}`
             yield* sql`INSERT INTO audit_log ${sql.insert({ actor, action: "key.revoked", target: id, details: null })}`
             yield* outbox.record({ orgId: org_id, event: "key.revoked", data: { key_id: id, key_prefix: keyPrefix } })
-          })).pipe(Effect.orDie)
+            yield* keyCache.announce(id)
+          })).pipe(Effect.ensuring(keyCache.evict(id)), Effect.orDie)
           return { keyId: id, orgId: org_id }
         })
     })

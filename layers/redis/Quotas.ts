@@ -1,4 +1,5 @@
 import { Effect, Layer } from "effect"
+import type { Redis } from "ioredis"
 import { quotaKey, Quotas } from "../../services/Quotas.ts"
 import { RedisClient } from "./RedisClient.ts"
 
@@ -11,11 +12,28 @@ const monthEndSeconds = (month: string) => {
   return Math.floor(Date.UTC(y, m, 1) / 1000)
 }
 
-/** Monthly counters in Redis: INCRBY and EXPIREAT in one MULTI, shared by every gateway node. */
+/** INCRBY and EXPIREAT as one script: one command and one reply instead of MULTI, two commands and EXEC. */
+const ADD = `redis.call('INCRBY', KEYS[1], ARGV[1]) redis.call('EXPIREAT', KEYS[1], ARGV[2]) return 1`
+const ADD_COMMAND = "privacyRelayQuotaAdd"
+
+type AddCommand = (key: string, tokens: number, expireAt: number) => Promise<unknown>
+
+/** EVALSHA with ioredis's NOSCRIPT fallback. */
+const addCommand = (redis: Redis): AddCommand => {
+  const client = redis as unknown as Record<string, AddCommand | undefined>
+  if (client[ADD_COMMAND] === undefined) redis.defineCommand(ADD_COMMAND, { lua: ADD, numberOfKeys: 1 })
+  return client[ADD_COMMAND]!.bind(redis)
+}
+
+/**
+ * Monthly counters in Redis, shared by every gateway node. Admission reads them through AdmissionCountersRedis (in
+ * the same round trip as the rate windows); `used` is the plain read.
+ */
 export const QuotasRedis = Layer.effect(
   Quotas,
   Effect.gen(function*() {
     const { redis, prefix } = yield* RedisClient
+    const add = addCommand(redis)
     return Quotas.of({
       used: (orgId, capability, month) =>
         Effect.tryPromise(() => redis.get(prefix + quotaKey(orgId, capability, month))).pipe(
@@ -23,12 +41,10 @@ export const QuotasRedis = Layer.effect(
           Effect.orDie
         ),
       add: (orgId, capability, month, tokens) =>
-        Effect.tryPromise(() =>
-          redis.multi()
-            .incrby(prefix + quotaKey(orgId, capability, month), tokens)
-            .expireat(prefix + quotaKey(orgId, capability, month), monthEndSeconds(month) + KEEP_AFTER_MONTH_S)
-            .exec()
-        ).pipe(Effect.asVoid, Effect.orDie)
+        Effect.tryPromise(() => add(prefix + quotaKey(orgId, capability, month), tokens, monthEndSeconds(month) + KEEP_AFTER_MONTH_S)).pipe(
+          Effect.asVoid,
+          Effect.orDie
+        )
     })
   })
 )

@@ -1,4 +1,4 @@
-import { Clock, Deferred, Duration, Effect, Layer, Schedule } from "effect"
+import { type Cause, Clock, Deferred, Duration, Effect, Exit, Layer, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
 import {
   type Admission,
@@ -10,6 +10,7 @@ import {
 } from "../../services/Idempotency.ts"
 import { Slots } from "../../services/Slots.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
+import { makeKeyedBatcher } from "../KeyedBatcher.ts"
 
 /** The in-flight slot outlives any relay call (provider timeouts are shorter), so a crashed owner frees it. */
 const SLOT_TTL_MS = 10 * 60_000
@@ -17,6 +18,19 @@ const POLL_MS = 50
 
 // Printable ASCII without spaces: what a UUID or any sane client key looks like.
 const KEY_SHAPE = /^[\x21-\x7e]+$/
+
+/** An idempotency_records row as written. */
+interface StoredRow {
+  readonly scope: string
+  readonly idempotency_key: string
+  readonly body_hash: string
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly body_base64: string
+  readonly streamed: boolean
+  readonly created_at: string
+  readonly expires_at: string
+}
 
 interface Row {
   readonly body_hash: string
@@ -49,13 +63,45 @@ export const IdempotencyPg = Layer.effect(
     /** Same-node duplicates wait on the original's Deferred instead of polling. */
     const local = new Map<string, Deferred.Deferred<void>>()
 
-    const find = (scope: string, key: string, now: number) =>
-      sql<Row>`
-        SELECT body_hash, status, headers, body_base64, streamed FROM idempotency_records
-        WHERE scope = ${scope} AND idempotency_key = ${key} AND expires_at > ${new Date(now)}`.pipe(
-        Effect.map((rows) => rows[0]),
-        Effect.orDie
-      )
+    // Look-ups and writes of concurrent requests are coalesced: one statement per batch, not per request. Each item
+    // carries its own clock reading, so expiry follows the caller's Clock.
+    const findBatched = yield* makeKeyedBatcher<{ scope: string; key: string; now: number }, Row | undefined>({
+      maxBatch: 256,
+      run: (_, items) =>
+        sql<Row & { scope: string; idempotency_key: string }>`
+          SELECT r.scope, r.idempotency_key, r.body_hash, r.status, r.headers, r.body_base64, r.streamed
+          FROM idempotency_records r
+          JOIN jsonb_to_recordset(${JSON.stringify(items.map((i) => ({ s: i.scope, k: i.key, now: new Date(i.now).toISOString() })))}::jsonb)
+            AS x(s text, k text, now timestamptz)
+            ON r.scope = x.s AND r.idempotency_key = x.k AND r.expires_at > x.now`.pipe(
+          Effect.map((rows) =>
+            items.map((i) => Exit.succeed(rows.find((r) => r.scope === i.scope && r.idempotency_key === i.key)))
+          ),
+          Effect.orDie,
+          Effect.catchCause((cause) => Effect.succeed(items.map(() => Exit.failCause(cause as Cause.Cause<never>))))
+        )
+    })
+    const find = (scope: string, key: string, now: number) => findBatched("find", { scope, key, now })
+
+    const storeBatched = yield* makeKeyedBatcher<StoredRow, void>({
+      maxBatch: 256,
+      run: (_, rows) =>
+        // An expired record with the same key is replaced: after 24 h the key is fresh. One writer per key at a time
+        // (it holds the slot), so a batch never holds the same key twice.
+        sql`
+          INSERT INTO idempotency_records (scope, idempotency_key, body_hash, status, headers, body_base64, streamed, created_at, expires_at)
+          SELECT scope, idempotency_key, body_hash, status, headers, body_base64, streamed, created_at, expires_at
+          FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(scope text, idempotency_key text, body_hash text,
+            status integer, headers jsonb, body_base64 text, streamed boolean, created_at timestamptz, expires_at timestamptz)
+          ON CONFLICT (scope, idempotency_key) DO UPDATE SET
+            body_hash = EXCLUDED.body_hash, status = EXCLUDED.status, headers = EXCLUDED.headers,
+            body_base64 = EXCLUDED.body_base64, streamed = EXCLUDED.streamed,
+            created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at`.pipe(
+          Effect.map(() => rows.map(() => Exit.void)),
+          Effect.orDie,
+          Effect.catchCause((cause) => Effect.succeed(rows.map(() => Exit.failCause(cause as Cause.Cause<never>))))
+        )
+    })
 
     const toStored = (row: Row): StoredResponse => ({
       status: row.status,
@@ -100,23 +146,17 @@ export const IdempotencyPg = Layer.effect(
               complete: (response) =>
                 Effect.gen(function*() {
                   const at = yield* Clock.currentTimeMillis
-                  const row = {
+                  yield* storeBatched("store", {
                     scope,
                     idempotency_key: key,
                     body_hash: bodyHash,
                     status: response.status,
-                    headers: JSON.stringify(response.headers),
+                    headers: response.headers,
                     body_base64: Buffer.from(response.body).toString("base64"),
                     streamed: response.streamed,
-                    created_at: new Date(at),
-                    expires_at: new Date(at + IDEMPOTENCY_TTL_MS)
-                  }
-                  // An expired record with the same key is replaced: after 24 h the key is fresh.
-                  yield* sql`INSERT INTO idempotency_records ${sql.insert(row)}
-                    ON CONFLICT (scope, idempotency_key) DO UPDATE SET
-                      body_hash = EXCLUDED.body_hash, status = EXCLUDED.status, headers = EXCLUDED.headers,
-                      body_base64 = EXCLUDED.body_base64, streamed = EXCLUDED.streamed,
-                      created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at`.pipe(Effect.orDie)
+                    created_at: new Date(at).toISOString(),
+                    expires_at: new Date(at + IDEMPOTENCY_TTL_MS).toISOString()
+                  })
                 }).pipe(Effect.ensuring(finish)),
               abandon: finish
             }

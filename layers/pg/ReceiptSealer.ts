@@ -1,4 +1,4 @@
-import { Cause, Deferred, Effect, Exit, Layer } from "effect"
+import { Effect, Exit, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { AppConfig } from "../../services/AppConfig.ts"
 import { ReceiptKeys } from "../../services/ReceiptKeys.ts"
@@ -12,6 +12,7 @@ import {
 import type { FailedReceiptV2 } from "../../src/receipts/envelope-v2-failed.ts"
 import type { Signer } from "../../src/receipts/signer.ts"
 import { failedChainId, GENESIS_PREV_HASH, v1ChainId, v2ChainId } from "../../src/receipts/chain.ts"
+import { makeKeyedBatcher } from "../KeyedBatcher.ts"
 import { type ChainHead, emptyBatch, sealCompleted, sealFailed, type SettleBatch } from "./settleBatch.ts"
 
 /** Most jobs written in one statement; more wait for the next batch. */
@@ -27,7 +28,6 @@ interface Job {
   readonly failed?: FailedSealInput
   readonly holdRequest?: { readonly id: string; readonly amountMicros: bigint; readonly expiresAt: Date }
   readonly release?: string
-  readonly reply: Deferred.Deferred<JobResult>
 }
 interface JobResult {
   readonly sealed?: SealedReceipts
@@ -53,7 +53,8 @@ const chainsOf = (orgId: string, job: Job): Array<readonly [string, "v2" | "v1" 
  * gateway process on the same database that moved a head first makes this one re-read, re-sign and retry. The
  * UNIQUE (chain_id, seq) constraint is the backstop. So any number of processes never fork a chain.
  *
- * A batch that fails for any other reason is retried job by job, so one bad job fails alone.
+ * A batch that fails for any other reason is retried job by job, so one bad job fails alone. The queueing is
+ * layers/KeyedBatcher.ts, keyed by organisation.
  */
 export const ReceiptSealerPg = Layer.effect(
   ReceiptSealer,
@@ -61,11 +62,7 @@ export const ReceiptSealerPg = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const keys = yield* ReceiptKeys
     const iss = (yield* AppConfig).publicBaseUrl
-    const scope = yield* Effect.scope
-    // The actor's fibers run with the layer's services, never a caller's (e.g. a caller's open SQL transaction).
-    const layerContext = yield* Effect.context<never>()
     const heads = new Map<string, ChainHead>()
-    const queues = new Map<string, Array<Job>>()
 
     const loadHeads = (chainIds: ReadonlyArray<string>) =>
       Effect.gen(function*() {
@@ -184,56 +181,19 @@ export const ReceiptSealerPg = Layer.effect(
         Effect.withSpan("ReceiptSealer.batch", { attributes: { org_id: orgId, jobs: jobs.length } })
       )
 
-    /** One batch; when it fails, each job alone, so a bad job fails by itself. Never fails; answers every job. */
-    const write = (orgId: string, jobs: ReadonlyArray<Job>) =>
-      Effect.gen(function*() {
-        const exit = yield* Effect.exit(commit(orgId, jobs))
-        if (Exit.isSuccess(exit)) {
-          jobs.forEach((job, i) => Deferred.doneUnsafe(job.reply, Exit.succeed(exit.value[i])))
-          return
-        }
-        if (jobs.length === 1) {
-          Deferred.doneUnsafe(jobs[0].reply, Exit.failCause(exit.cause as Cause.Cause<never>))
-          return
-        }
-        for (const job of jobs) {
-          const one = yield* Effect.exit(commit(orgId, [job]))
-          Deferred.doneUnsafe(job.reply, Exit.isSuccess(one) ? Exit.succeed(one.value[0]) : Exit.failCause(one.cause as Cause.Cause<never>))
-        }
-      }).pipe(Effect.uninterruptible)
-
-    /** The organisation's writer: drains its queue batch by batch, then goes away until the next job. */
-    const drain = (orgId: string, queue: Array<Job>): Effect.Effect<void> =>
-      Effect.suspend(() => {
-        const jobs = queue.splice(0, MAX_BATCH)
-        if (jobs.length === 0) {
-          queues.delete(orgId)
-          return Effect.void
-        }
-        return write(orgId, jobs).pipe(Effect.andThen(drain(orgId, queue)))
-      }).pipe(
-        Effect.onInterrupt(() =>
-          Effect.sync(() => {
-            queues.delete(orgId)
-            for (const job of queue.splice(0)) Deferred.doneUnsafe(job.reply, Exit.die(new Error("the gateway is shutting down")))
-          })
-        )
-      )
-
-    const submit = (orgId: string, job: Omit<Job, "reply">) =>
-      Effect.suspend(() => {
-        const full: Job = { ...job, reply: Deferred.makeUnsafe<JobResult>() }
-        const queue = queues.get(orgId)
-        if (queue !== undefined) {
-          queue.push(full)
-          return Deferred.await(full.reply)
-        }
-        const fresh = [full]
-        queues.set(orgId, fresh)
-        return Effect.forkIn(Effect.provideContext(drain(orgId, fresh), layerContext), scope).pipe(
-          Effect.andThen(Deferred.await(full.reply))
-        )
-      })
+    /** One batch; when it fails, each job alone, so a bad job fails by itself. Answers every job. */
+    const submit = yield* makeKeyedBatcher<Job, JobResult>({
+      maxBatch: MAX_BATCH,
+      run: (orgId, jobs) =>
+        Effect.gen(function*() {
+          const exit = yield* Effect.exit(Effect.orDie(commit(orgId, jobs)))
+          if (Exit.isSuccess(exit)) return exit.value.map((r) => Exit.succeed(r))
+          if (jobs.length === 1) return [exit as Exit.Exit<never>]
+          const one: Array<Exit.Exit<JobResult>> = []
+          for (const job of jobs) one.push(Exit.map(yield* Effect.exit(Effect.orDie(commit(orgId, [job]))), (r) => r[0]))
+          return one
+        })
+    })
 
     return ReceiptSealer.of({
       seal: (input) => Effect.map(submit(input.orgId, { seal: input }), (r) => r.sealed!),

@@ -1,0 +1,66 @@
+import { Deferred, Effect, Exit } from "effect"
+
+/**
+ * Per-key write coalescing: items submitted under one key queue on at most one worker fiber for that key, which
+ * hands whatever has queued up (at most `maxBatch`) to `run` as one batch, then the next batch, then goes away until
+ * the next item. So N concurrent callers cost one round trip per batch instead of N, with no timer and no added
+ * latency for a lone caller (its batch starts at once).
+ *
+ * Must be built in a layer: the workers run in the layer's scope and with the layer's services, never a caller's
+ * (a caller's open SQL transaction must not leak into a batch). A caller that is interrupted does not cancel its
+ * item: once submitted, it is written (a settlement must not be lost because its client went away).
+ */
+export const makeKeyedBatcher = <I, O>(options: {
+  readonly maxBatch: number
+  /** Writes one batch; answers one Exit per item, in order. Its own failures must be in those Exits. */
+  readonly run: (key: string, items: ReadonlyArray<I>) => Effect.Effect<ReadonlyArray<Exit.Exit<O>>>
+}) =>
+  Effect.gen(function*() {
+    const scope = yield* Effect.scope
+    const layerContext = yield* Effect.context<never>()
+    const queues = new Map<string, Array<{ readonly item: I; readonly reply: Deferred.Deferred<O> }>>()
+
+    const drain = (key: string, queue: Array<{ readonly item: I; readonly reply: Deferred.Deferred<O> }>): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        const batch = queue.splice(0, options.maxBatch)
+        if (batch.length === 0) {
+          queues.delete(key)
+          return Effect.void
+        }
+        return options.run(key, batch.map((b) => b.item)).pipe(
+          Effect.exit,
+          Effect.map((exit) =>
+            batch.forEach((b, i) =>
+              Deferred.doneUnsafe(
+                b.reply,
+                Exit.isSuccess(exit) ? exit.value[i] ?? Exit.die(new Error("batch answered too few items")) : exit as Exit.Exit<never>
+              )
+            )
+          ),
+          Effect.uninterruptible,
+          Effect.andThen(drain(key, queue))
+        )
+      }).pipe(
+        Effect.onInterrupt(() =>
+          Effect.sync(() => {
+            queues.delete(key)
+            for (const b of queue.splice(0)) Deferred.doneUnsafe(b.reply, Exit.die(new Error("the gateway is shutting down")))
+          })
+        )
+      )
+
+    return (key: string, item: I): Effect.Effect<O> =>
+      Effect.suspend(() => {
+        const entry = { item, reply: Deferred.makeUnsafe<O>() }
+        const queue = queues.get(key)
+        if (queue !== undefined) {
+          queue.push(entry)
+          return Deferred.await(entry.reply)
+        }
+        const fresh = [entry]
+        queues.set(key, fresh)
+        return Effect.forkIn(Effect.provideContext(drain(key, fresh), layerContext), scope).pipe(
+          Effect.andThen(Deferred.await(entry.reply))
+        )
+      })
+  })

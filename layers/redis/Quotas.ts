@@ -1,7 +1,7 @@
 import { Effect, Layer } from "effect"
-import type { Redis } from "ioredis"
 import { quotaKey, Quotas } from "../../services/Quotas.ts"
 import { RedisClient } from "./RedisClient.ts"
+import { scriptCommand } from "./scriptCommand.ts"
 
 /** Keys outlive their month by this much, then Redis drops them. */
 const KEEP_AFTER_MONTH_S = 40 * 86_400
@@ -18,13 +18,6 @@ const ADD_COMMAND = "privacyRelayQuotaAdd"
 
 type AddCommand = (key: string, tokens: number, expireAt: number) => Promise<unknown>
 
-/** EVALSHA with ioredis's NOSCRIPT fallback. */
-const addCommand = (redis: Redis): AddCommand => {
-  const client = redis as unknown as Record<string, AddCommand | undefined>
-  if (client[ADD_COMMAND] === undefined) redis.defineCommand(ADD_COMMAND, { lua: ADD, numberOfKeys: 1 })
-  return client[ADD_COMMAND]!.bind(redis)
-}
-
 /**
  * Monthly counters in Redis, shared by every gateway node. Admission reads them through AdmissionCountersRedis (in
  * the same round trip as the rate windows); `used` is the plain read.
@@ -33,7 +26,7 @@ export const QuotasRedis = Layer.effect(
   Quotas,
   Effect.gen(function*() {
     const { redis, prefix } = yield* RedisClient
-    const add = addCommand(redis)
+    const add = scriptCommand<AddCommand>(redis, ADD_COMMAND, ADD, 1)
     return Quotas.of({
       used: (orgId, capability, month) =>
         Effect.tryPromise(() => redis.get(prefix + quotaKey(orgId, capability, month))).pipe(

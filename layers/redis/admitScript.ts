@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis"
 import type { AdmissionCount, WindowSpec } from "../../services/AdmissionCounters.ts"
 import type { WindowVerdict } from "../../services/RateWindows.ts"
+import { scriptCommand } from "./scriptCommand.ts"
 
 /**
  * Admission in one Lua script: an optional monthly quota counter, then sliding windows in sorted sets (score = time
@@ -62,19 +63,9 @@ const COMMAND = "privacyRelayAdmit"
 
 type AdmitCommand = (numKeys: number, ...args: Array<string | number>) => Promise<Array<number>>
 
-/**
- * The script as an ioredis custom command: EVALSHA (the text is sent once per connection, and again only if the
- * server answers NOSCRIPT, e.g. after SCRIPT FLUSH or a restart).
- */
-const admitCommand = (redis: Redis): AdmitCommand => {
-  const client = redis as unknown as Record<string, AdmitCommand | undefined>
-  if (client[COMMAND] === undefined) redis.defineCommand(COMMAND, { lua: SCRIPT })
-  return client[COMMAND]!.bind(redis)
-}
-
 /** Runs admission for `quotaKey` (full Redis key, or undefined for none) and the windows (full Redis keys). */
 export const makeAdmit = (redis: Redis) => {
-  const run = admitCommand(redis)
+  const run = scriptCommand<AdmitCommand>(redis, COMMAND, SCRIPT)
   return async (
     quota: { readonly key: string; readonly limit: number } | undefined,
     windows: ReadonlyArray<WindowSpec>

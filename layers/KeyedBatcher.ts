@@ -49,7 +49,7 @@ export const makeKeyedBatcher = <I, O>(options: {
         )
       )
 
-    return (key: string, item: I): Effect.Effect<O> =>
+    const submit = (key: string, item: I): Effect.Effect<O> =>
       Effect.suspend(() => {
         const entry = { item, reply: Deferred.makeUnsafe<O>() }
         const queue = queues.get(key)
@@ -63,4 +63,7 @@ export const makeKeyedBatcher = <I, O>(options: {
           Effect.andThen(Deferred.await(entry.reply))
         )
       })
+    /** True while a batch for `key` is being written or waits: a caller may then prefer to queue behind it. */
+    const busy = (key: string) => queues.has(key)
+    return { submit, busy }
   })

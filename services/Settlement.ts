@@ -47,4 +47,9 @@ export class Settlement extends Context.Service<Settlement, {
   readonly hold: (orgId: string, amountMicros: bigint) => Effect.Effect<Hold, ApiError>
   readonly release: (hold: Hold) => Effect.Effect<void>
   readonly settle: (call: CompletedCall) => Effect.Effect<Settled>
+  /**
+   * Returns the holds past their expiry (calls that never settled: a node crashed mid-call) to their wallets; the
+   * count returned. A supervised fiber runs it every minute; any number of nodes may run it at once.
+   */
+  readonly sweepExpiredHolds: Effect.Effect<number>
 }>()("privacy-relay/Settlement") {}

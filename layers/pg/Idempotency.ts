@@ -65,7 +65,7 @@ export const IdempotencyPg = Layer.effect(
 
     // Look-ups and writes of concurrent requests are coalesced: one statement per batch, not per request. Each item
     // carries its own clock reading, so expiry follows the caller's Clock.
-    const findBatched = yield* makeKeyedBatcher<{ scope: string; key: string; now: number }, Row | undefined>({
+    const { submit: findBatched } = yield* makeKeyedBatcher<{ scope: string; key: string; now: number }, Row | undefined>({
       maxBatch: 256,
       run: (_, items) =>
         sql<Row & { scope: string; idempotency_key: string }>`
@@ -83,7 +83,7 @@ export const IdempotencyPg = Layer.effect(
     })
     const find = (scope: string, key: string, now: number) => findBatched("find", { scope, key, now })
 
-    const storeBatched = yield* makeKeyedBatcher<StoredRow, void>({
+    const { submit: storeBatched } = yield* makeKeyedBatcher<StoredRow, void>({
       maxBatch: 256,
       run: (_, rows) =>
         // An expired record with the same key is replaced: after 24 h the key is fresh. One writer per key at a time

@@ -182,7 +182,7 @@ export const ReceiptSealerPg = Layer.effect(
       )
 
     /** One batch; when it fails, each job alone, so a bad job fails by itself. Answers every job. */
-    const submit = yield* makeKeyedBatcher<Job, JobResult>({
+    const { submit, busy } = yield* makeKeyedBatcher<Job, JobResult>({
       maxBatch: MAX_BATCH,
       run: (orgId, jobs) =>
         Effect.gen(function*() {
@@ -195,13 +195,38 @@ export const ReceiptSealerPg = Layer.effect(
         })
     })
 
+    /** One hold as one statement; like a batch of holds it does not wait for the WAL flush (docs/decisions.md). */
+    const holdNow = (orgId: string, id: string, amountMicros: bigint, expiresAt: Date) =>
+      sql<{ id: string }>`
+        WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true)),
+        reserved AS (
+          UPDATE wallets SET held_micros = held_micros + ${amountMicros.toString()}::bigint
+          WHERE org_id = ${orgId} AND balance_micros - held_micros > 0
+          RETURNING org_id
+        )
+        INSERT INTO wallet_holds (id, org_id, amount_micros, expires_at)
+        SELECT ${id}, org_id, ${amountMicros.toString()}::bigint, ${expiresAt} FROM reserved, relaxed
+        RETURNING id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie)
+
+    /** One release as one statement (a hold already released or swept is a no-op). */
+    const releaseNow = (holdId: string) =>
+      sql`
+        WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true)),
+        released AS (DELETE FROM wallet_holds WHERE id = ${holdId} RETURNING org_id, amount_micros)
+        UPDATE wallets w SET held_micros = w.held_micros - released.amount_micros
+        FROM released, relaxed WHERE w.org_id = released.org_id`.pipe(Effect.asVoid, Effect.orDie)
+
     return ReceiptSealer.of({
       seal: (input) => Effect.map(submit(input.orgId, { seal: input }), (r) => r.sealed!),
       settle: ({ orgId, seal, metered }) => Effect.map(submit(orgId, { seal, metered }), (r) => r.sealed),
       sealFailed: (input) => Effect.map(submit(input.orgId, { failed: input }), (r) => r.failed!),
+      // A lone hold or release (the tenant's actor is idle) is one plain statement, cheaper than a batch of one;
+      // while the actor is busy it queues and shares the next batch. Both are atomic on the wallet row.
       hold: ({ orgId, id, amountMicros, expiresAt }) =>
-        Effect.map(submit(orgId, { holdRequest: { id, amountMicros, expiresAt } }), (r) => r.granted === true),
-      release: ({ orgId, holdId }) => Effect.asVoid(submit(orgId, { release: holdId }))
+        busy(orgId)
+          ? Effect.map(submit(orgId, { holdRequest: { id, amountMicros, expiresAt } }), (r) => r.granted === true)
+          : holdNow(orgId, id, amountMicros, expiresAt),
+      release: ({ orgId, holdId }) => busy(orgId) ? Effect.asVoid(submit(orgId, { release: holdId })) : releaseNow(holdId)
     })
   })
 )

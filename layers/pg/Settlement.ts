@@ -43,31 +43,28 @@ export const SettlementPg = Layer.effect(
       })
 
     /**
-     * Deletes the hold row and returns its amount to the wallet; a hold already swept is a no-op. For the sweep, which
-     * does not wait for the WAL flush: a release lost to a database crash leaves a hold that the next sweep returns.
-     */
-    const releaseInTx = (holdId: string) =>
-      sql`
-        WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true)),
-        released AS (DELETE FROM wallet_holds WHERE id = ${holdId} RETURNING org_id, amount_micros)
-        UPDATE wallets w SET held_micros = w.held_micros - released.amount_micros
-        FROM released, relaxed WHERE w.org_id = released.org_id`.pipe(Effect.asVoid)
-
-    /**
      * Returns expired holds to their wallets. Runs as a supervised fiber for the layer's lifetime; any number of
-     * nodes may run it (each expired hold row is deleted once, by whichever node gets it).
+     * nodes may run it: each release deletes its hold row and returns the amount in one statement, so a hold is
+     * returned once, by whichever node deletes it first (the other's release is a no-op).
      */
-    const sweepExpiredHolds = sql.withTransaction(Effect.gen(function*() {
-      const expired = yield* sql<{ id: string }>`SELECT id FROM wallet_holds WHERE expires_at < now() FOR UPDATE SKIP LOCKED`
-      for (const row of expired) yield* releaseInTx(row.id)
+    const sweepExpiredHolds = Effect.gen(function*() {
+      const expired = yield* sql<{ id: string; org_id: string }>`
+        SELECT id, org_id FROM wallet_holds WHERE expires_at < now() ORDER BY expires_at LIMIT 1000`
+      for (const row of expired) yield* sealer.release({ orgId: row.org_id, holdId: row.id })
       return expired.length
-    })).pipe(
-      Effect.tap((n) => (n > 0 ? Effect.logWarning("released expired wallet holds").pipe(Effect.annotateLogs({ count: n })) : Effect.void)),
-      Effect.catchCause((cause) => Effect.logError("wallet hold sweep failed", cause))
+    }).pipe(
+      Effect.orDie,
+      Effect.tap((n) => (n > 0 ? Effect.logWarning("released expired wallet holds").pipe(Effect.annotateLogs({ count: n })) : Effect.void))
     )
-    yield* Effect.forkScoped(Effect.repeat(sweepExpiredHolds, Schedule.spaced("1 minute")))
+    yield* Effect.forkScoped(
+      Effect.repeat(
+        sweepExpiredHolds.pipe(Effect.catchCause((cause) => Effect.logError("wallet hold sweep failed", cause))),
+        Schedule.spaced("1 minute")
+      )
+    )
 
     return Settlement.of({
+      sweepExpiredHolds,
       hold,
       release: (h) => sealer.release({ orgId: h.orgId, holdId: h.id }),
       settle: (call) =>

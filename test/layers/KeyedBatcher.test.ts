@@ -6,7 +6,7 @@ import { makeKeyedBatcher } from "../../layers/KeyedBatcher.ts"
 const recordingBatcher = (gate?: Deferred.Deferred<void>) =>
   Effect.gen(function*() {
     const batches: Array<{ key: string; items: ReadonlyArray<number> }> = []
-    const submit = yield* makeKeyedBatcher<number, string>({
+    const { submit, busy } = yield* makeKeyedBatcher<number, string>({
       maxBatch: 4,
       run: (key, items) =>
         Effect.gen(function*() {
@@ -15,7 +15,7 @@ const recordingBatcher = (gate?: Deferred.Deferred<void>) =>
           return items.map((n) => (n < 0 ? Exit.die(new Error(`bad item ${n}`)) : Exit.succeed(`${key}:${n * 10}`)))
         })
     })
-    return { submit, batches }
+    return { submit, busy, batches }
   })
 
 describe("makeKeyedBatcher", () => {
@@ -44,6 +44,23 @@ describe("makeKeyedBatcher", () => {
     expect(out.rest).toEqual(["a:10", "a:20", "a:30", "a:40", "a:50", "a:60"])
     // The first item ran alone; the six that queued behind it went in batches of at most four, in arrival order.
     expect(out.batches.map((b) => b.items)).toEqual([[0], [1, 2, 3, 4], [5, 6]])
+  })
+
+  it("reports a key busy exactly while one of its batches is queued or being written", async () => {
+    const out = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const gate = yield* Deferred.make<void>()
+      const { submit, busy } = yield* recordingBatcher(gate)
+      const before = busy("a")
+      const fiber = yield* Effect.forkChild(submit("a", 1))
+      yield* Effect.yieldNow
+      const during = [busy("a"), busy("b")]
+      yield* Deferred.succeed(gate, undefined)
+      yield* Fiber.join(fiber)
+      // The worker notices its empty queue one step after answering the last item.
+      for (let i = 0; i < 10 && busy("a"); i++) yield* Effect.yieldNow
+      return { before, during, after: busy("a") }
+    })))
+    expect(out).toEqual({ before: false, during: [true, false], after: false })
   })
 
   it("keeps keys apart: each key has its own queue and batches", async () => {

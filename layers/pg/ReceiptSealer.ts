@@ -43,9 +43,9 @@ const chainsOf = (orgId: string, job: Job): Array<readonly [string, "v2" | "v1" 
 
 /**
  * The per-tenant sealing actor (DESIGN.md section 5). Each organisation has at most one writer fiber in a process;
- * jobs (a completed call's receipts and money, a failed-call receipt, a wallet hold or its release) queue on it, and it writes whatever has
- * queued up as ONE call of `relay_settle` (migrations/0010_settle_batch.ts): one round trip and one commit for the
- * whole batch, atomic on its own. Under load a batch holds many calls, so the per-tenant row locks (chain heads,
+ * jobs (a completed call's receipts and money, a failed-call receipt, a wallet hold or its release) queue on it,
+ * and it writes whatever has queued up as ONE call of `relay_settle` (migrations/0010_settle_batch.ts): one round
+ * trip and one commit for the whole batch, atomic on its own. Under load a batch holds many calls, so the per-tenant row locks (chain heads,
  * wallet) are taken once per batch instead of once per call.
  *
  * Sequence numbers: the actor keeps each chain's head (last seq and hash) in memory, signs the batch's receipts on

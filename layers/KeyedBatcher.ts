@@ -8,7 +8,8 @@ import { Deferred, Effect, Exit } from "effect"
  *
  * Must be built in a layer: the workers run in the layer's scope and with the layer's services, never a caller's
  * (a caller's open SQL transaction must not leak into a batch). A caller that is interrupted does not cancel its
- * item: once submitted, it is written (a settlement must not be lost because its client went away).
+ * item: once submitted, it is written (a settlement must not be lost because its client went away), and closing the
+ * layer waits until every queued item is written.
  */
 export const makeKeyedBatcher = <I, O>(options: {
   readonly maxBatch: number
@@ -37,17 +38,9 @@ export const makeKeyedBatcher = <I, O>(options: {
               )
             )
           ),
-          Effect.uninterruptible,
           Effect.andThen(drain(key, queue))
         )
-      }).pipe(
-        Effect.onInterrupt(() =>
-          Effect.sync(() => {
-            queues.delete(key)
-            for (const b of queue.splice(0)) Deferred.doneUnsafe(b.reply, Exit.die(new Error("the gateway is shutting down")))
-          })
-        )
-      )
+      })
 
     const submit = (key: string, item: I): Effect.Effect<O> =>
       Effect.suspend(() => {
@@ -59,7 +52,9 @@ export const makeKeyedBatcher = <I, O>(options: {
         }
         const fresh = [entry]
         queues.set(key, fresh)
-        return Effect.forkIn(Effect.provideContext(drain(key, fresh), layerContext), scope).pipe(
+        // Uninterruptible as a whole: closing the layer (shutdown) waits until everything queued is written, and a
+        // worker interrupted before it even started still runs, so no caller is left waiting for an answer.
+        return Effect.forkIn(Effect.uninterruptible(Effect.provideContext(drain(key, fresh), layerContext)), scope).pipe(
           Effect.andThen(Deferred.await(entry.reply))
         )
       })

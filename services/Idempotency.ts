@@ -10,7 +10,11 @@ export interface StoredResponse {
 }
 
 export type Admission =
-  /** First request with this key: run it, then `complete` (2xx only) or `abandon` (any failure). */
+  /**
+   * First request with this key: run it, then `complete` (2xx only) or `abandon` (any failure). `complete` returns at
+   * once and stores the response in the background, so the client does not wait for the write; the in-flight slot
+   * stays held until the record is written, so a duplicate still waits and then replays. A shutdown waits for it.
+   */
   | {
     readonly _tag: "Fresh"
     readonly complete: (response: StoredResponse) => Effect.Effect<void>

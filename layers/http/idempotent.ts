@@ -47,18 +47,6 @@ const bodyHashOf = (bytes: Uint8Array) => {
   }
 }
 
-/**
- * Stores a finished response without making its client wait for the write. Duplicates cannot slip past meanwhile:
- * the in-flight slot stays held until the record is written (then released), and a duplicate waits on the slot.
- * A crash before the write leaves the key fresh, exactly as a crash just before answering would.
- */
-export const storeInBackground = (complete: Effect.Effect<void>) =>
-  complete.pipe(
-    Effect.catchCause((cause) => Effect.logError("storing an idempotent response failed; the key stays fresh", cause)),
-    Effect.forkDetach,
-    Effect.asVoid
-  )
-
 const replay = (stored: StoredResponse) => {
   const { "content-type": contentType, ...rest } = stored.headers
   return HttpServerResponse.uint8Array(stored.body, {
@@ -99,17 +87,15 @@ export const withIdempotency = <E, R>(scope: string, handler: Effect.Effect<Http
     if (response.status < 200 || response.status >= 300) {
       yield* admission.abandon
     } else if (body._tag === "Uint8Array") {
-      yield* storeInBackground(admission.complete({
+      yield* admission.complete({
         status: response.status,
         headers: replayableHeaders(response.headers, body.contentType),
         body: body.body,
         streamed: false
-      }))
+      })
     } else if (body._tag !== "Stream") {
       // Empty or other bodies: store what there is (nothing), so the status replays.
-      yield* storeInBackground(
-        admission.complete({ status: response.status, headers: replayableHeaders(response.headers, undefined), body: new Uint8Array(), streamed: false })
-      )
+      yield* admission.complete({ status: response.status, headers: replayableHeaders(response.headers, undefined), body: new Uint8Array(), streamed: false })
     }
     // A Stream body completes or abandons through the sink when it ends.
     return response

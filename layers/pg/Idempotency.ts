@@ -60,6 +60,7 @@ export const IdempotencyPg = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const slots = yield* Slots
+    const layerScope = yield* Effect.scope
     /** Same-node duplicates wait on the original's Deferred instead of polling. */
     const local = new Map<string, Deferred.Deferred<void>>()
 
@@ -157,7 +158,14 @@ export const IdempotencyPg = Layer.effect(
                     created_at: new Date(at).toISOString(),
                     expires_at: new Date(at + IDEMPOTENCY_TTL_MS).toISOString()
                   })
-                }).pipe(Effect.ensuring(finish)),
+                }).pipe(
+                  Effect.ensuring(finish),
+                  Effect.catchCause((cause) => Effect.logError("storing an idempotent response failed; the key stays fresh", cause)),
+                  // In the layer's scope and uninterruptible: closing the layer (shutdown) waits for the write.
+                  Effect.uninterruptible,
+                  Effect.forkIn(layerScope),
+                  Effect.asVoid
+                ),
               abandon: finish
             }
             return admission

@@ -19,7 +19,7 @@ import { ROUTING_DECISION_HEADER, ROUTING_HEADER } from "../../src/routing/strat
 import { capabilityOf, isShapeProblem, readRelayShape } from "../../src/relay/requestShape.ts"
 import { createSseUsageReader, type UpstreamUsage, usageFromJson } from "../../src/relay/usage.ts"
 import { readBodyBytes } from "../http/body.ts"
-import { IdempotencyCapture, storeInBackground, type TranscriptSink } from "../http/idempotent.ts"
+import { IdempotencyCapture, type TranscriptSink } from "../http/idempotent.ts"
 import { postUpstream, type UpstreamResponse } from "./UpstreamClient.ts"
 
 const decoder = new TextDecoder()
@@ -319,7 +319,7 @@ const streamedResponse = (
       Stream.unwrap(Effect.suspend(() => {
         if (cut || sink === undefined) return Effect.succeed(Stream.empty)
         completed = true
-        return storeInBackground(sink.complete(Buffer.concat(transcript), streamHeaders)).pipe(Effect.as(Stream.empty))
+        return sink.complete(Buffer.concat(transcript), streamHeaders).pipe(Effect.as(Stream.empty))
       }))
     ),
     Stream.ensuring(

@@ -101,4 +101,26 @@ describe("makeKeyedBatcher", () => {
     expect(out.batches.flatMap((b) => b.items)).toEqual([7, 8])
     expect(out.next).toBe("a:80")
   })
+
+  it("closing the layer's scope writes everything queued before it finishes (nothing lost at shutdown)", async () => {
+    const written: Array<number> = []
+    await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const { submit, busy } = yield* makeKeyedBatcher<number, void>({
+        maxBatch: 2,
+        run: (_, items) =>
+          Effect.gen(function*() {
+            yield* Effect.sleep("5 millis")
+            written.push(...items)
+            return items.map(() => Exit.void)
+          })
+      })
+      // Callers outside the scope; the scope closes as soon as they have queued, mid-way through the first batch.
+      for (const n of [1, 2, 3, 4, 5]) yield* Effect.forkDetach(submit("a", n))
+      for (let i = 0; i < 20 && !busy("a"); i++) yield* Effect.yieldNow
+      yield* Effect.yieldNow
+      expect(busy("a")).toBe(true)
+      expect(written).toEqual([])
+    })))
+    expect(written).toEqual([1, 2, 3, 4, 5])
+  })
 })

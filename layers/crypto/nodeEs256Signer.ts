@@ -4,21 +4,11 @@
 // per signature. OpenSSL signs in DER and we convert to the raw r||s (64 bytes) our envelopes carry ourselves,
 // because node's dsaEncoding "ieee-p1363" option roughly doubles the cost of a signature (ecdsaSignatureDer.ts).
 import { createPrivateKey, createPublicKey, type KeyObject, sign, verify } from "node:crypto"
-import { base64UrlDecode } from "../../src/crypto/base64.ts"
-import { isPublicJwk, type PrivateJwk } from "../../src/crypto/ecdsa.ts"
+import { isP256FieldElement, isPublicJwk, type PrivateJwk } from "../../src/crypto/ecdsa.ts"
 import type { Signer } from "../../src/receipts/signer.ts"
 import { p256DerToRaw } from "./ecdsaSignatureDer.ts"
 
 const PAIRWISE_PROBE = new TextEncoder().encode("receipt signing key pairwise consistency check")
-
-const isScalar = (value: unknown): boolean => {
-  if (typeof value !== "string" || value.length !== 43) return false
-  try {
-    return base64UrlDecode(value).length === 32
-  } catch {
-    return false
-  }
-}
 
 /**
  * Imports a private P-256 JWK (kty, crv, x, y, d; other members ignored) as a node KeyObject. Throws unless the
@@ -31,7 +21,7 @@ const isScalar = (value: unknown): boolean => {
  */
 export const importPrivateJwkKeyObject = (jwk: PrivateJwk): KeyObject => {
   const { kty, crv, x, y, d } = jwk
-  if (!isPublicJwk({ kty, crv, x, y }) || !isScalar(d)) throw new TypeError("not an EC P-256 private JWK")
+  if (!isPublicJwk({ kty, crv, x, y }) || !isP256FieldElement(d)) throw new TypeError("not an EC P-256 private JWK")
   const privateKey = createPrivateKey({ key: { kty, crv, x, y, d }, format: "jwk" })
   const publicKey = createPublicKey({ key: { kty, crv, x, y }, format: "jwk" })
   if (!verify("sha256", PAIRWISE_PROBE, publicKey, sign("sha256", PAIRWISE_PROBE, privateKey))) {

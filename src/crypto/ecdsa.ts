@@ -26,10 +26,11 @@ export interface PrivateJwk extends PublicJwk {
 export const isPublicJwk = (value: unknown): value is PublicJwk => {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false
   const jwk = value as Record<string, unknown>
-  return jwk.kty === "EC" && jwk.crv === "P-256" && isCoordinate(jwk.x) && isCoordinate(jwk.y)
+  return jwk.kty === "EC" && jwk.crv === "P-256" && isP256FieldElement(jwk.x) && isP256FieldElement(jwk.y)
 }
 
-const isCoordinate = (value: unknown): boolean => {
+/** True for a 32-byte value in base64url without padding (43 characters): a P-256 coordinate or private scalar. */
+export const isP256FieldElement = (value: unknown): boolean => {
   if (typeof value !== "string" || value.length !== 43) return false
   try {
     return base64UrlDecode(value).length === 32

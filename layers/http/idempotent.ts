@@ -1,8 +1,7 @@
 import { Context, Effect } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { createHash } from "node:crypto"
 import { Idempotency, type StoredResponse } from "../../services/Idempotency.ts"
-import { canonicalBytes } from "../../src/crypto/jcs.ts"
+import { jcsSha256HexSync, sha256HexSync } from "../crypto/nodeSha256.ts"
 import { requirePortal } from "./auth.ts"
 import { readBodyBytes } from "./body.ts"
 
@@ -41,9 +40,9 @@ export const replayableHeaders = (headers: Readonly<Record<string, string | unde
 /** The request body's identity: SHA-256 of its JCS form when it is JSON (key order and spacing do not matter), else of the bytes. */
 const bodyHashOf = (bytes: Uint8Array) => {
   try {
-    return createHash("sha256").update(canonicalBytes(JSON.parse(new TextDecoder().decode(bytes)))).digest("hex")
+    return jcsSha256HexSync(JSON.parse(new TextDecoder().decode(bytes)))
   } catch {
-    return createHash("sha256").update(bytes).digest("hex")
+    return sha256HexSync(bytes)
   }
 }
 

@@ -6,7 +6,7 @@ import { Outbox } from "../../services/Outbox.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
 import { keyPrefixOf, newGatewayKey } from "../../src/keys/format.ts"
 import { appendAudit, isoOrNull } from "./audit.ts"
-import { sha256HexSync } from "./hash.ts"
+import { sha256HexSync } from "../crypto/nodeSha256.ts"
 import { KeyCache } from "./KeyCache.ts"
 
 interface Row {

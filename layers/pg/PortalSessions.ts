@@ -5,7 +5,7 @@ import { AppConfig } from "../../services/AppConfig.ts"
 import { CSRF_COOKIE, CSRF_HEADER, PortalSessions, ROLE_ABILITIES, SESSION_COOKIE, type SessionPrincipal } from "../../services/PortalSessions.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
 import { timingSafeEqual } from "node:crypto"
-import { sha256HexSync } from "./hash.ts"
+import { sha256HexSync } from "../crypto/nodeSha256.ts"
 import { DUMMY_PASSWORD_HASH, verifyPassword } from "./passwordHash.ts"
 import { base64UrlRandom } from "./randomToken.ts"
 

@@ -4,7 +4,7 @@ import { PortalTokens } from "../../services/PortalTokens.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
 import { isWellFormedPortalToken, keyPrefixOf, newPortalToken } from "../../src/keys/format.ts"
 import { isAbility } from "../../src/keys/scopes.ts"
-import { sha256HexSync } from "./hash.ts"
+import { sha256HexSync } from "../crypto/nodeSha256.ts"
 
 const portalAuthRequired = () =>
   new ApiError({ status: 401, code: "portal_auth_required", message: "This route needs a portal session or portal token (spt_...)." })

@@ -12,6 +12,7 @@ import type { EngineAllowlist } from "../../src/attestation/engine-allowlist.ts"
 import { type AttestationRoute, type V3Envelope, verifyAttestation } from "../../src/attestation/v3.ts"
 import { countersignAttestation } from "../../src/receipts/countersign.ts"
 import { nodeAttestationCrypto } from "../crypto/nodeAttestationCrypto.ts"
+import { sha256HexSync } from "../crypto/nodeSha256.ts"
 import { maxCostHoldMicros } from "../../src/billing/pricing.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
 import { formatTraceparent } from "../../src/http/traceparent.ts"
@@ -225,7 +226,7 @@ const bufferedResponse = (
     } catch {
       parsed = undefined
     }
-    const hashUpstreamResponse = createHash("sha256").update(body).digest("hex")
+    const hashUpstreamResponse = sha256HexSync(body)
     const settled = yield* settlement.settle(
       meteredCall(base, usageFromJson(parsed), { request: requestBytes, response: body.byteLength }, false, hashUpstreamResponse)
     ).pipe(Effect.withSpan("relay.settle"))

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { revokeKey } from "../../../layers/AdminOperations.ts"
-import { sha256HexSync } from "../../../layers/pg/hash.ts"
+import { sha256HexSync } from "../../../layers/crypto/nodeSha256.ts"
 import { type GatewayPrincipal, Keys } from "../../../services/Keys.ts"
 import { type KeyChanges, KeyManagement } from "../../../services/KeyManagement.ts"
 import { keyPrefixOf, newGatewayKey } from "../../../src/keys/format.ts"

@@ -1,4 +1,4 @@
-import { type Cause, Clock, Deferred, Duration, Effect, Exit, Layer, Schedule } from "effect"
+import { Clock, Deferred, Duration, Effect, Exit, Layer, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
 import {
   type Admission,
@@ -78,8 +78,7 @@ export const IdempotencyPg = Layer.effect(
           Effect.map((rows) =>
             items.map((i) => Exit.succeed(rows.find((r) => r.scope === i.scope && r.idempotency_key === i.key)))
           ),
-          Effect.orDie,
-          Effect.catchCause((cause) => Effect.succeed(items.map(() => Exit.failCause(cause as Cause.Cause<never>))))
+          Effect.orDie
         )
     })
     const find = (scope: string, key: string, now: number) => findBatched("find", { scope, key, now })
@@ -99,8 +98,7 @@ export const IdempotencyPg = Layer.effect(
             body_base64 = EXCLUDED.body_base64, streamed = EXCLUDED.streamed,
             created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at`.pipe(
           Effect.map(() => rows.map(() => Exit.void)),
-          Effect.orDie,
-          Effect.catchCause((cause) => Effect.succeed(rows.map(() => Exit.failCause(cause as Cause.Cause<never>))))
+          Effect.orDie
         )
     })
 

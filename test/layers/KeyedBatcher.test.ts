@@ -87,6 +87,17 @@ describe("makeKeyedBatcher", () => {
     expect(Exit.isSuccess(out[2]) && out[2].value).toBe("a:20")
   })
 
+  it("answers every item of a batch whose write failed as a whole with that failure", async () => {
+    const out = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const { submit } = yield* makeKeyedBatcher<number, string>({
+        maxBatch: 8,
+        run: () => Effect.die(new Error("database gone"))
+      })
+      return yield* Effect.all([1, 2, 3].map((n) => Effect.exit(submit("a", n))), { concurrency: "unbounded" })
+    })))
+    expect(out.every((exit) => Exit.isFailure(exit) && String(exit.cause).includes("database gone"))).toBe(true)
+  })
+
   it("still writes an item whose caller was interrupted (a settlement is not lost when its client goes away)", async () => {
     const out = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
       const gate = yield* Deferred.make<void>()

@@ -1,7 +1,7 @@
 import { Context, type Effect } from "effect"
 import type { ReceiptV1 } from "../src/receipts/envelope-v1.ts"
 import type { FailedReceiptV2 } from "../src/receipts/envelope-v2-failed.ts"
-import type { ReceiptV2 } from "../src/receipts/envelope-v2.ts"
+import type { ReceiptV2, RoutingDecisionV2 } from "../src/receipts/envelope-v2.ts"
 
 export interface SealInput {
   readonly orgId: string
@@ -19,14 +19,7 @@ export interface SealInput {
   readonly outputTokens: number
   readonly hashUpstreamRequest: string
   readonly hashUpstreamResponse: string
-  readonly routingDecision?: {
-    readonly from: string
-    readonly to: string
-    readonly chosen_model: string
-    readonly classifier: string
-    readonly savings_pct: number
-    readonly strategy: string
-  }
+  readonly routingDecision?: RoutingDecisionV2
   /** From X-Service-Engine. */
   readonly engineVersion: string
 }

@@ -15,9 +15,10 @@ export const textBefore = (text: string, index: number, width: number): string =
  * Labels that announce a reference number which is not personal data. A digit run directly after one
  * of them (only separators in between) is not a card, phone or national id, whatever its checksum says:
  * one random number in ten passes Luhn, so an order number that passes by chance must not become a card.
+ * A bare "#" is not such a label: "# 378282246310005" may well be a card, and leaving it in clear fails open.
  */
 const NON_PERSONAL_NUMBER_LABEL =
-  /(?:\b(?:order|orders|invoice|invoices|inv|tracking|track|ref|reference|ticket|case|isbn(?:-1[03])?|issn|ean|upc|sku|serial|s\/n|part|item|article|confirmation|booking|reservation|shipment|parcel|package|po|receipt|build|commande|facture|rechnung|bestellung|bestellnummer|auftrag|pedido|factura|referencia|n[ºo°]\s*de\s*pedido)\b\.?\s*(?:no\.?|nr\.?|number|num\.?|n[ºo°]|#|id|code|numéro|nummer|número)?\s*[:#=]?\s*|#\s*)$/i
+  /(?:\b(?:order|orders|invoice|invoices|inv|tracking|track|ref|reference|ticket|case|isbn(?:-1[03])?|issn|ean|upc|sku|serial|s\/n|part|item|article|confirmation|booking|reservation|shipment|parcel|package|po|receipt|build|commande|facture|rechnung|bestellung|bestellnummer|auftrag|pedido|factura|referencia|n[ºo°]\s*de\s*pedido)\b\.?\s*(?:no\.?|nr\.?|number|num\.?|n[ºo°]|#|id|code|numéro|nummer|número)?\s*[:#=]?\s*)$/i
 
 export const followsNonPersonalLabel = (text: string, index: number): boolean =>
   NON_PERSONAL_NUMBER_LABEL.test(textBefore(text, index, 40))

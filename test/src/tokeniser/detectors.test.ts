@@ -16,6 +16,7 @@ describe("structured detectors", () => {
     expect(found("7816195735790054", "CARD")).toEqual([]) // Luhn passes, no scheme starts with 78
     expect(found("411111111111111", "CARD")).toEqual([]) // Visa has no 15-digit numbers
     expect(found("Order #4532015112830366", "CARD")).toEqual([]) // passes Luhn, but labelled an order
+    expect(found(" # 378282246310005 ", "CARD")).toEqual(["378282246310005"]) // a bare "#" is no order label
     expect(found("4111 1111 1111 1111 378282246310005", "CARD")).toEqual(["4111 1111 1111 1111", "378282246310005"])
   })
 

@@ -3,7 +3,7 @@
  * settings in the environment only (never secrets on argv) and stopped by the PID this module recorded.
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { readFileSync } from "node:fs"
+import { readdirSync, readFileSync } from "node:fs"
 import { createServer } from "node:net"
 
 export interface ServerProcess {
@@ -186,4 +186,29 @@ export const cpuMsOf = (pid: number): number => {
   } catch {
     return 0
   }
+}
+
+/**
+ * CPU time used so far by every local process whose command name is one of `names` (e.g. the PostgreSQL server and
+ * its backends, redis-server), in milliseconds. The gateway's pool connections are long-lived backends, so the
+ * difference over a phase is the storage servers' work for that phase (processes that exit in between are missed).
+ */
+export const cpuMsOfCommands = (names: ReadonlyArray<string>): number => {
+  let total = 0
+  let entries: Array<string>
+  try {
+    entries = readdirSync("/proc")
+  } catch {
+    return 0
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const comm = readFileSync(`/proc/${entry}/comm`, "utf8").trim()
+      if (names.includes(comm)) total += cpuMsOf(Number(entry))
+    } catch {
+      // the process exited while we looked
+    }
+  }
+  return total
 }

@@ -21,6 +21,8 @@ export interface PhaseRecord {
   readonly inlineSigned: number
   /** CPU time the target's own process used per counted request over the whole phase (warm-up and drain included) */
   readonly cpuMsPerRequest: number
+  /** CPU time of the local PostgreSQL and Redis server processes per counted request over the same window */
+  readonly storageCpuMsPerRequest: number
 }
 
 export interface StageRecord {
@@ -41,6 +43,7 @@ export interface SummaryRow {
   readonly errors: number
   readonly peakRssMiB: number
   readonly cpuMsPerRequest: number
+  readonly storageCpuMsPerRequest: number
   readonly rounds: number
 }
 
@@ -75,6 +78,7 @@ export const summarise = (phases: ReadonlyArray<PhaseRecord>, concurrencies: Rea
           errors: ps.reduce((n, p) => n + p.result.errors, 0),
           peakRssMiB: Math.max(...ps.map((p) => p.peakRssKiB)) / 1024,
           cpuMsPerRequest: median(ps.map((p) => p.cpuMsPerRequest)),
+          storageCpuMsPerRequest: median(ps.map((p) => p.storageCpuMsPerRequest ?? 0)),
           rounds: ps.length
         })
       }
@@ -213,9 +217,9 @@ export const markdown = (input: {
     v.perRound.map((x) => f(x)).join(", ")
   ])))
   lines.push("", table(["context", "value"], input.context.map((c) => [c.name, `${f(c.value)} ${c.unit}`])))
-  lines.push("", "## Results (median over rounds; latency in ms; errors summed; RSS = peak of the target's own process; CPU ms/req = that process's CPU time per counted request, warm-up and drain included, so an upper bound)", "")
+  lines.push("", "## Results (median over rounds; latency in ms; errors summed; RSS = peak of the target's own process; CPU ms/req = that process's CPU time per counted request, warm-up and drain included, so an upper bound; storage CPU ms/req = the same for the local PostgreSQL and Redis server processes, shown for the gateway)", "")
   lines.push(table(
-    ["mode", "c", "target", "req/s", "p50", "p99", "TTFB p50", "TTFB p99", "errors", "peak RSS MiB", "CPU ms/req"],
+    ["mode", "c", "target", "req/s", "p50", "p99", "TTFB p50", "TTFB p99", "errors", "peak RSS MiB", "CPU ms/req", "storage CPU ms/req"],
     input.summary.map((r) => [
       r.stream ? "stream" : "json",
       String(r.concurrency),
@@ -227,7 +231,8 @@ export const markdown = (input: {
       r.stream ? f(r.ttfbP99) : "",
       String(r.errors),
       f(r.peakRssMiB, 1),
-      f(r.cpuMsPerRequest)
+      f(r.cpuMsPerRequest),
+      r.target === "gateway" ? f(r.storageCpuMsPerRequest) : ""
     ])
   ))
   lines.push("", `Peak RSS over the whole run (VmHWM): ${Object.entries(meta.processPeakRssMiB).map(([k, v]) => `${k} ${f(v, 1)} MiB`).join(", ")}`)

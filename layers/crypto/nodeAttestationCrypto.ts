@@ -3,12 +3,12 @@
 // portable default (WebCrypto) stays in src/ for the client engine and Deno.
 import type { AttestationCrypto } from "../../src/attestation/v3.ts"
 import { makeNodeEs256Verifier } from "./nodeEs256Verifier.ts"
-import { jsonBodySha256HexSync } from "./nodeSha256.ts"
+import { requestBodySha256HexSync } from "./nodeSha256.ts"
 
 /** One cache per process: every relayed call sees the same attester keys. */
 const verifier = makeNodeEs256Verifier()
 
 export const nodeAttestationCrypto: AttestationCrypto = {
   verifyEs256: (jwk, signature, bytes) => verifier.verify(jwk, signature, bytes),
-  jsonBodySha256Hex: jsonBodySha256HexSync
+  jsonBodySha256Hex: requestBodySha256HexSync
 }

@@ -17,3 +17,22 @@ export const jcsSha256HexSync = (value: unknown): string => sha256HexSync(canoni
  * Throws when the bytes are not a UTF-8 JSON document.
  */
 export const jsonBodySha256HexSync = (bodyBytes: Uint8Array): string => jcsSha256HexSync(parseJsonBytes(bodyBytes))
+
+/** Request body buffer -> its hash. Weak keys: an entry goes with its request. */
+const requestBodyHashes = new WeakMap<ArrayBufferLike, string>()
+
+/**
+ * jsonBodySha256HexSync for an HTTP request body, computed once per request: a relay call with an Idempotency-Key
+ * needs it twice (the key's body identity and the attestation's egress_sha256 check), and the server hands every
+ * reader of a request the same buffer, so the second caller gets the first one's answer instead of canonicalising
+ * a possibly large body again. Only for request bodies, which are never written to after they are read; only a
+ * view of a whole buffer is remembered (a view into a shared pool could be another body).
+ */
+export const requestBodySha256HexSync = (bodyBytes: Uint8Array): string => {
+  const whole = bodyBytes.byteOffset === 0 && bodyBytes.byteLength === bodyBytes.buffer.byteLength
+  const known = whole ? requestBodyHashes.get(bodyBytes.buffer) : undefined
+  if (known !== undefined) return known
+  const hex = jsonBodySha256HexSync(bodyBytes)
+  if (whole) requestBodyHashes.set(bodyBytes.buffer, hex)
+  return hex
+}

@@ -1,7 +1,7 @@
 import { Context, Effect } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Idempotency, type StoredResponse } from "../../services/Idempotency.ts"
-import { jcsSha256HexSync, sha256HexSync } from "../crypto/nodeSha256.ts"
+import { requestBodySha256HexSync, sha256HexSync } from "../crypto/nodeSha256.ts"
 import { requirePortal } from "./auth.ts"
 import { readBodyBytes } from "./body.ts"
 
@@ -37,10 +37,13 @@ export const replayableHeaders = (headers: Readonly<Record<string, string | unde
   return out
 }
 
-/** The request body's identity: SHA-256 of its JCS form when it is JSON (key order and spacing do not matter), else of the bytes. */
+/**
+ * The request body's identity: SHA-256 of its JCS form when it is JSON (key order and spacing do not matter), else
+ * of the bytes. For a relay body this is the attested egress_sha256, computed once for both checks.
+ */
 const bodyHashOf = (bytes: Uint8Array) => {
   try {
-    return jcsSha256HexSync(JSON.parse(new TextDecoder().decode(bytes)))
+    return requestBodySha256HexSync(bytes)
   } catch {
     return sha256HexSync(bytes)
   }

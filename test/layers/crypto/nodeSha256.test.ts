@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto"
 import { describe, expect, it } from "vitest"
-import { jcsSha256HexSync, jsonBodySha256HexSync, sha256HexSync } from "../../../layers/crypto/nodeSha256.ts"
+import { jcsSha256HexSync, jsonBodySha256HexSync, requestBodySha256HexSync, sha256HexSync } from "../../../layers/crypto/nodeSha256.ts"
 import { jcsSha256Hex, jsonBodySha256Hex, sha256Hex } from "../../../src/crypto/jcs.ts"
 
 const utf8 = (text: string) => new TextEncoder().encode(text)
@@ -55,5 +55,30 @@ describe("node SHA-256 helpers", () => {
       await expect(jsonBodySha256Hex(bad)).rejects.toThrow()
     }
     expect(() => jcsSha256HexSync(undefined)).toThrow(TypeError)
+  })
+
+  it("requestBodySha256HexSync gives jsonBodySha256HexSync's hash, remembered per request buffer", () => {
+    const body = utf8('{"model":"m","messages":[{"role":"user","content":"hi"}]}')
+    const expected = jsonBodySha256HexSync(body)
+    expect(requestBodySha256HexSync(body)).toBe(expected)
+    // The second reader of the same request body gets the remembered hash; the proof that it is remembered is that
+    // it survives a change the real code never makes (request bodies are not written to after reading).
+    body[body.length - 2] = 0x20
+    expect(requestBodySha256HexSync(body)).toBe(expected)
+    // Another buffer with other content is hashed on its own.
+    const other = utf8('{"model":"m","messages":[]}')
+    expect(requestBodySha256HexSync(other)).toBe(jsonBodySha256HexSync(other))
+  })
+
+  it("requestBodySha256HexSync does not remember views into a shared buffer (Node's Buffer pool)", () => {
+    const pool = new Uint8Array(64)
+    const first = utf8('{"a":1}')
+    pool.set(first, 0)
+    const view = pool.subarray(0, first.length)
+    expect(requestBodySha256HexSync(view)).toBe(jsonBodySha256HexSync(first))
+    const second = utf8('{"a":2}')
+    pool.set(second, 0)
+    expect(requestBodySha256HexSync(pool.subarray(0, second.length))).toBe(jsonBodySha256HexSync(second))
+    expect(() => requestBodySha256HexSync(utf8("not json"))).toThrow()
   })
 })

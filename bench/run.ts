@@ -29,6 +29,7 @@ import { creditWallet, issueSelfServiceKey } from "./lib/funding.ts"
 import { type PhaseResult, type PhaseSpec, runPhase } from "./lib/load.ts"
 import {
   cpuMsOf,
+  cpuMsOfCommands,
   freePort,
   killAllSync,
   memoryOf,
@@ -84,6 +85,8 @@ const RATE_LIMITS_JSON = JSON.stringify({
   free: { keyPerMinute: null, tenantPer60s: 100_000_000, tenantPer3600s: 1_000_000_000, monthlyTokens: 1_000_000_000_000 }
 })
 const CREDIT_USD = "100000"
+/** Local server processes whose CPU is the storage's share of a gateway call (0 when storage is embedded). */
+const STORAGE_COMMANDS = ["postgres", "redis-server"]
 const CHAT_PATH = { direct: "/v1/chat/completions", bare: "/v1/chat/completions", gateway: "/api/v1/chat/completions" } as const
 
 const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`)
@@ -244,16 +247,19 @@ const main = async () => {
             }
             sampler.reset()
             const cpuBefore = cpuMsOf(ownProcess[target])
+            const storageCpuBefore = cpuMsOfCommands(STORAGE_COMMANDS)
             const result = await runPhase({ ...base(urls[target], CHAT_PATH[target], concurrency, settings.seconds), next })
             sampler.sample()
             if (target === "gateway") lastGatewayRps.set(`${stream}:${concurrency}`, result.rps)
             phases.push({ round, stream, concurrency, target, result, peakRssKiB: sampler.peakKiB(ownProcess[target]), inlineSigned: inline(),
-              cpuMsPerRequest: (cpuMsOf(ownProcess[target]) - cpuBefore) / result.requests })
+              cpuMsPerRequest: (cpuMsOf(ownProcess[target]) - cpuBefore) / result.requests,
+              storageCpuMsPerRequest: (cpuMsOfCommands(STORAGE_COMMANDS) - storageCpuBefore) / result.requests })
             log(
               `round ${round} ${stream ? "stream" : "json  "} c=${String(concurrency).padStart(2)} ${target.padEnd(7)} ` +
                 `${result.rps.toFixed(0).padStart(6)} req/s p50 ${result.latencyP50Ms.toFixed(2)} ms p99 ${result.latencyP99Ms.toFixed(2)} ms` +
                 (stream ? ` ttfb p50 ${result.ttfbP50Ms.toFixed(2)} ms` : "") +
                 ` cpu ${phases[phases.length - 1].cpuMsPerRequest.toFixed(2)} ms/req` +
+                (target === "gateway" ? ` storage cpu ${phases[phases.length - 1].storageCpuMsPerRequest.toFixed(2)} ms/req` : "") +
                 (result.errors > 0 ? ` errors ${result.errors} (${result.firstError})` : "") +
                 (inline() > 0 ? ` (${inline()} signed inline)` : "")
             )

@@ -87,6 +87,8 @@ const RATE_LIMITS_JSON = JSON.stringify({
 const CREDIT_USD = "100000"
 /** Local server processes whose CPU is the storage's share of a gateway call (0 when storage is embedded). */
 const STORAGE_COMMANDS = ["postgres", "redis-server"]
+/** PostgreSQL's statistics collector publishes a backend's counters about once a second (PGSTAT_MIN_INTERVAL). */
+const STATS_FLUSH_WAIT_MS = 1_200
 const CHAT_PATH = { direct: "/v1/chat/completions", bare: "/v1/chat/completions", gateway: "/api/v1/chat/completions" } as const
 
 const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`)
@@ -246,20 +248,36 @@ const main = async () => {
               next = cyclingSupplier(cyclePools[`${stream}`])
             }
             sampler.reset()
+            const countersBefore = target === "gateway" ? await storage.statementCounters?.() : undefined
             const cpuBefore = cpuMsOf(ownProcess[target])
             const storageCpuBefore = cpuMsOfCommands(STORAGE_COMMANDS)
             const result = await runPhase({ ...base(urls[target], CHAT_PATH[target], concurrency, settings.seconds), next })
             sampler.sample()
+            const cpuAfter = cpuMsOf(ownProcess[target])
+            const storageCpuAfter = cpuMsOfCommands(STORAGE_COMMANDS)
+            let postgres: PhaseRecord["postgres"]
+            if (countersBefore !== undefined && storage.statementCounters !== undefined) {
+              // PostgreSQL publishes a backend's statistics about once a second; wait so the phase's last second counts.
+              await new Promise((r) => setTimeout(r, STATS_FLUSH_WAIT_MS))
+              const after = await storage.statementCounters()
+              postgres = {
+                settleMsPerRequest: (after.settleMs - countersBefore.settleMs) / result.requests,
+                settleCallsPerRequest: (after.settleCalls - countersBefore.settleCalls) / result.requests,
+                commitsPerRequest: (after.commits - countersBefore.commits) / result.requests
+              }
+            }
             if (target === "gateway") lastGatewayRps.set(`${stream}:${concurrency}`, result.rps)
             phases.push({ round, stream, concurrency, target, result, peakRssKiB: sampler.peakKiB(ownProcess[target]), inlineSigned: inline(),
-              cpuMsPerRequest: (cpuMsOf(ownProcess[target]) - cpuBefore) / result.requests,
-              storageCpuMsPerRequest: (cpuMsOfCommands(STORAGE_COMMANDS) - storageCpuBefore) / result.requests })
+              cpuMsPerRequest: (cpuAfter - cpuBefore) / result.requests,
+              storageCpuMsPerRequest: (storageCpuAfter - storageCpuBefore) / result.requests,
+              postgres })
             log(
               `round ${round} ${stream ? "stream" : "json  "} c=${String(concurrency).padStart(2)} ${target.padEnd(7)} ` +
                 `${result.rps.toFixed(0).padStart(6)} req/s p50 ${result.latencyP50Ms.toFixed(2)} ms p99 ${result.latencyP99Ms.toFixed(2)} ms` +
                 (stream ? ` ttfb p50 ${result.ttfbP50Ms.toFixed(2)} ms` : "") +
                 ` cpu ${phases[phases.length - 1].cpuMsPerRequest.toFixed(2)} ms/req` +
                 (target === "gateway" ? ` storage cpu ${phases[phases.length - 1].storageCpuMsPerRequest.toFixed(2)} ms/req` : "") +
+                (postgres === undefined ? "" : ` relay_settle ${postgres.settleMsPerRequest.toFixed(2)} ms/req in ${postgres.settleCallsPerRequest.toFixed(2)} calls/req, ${postgres.commitsPerRequest.toFixed(1)} commits/req`) +
                 (result.errors > 0 ? ` errors ${result.errors} (${result.firstError})` : "") +
                 (inline() > 0 ? ` (${inline()} signed inline)` : "")
             )

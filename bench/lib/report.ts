@@ -23,6 +23,15 @@ export interface PhaseRecord {
   readonly cpuMsPerRequest: number
   /** CPU time of the local PostgreSQL and Redis server processes per counted request over the same window */
   readonly storageCpuMsPerRequest: number
+  /** gateway phases on PostgreSQL: the database's own accounting, per counted request */
+  readonly postgres?: {
+    /** server time inside relay_settle (receipts, usage, ledger, debit, events) */
+    readonly settleMsPerRequest: number
+    /** relay_settle calls: below 1 when concurrent settlements share a batch */
+    readonly settleCallsPerRequest: number
+    /** committed transactions (holds, idempotency records, settlement, background work) */
+    readonly commitsPerRequest: number
+  }
 }
 
 export interface StageRecord {
@@ -44,6 +53,7 @@ export interface SummaryRow {
   readonly peakRssMiB: number
   readonly cpuMsPerRequest: number
   readonly storageCpuMsPerRequest: number
+  readonly postgres: PhaseRecord["postgres"]
   readonly rounds: number
 }
 
@@ -79,6 +89,13 @@ export const summarise = (phases: ReadonlyArray<PhaseRecord>, concurrencies: Rea
           peakRssMiB: Math.max(...ps.map((p) => p.peakRssKiB)) / 1024,
           cpuMsPerRequest: median(ps.map((p) => p.cpuMsPerRequest)),
           storageCpuMsPerRequest: median(ps.map((p) => p.storageCpuMsPerRequest ?? 0)),
+          postgres: ps.every((p) => p.postgres !== undefined)
+            ? {
+              settleMsPerRequest: median(ps.map((p) => p.postgres!.settleMsPerRequest)),
+              settleCallsPerRequest: median(ps.map((p) => p.postgres!.settleCallsPerRequest)),
+              commitsPerRequest: median(ps.map((p) => p.postgres!.commitsPerRequest))
+            }
+            : undefined,
           rounds: ps.length
         })
       }
@@ -235,6 +252,14 @@ export const markdown = (input: {
       r.target === "gateway" ? f(r.storageCpuMsPerRequest) : ""
     ])
   ))
+  const pgRows = input.summary.filter((r) => r.target === "gateway" && r.postgres !== undefined)
+  if (pgRows.length > 0) {
+    lines.push("", "## PostgreSQL's own accounting per gateway call (pg_stat_user_functions, pg_stat_database; median over rounds)", "")
+    lines.push(table(
+      ["mode", "c", "relay_settle server ms/req", "relay_settle calls/req", "commits/req"],
+      pgRows.map((r) => [r.stream ? "stream" : "json", String(r.concurrency), f(r.postgres!.settleMsPerRequest, 3), f(r.postgres!.settleCallsPerRequest), f(r.postgres!.commitsPerRequest, 1)])
+    ))
+  }
   lines.push("", `Peak RSS over the whole run (VmHWM): ${Object.entries(meta.processPeakRssMiB).map(([k, v]) => `${k} ${f(v, 1)} MiB`).join(", ")}`)
   if (input.stages.length > 0) {
     lines.push("", "## Where the gateway's time goes (c=1, non-streamed, median p50 over rounds)", "")

@@ -19,14 +19,28 @@ export interface BenchStorage {
   readonly shared: "redis" | "memory"
   /** the run's own database URL (Postgres only) */
   readonly databaseUrl: string | undefined
+  /**
+   * PostgreSQL only: cumulative work of the run's database so far (the settlement function's server time and call
+   * count, committed transactions). PostgreSQL publishes backend statistics about once a second, so a reading taken
+   * right after a phase may miss its last second: callers wait before reading.
+   */
+  readonly statementCounters: (() => Promise<StatementCounters>) | undefined
   readonly drop: () => Promise<void>
 }
 
-const runStatement = (databaseUrl: string, statement: string) =>
+export interface StatementCounters {
+  /** calls of relay_settle (one per settlement batch) */
+  readonly settleCalls: number
+  /** server time spent in relay_settle, ms */
+  readonly settleMs: number
+  readonly commits: number
+}
+
+const runStatement = <A extends object = never>(databaseUrl: string, statement: string) =>
   Effect.runPromise(
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      yield* sql.unsafe(statement)
+      return yield* sql.unsafe<A>(statement)
     }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(databaseUrl), maxConnections: 1 })), Effect.scoped)
   )
 
@@ -46,12 +60,16 @@ export const createBenchStorage = async (env: Readonly<Record<string, string | u
   if (env.DATABASE_URL) {
     const name = `relay_bench_${suffix}`
     await runStatement(env.DATABASE_URL, `CREATE DATABASE ${name}`)
+    // Time spent in PL/pgSQL functions (relay_settle) is then visible in pg_stat_user_functions.
+    await runStatement(env.DATABASE_URL, `ALTER DATABASE ${name} SET track_functions = 'pl'`)
     const url = new URL(env.DATABASE_URL)
     url.pathname = `/${name}`
     databaseUrl = url.toString()
     out.DATABASE_URL = databaseUrl
     const maintenance = env.DATABASE_URL
-    cleanups.push(() => runStatement(maintenance, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
+    cleanups.push(async () => {
+      await runStatement(maintenance, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+    })
   }
   if (env.REDIS_URL) {
     const prefix = `relay_bench_${suffix}:`
@@ -79,6 +97,14 @@ export const createBenchStorage = async (env: Readonly<Record<string, string | u
     sql: databaseUrl ? "postgres" : "pglite",
     shared: env.REDIS_URL ? "redis" : "memory",
     databaseUrl,
+    statementCounters: databaseUrl === undefined ? undefined : async () => {
+      const rows = await runStatement<{ settle_calls: string; settle_ms: string; commits: string }>(databaseUrl, `
+        SELECT coalesce((SELECT sum(calls) FROM pg_stat_user_functions WHERE funcname = 'relay_settle'), 0)::text AS settle_calls,
+               coalesce((SELECT sum(total_time) FROM pg_stat_user_functions WHERE funcname = 'relay_settle'), 0)::text AS settle_ms,
+               (SELECT xact_commit FROM pg_stat_database WHERE datname = current_database())::text AS commits`)
+      const row = rows[0]!
+      return { settleCalls: Number(row.settle_calls), settleMs: Number(row.settle_ms), commits: Number(row.commits) }
+    },
     drop: async () => {
       for (const cleanup of cleanups.reverse()) await cleanup().catch((e) => console.error(`cleanup failed: ${String(e)}`))
     }

@@ -9,6 +9,23 @@ export interface StoredResponse {
   readonly streamed: boolean
 }
 
+/**
+ * A relay call's response, stored in the same statement as its settlement (receipts, usage, debit, hold release):
+ * the key's record exists exactly when the call was billed, so a crash between answering and storing can no longer
+ * leave a billed call whose retry runs upstream and bills again.
+ */
+export interface ResponseRecord {
+  readonly scope: string
+  readonly key: string
+  readonly bodyHash: string
+  /**
+   * The exact response the client gets, from the receipt the settlement sealed (undefined: the call has none). Run
+   * by the sealing actor after signing, again whenever it re-signs, so the stored response always carries the
+   * receipts that were committed.
+   */
+  readonly render: (receipt: { readonly jti: string; readonly v2: unknown } | undefined) => Promise<StoredResponse>
+}
+
 export type Admission =
   /**
    * First request with this key: run it, then `complete` (2xx only) or `abandon` (any failure). `complete` returns at
@@ -18,6 +35,7 @@ export type Admission =
   | {
     readonly _tag: "Fresh"
     readonly complete: (response: StoredResponse) => Effect.Effect<void>
+    /** Nothing to store (a failure), or the settlement already stored it (ResponseRecord): free the key's slot. */
     readonly abandon: Effect.Effect<void>
   }
   /** Same key, same body, within 24 h (possibly after waiting for the original): replay this. */

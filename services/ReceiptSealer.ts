@@ -2,6 +2,7 @@ import { Context, type Effect } from "effect"
 import type { ReceiptV1 } from "../src/receipts/envelope-v1.ts"
 import type { FailedReceiptV2 } from "../src/receipts/envelope-v2-failed.ts"
 import type { ReceiptV2, RoutingDecisionV2 } from "../src/receipts/envelope-v2.ts"
+import type { ResponseRecord, StoredResponse } from "./Idempotency.ts"
 
 export interface SealInput {
   readonly orgId: string
@@ -75,6 +76,8 @@ export interface MeteredCall {
   readonly ledgerReference: string
   /** billing.low_balance threshold for wallets without their own. */
   readonly lowBalanceDefaultMicros: bigint
+  /** The call carried an Idempotency-Key: its response is stored in the same statement. */
+  readonly response?: ResponseRecord
 }
 
 /**
@@ -93,9 +96,13 @@ export interface MeteredCall {
  */
 export class ReceiptSealer extends Context.Service<ReceiptSealer, {
   readonly seal: (input: SealInput) => Effect.Effect<SealedReceipts>
-  readonly settle: (input: { readonly orgId: string; readonly seal: SealInput | undefined; readonly metered: MeteredCall }) => Effect.Effect<
-    SealedReceipts | undefined
-  >
+  readonly settle: (
+    input: { readonly orgId: string; readonly seal: SealInput | undefined; readonly metered: MeteredCall }
+  ) => Effect.Effect<{
+    readonly sealed: SealedReceipts | undefined
+    /** What `metered.response` rendered and stored, when it was given. */
+    readonly response: StoredResponse | undefined
+  }>
   readonly sealFailed: (input: FailedSealInput) => Effect.Effect<FailedReceiptV2>
   /**
    * Reserves `amountMicros` on the wallet under hold `id` only while its available balance (balance minus holds) is

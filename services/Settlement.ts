@@ -1,5 +1,6 @@
 import { Context, Effect } from "effect"
 import type { ApiError } from "../src/http/ApiError.ts"
+import type { ResponseRecord, StoredResponse } from "./Idempotency.ts"
 import type { GatewayPrincipal } from "./Keys.ts"
 import type { RouteTarget } from "./ProviderRouter.ts"
 
@@ -28,6 +29,8 @@ export interface CompletedCall {
   readonly hashUpstreamRequest: string
   readonly hashUpstreamResponse: string
   readonly engineVersion: string
+  /** The call carried an Idempotency-Key: its response is stored in the settlement's statement. */
+  readonly response?: ResponseRecord
 }
 
 export interface Settled {
@@ -35,6 +38,8 @@ export interface Settled {
   readonly billedMicros: bigint
   /** Set when receipts were sealed (complete calls): the v2 envelope and its jti. */
   readonly receipt: { readonly jti: string; readonly v2: unknown } | undefined
+  /** What `call.response` rendered and stored, when it was given: answer exactly this. */
+  readonly response?: StoredResponse
 }
 
 /**

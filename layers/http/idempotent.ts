@@ -6,15 +6,20 @@ import { requirePortal } from "./auth.ts"
 import { readBodyBytes } from "./body.ts"
 
 /**
- * How a streaming handler hands its finished transcript to the idempotency layer: `complete` with the exact
- * bytes sent (trailer included) when the stream ended whole, `abandon` otherwise (a stream that failed midway
- * is never stored). Undefined when the request carried no Idempotency-Key.
+ * What a relay handler needs to make its call idempotent (undefined when the request carried no Idempotency-Key):
+ * the key's identity, for the ResponseRecord it hands its settlement, which stores the response in the same
+ * statement as the receipts and the debit. `stored` tells this wrapper that the settlement did (it then stores
+ * nothing itself and frees the key's slot); a streamed handler, which answers before its settlement, instead
+ * runs `release` when its stream ends, stored or not.
  */
-export interface TranscriptSink {
-  readonly complete: (transcript: Uint8Array, headers: Readonly<Record<string, string>>) => Effect.Effect<void>
-  readonly abandon: Effect.Effect<void>
+export interface IdempotentCall {
+  readonly scope: string
+  readonly key: string
+  readonly bodyHash: string
+  readonly stored: Effect.Effect<void>
+  readonly release: Effect.Effect<void>
 }
-export const IdempotencyCapture = Context.Reference<TranscriptSink | undefined>("privacy-relay/IdempotencyCapture", {
+export const IdempotentCallRef = Context.Reference<IdempotentCall | undefined>("privacy-relay/IdempotentCall", {
   defaultValue: () => undefined
 })
 
@@ -76,17 +81,24 @@ export const withIdempotency = <E, R>(scope: string, handler: Effect.Effect<Http
     const admission = yield* (yield* Idempotency).admit({ scope, key, bodyHash })
     if (admission._tag === "Replay") return replay(admission.response)
 
-    const sink: TranscriptSink = {
-      complete: (transcript, headers) =>
-        admission.complete({ status: 200, headers, body: transcript, streamed: true }),
-      abandon: admission.abandon
+    let storedBySettlement = false
+    const call: IdempotentCall = {
+      scope,
+      key,
+      bodyHash,
+      stored: Effect.sync(() => {
+        storedBySettlement = true
+      }),
+      release: admission.abandon
     }
     const response = yield* handler.pipe(
-      Effect.provideService(IdempotencyCapture, sink),
+      Effect.provideService(IdempotentCallRef, call),
       Effect.onError(() => admission.abandon)
     )
     const body = response.body
-    if (response.status < 200 || response.status >= 300) {
+    if (storedBySettlement) {
+      yield* admission.abandon
+    } else if (response.status < 200 || response.status >= 300) {
       yield* admission.abandon
     } else if (body._tag === "Uint8Array") {
       yield* admission.complete({
@@ -99,7 +111,7 @@ export const withIdempotency = <E, R>(scope: string, handler: Effect.Effect<Http
       // Empty or other bodies: store what there is (nothing), so the status replays.
       yield* admission.complete({ status: response.status, headers: replayableHeaders(response.headers, undefined), body: new Uint8Array(), streamed: false })
     }
-    // A Stream body completes or abandons through the sink when it ends.
+    // A Stream body (a streamed relay call) releases the key when it ends; its settlement stored the transcript.
     return response
   })
 

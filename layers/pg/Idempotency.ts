@@ -3,7 +3,6 @@ import { SqlClient } from "effect/sql"
 import {
   type Admission,
   IDEMPOTENCY_KEY_MAX,
-  IDEMPOTENCY_TTL_MS,
   IDEMPOTENCY_WAIT_MS,
   Idempotency,
   type StoredResponse
@@ -11,6 +10,7 @@ import {
 import { Slots } from "../../services/Slots.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
 import { makeKeyedBatcher } from "../KeyedBatcher.ts"
+import { STORED_COLUMNS, STORED_RECORDSET, STORED_UPSERT, storedRow, type StoredRow } from "./idempotencyRecords.ts"
 
 /** The in-flight slot outlives any relay call (provider timeouts are shorter), so a crashed owner frees it. */
 const SLOT_TTL_MS = 10 * 60_000
@@ -18,19 +18,6 @@ const POLL_MS = 50
 
 // Printable ASCII without spaces: what a UUID or any sane client key looks like.
 const KEY_SHAPE = /^[\x21-\x7e]+$/
-
-/** An idempotency_records row as written. */
-interface StoredRow {
-  readonly scope: string
-  readonly idempotency_key: string
-  readonly body_hash: string
-  readonly status: number
-  readonly headers: Readonly<Record<string, string>>
-  readonly body_base64: string
-  readonly streamed: boolean
-  readonly created_at: string
-  readonly expires_at: string
-}
 
 interface Row {
   readonly body_hash: string
@@ -86,17 +73,10 @@ export const IdempotencyPg = Layer.effect(
     const { submit: storeBatched } = yield* makeKeyedBatcher<StoredRow, void>({
       maxBatch: 256,
       run: (_, rows) =>
-        // An expired record with the same key is replaced: after 24 h the key is fresh. One writer per key at a time
-        // (it holds the slot), so a batch never holds the same key twice.
         sql`
-          INSERT INTO idempotency_records (scope, idempotency_key, body_hash, status, headers, body_base64, streamed, created_at, expires_at)
-          SELECT scope, idempotency_key, body_hash, status, headers, body_base64, streamed, created_at, expires_at
-          FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(scope text, idempotency_key text, body_hash text,
-            status integer, headers jsonb, body_base64 text, streamed boolean, created_at timestamptz, expires_at timestamptz)
-          ON CONFLICT (scope, idempotency_key) DO UPDATE SET
-            body_hash = EXCLUDED.body_hash, status = EXCLUDED.status, headers = EXCLUDED.headers,
-            body_base64 = EXCLUDED.body_base64, streamed = EXCLUDED.streamed,
-            created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at`.pipe(
+          INSERT INTO idempotency_records (${sql.literal(STORED_COLUMNS)})
+          SELECT ${sql.literal(STORED_COLUMNS)} FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS ${sql.literal(STORED_RECORDSET)}
+          ${sql.literal(STORED_UPSERT)}`.pipe(
           Effect.map(() => rows.map(() => Exit.void)),
           Effect.orDie
         )
@@ -145,17 +125,7 @@ export const IdempotencyPg = Layer.effect(
               complete: (response) =>
                 Effect.gen(function*() {
                   const at = yield* Clock.currentTimeMillis
-                  yield* storeBatched("store", {
-                    scope,
-                    idempotency_key: key,
-                    body_hash: bodyHash,
-                    status: response.status,
-                    headers: response.headers,
-                    body_base64: Buffer.from(response.body).toString("base64"),
-                    streamed: response.streamed,
-                    created_at: new Date(at).toISOString(),
-                    expires_at: new Date(at + IDEMPOTENCY_TTL_MS).toISOString()
-                  })
+                  yield* storeBatched("store", storedRow({ scope, key, bodyHash }, response, at))
                 }).pipe(
                   Effect.ensuring(finish),
                   Effect.catchCause((cause) => Effect.logError("storing an idempotent response failed; the key stays fresh", cause)),

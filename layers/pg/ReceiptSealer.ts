@@ -1,6 +1,7 @@
-import { Effect, Exit, Layer } from "effect"
+import { Clock, Effect, Exit, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { AppConfig } from "../../services/AppConfig.ts"
+import type { StoredResponse } from "../../services/Idempotency.ts"
 import { ReceiptKeys } from "../../services/ReceiptKeys.ts"
 import {
   type FailedSealInput,
@@ -13,6 +14,7 @@ import type { FailedReceiptV2 } from "../../src/receipts/envelope-v2-failed.ts"
 import type { Signer } from "../../src/receipts/signer.ts"
 import { failedChainId, GENESIS_PREV_HASH, v1ChainId, v2ChainId } from "../../src/receipts/chain.ts"
 import { makeKeyedBatcher } from "../KeyedBatcher.ts"
+import { STORED_COLUMNS, STORED_RECORDSET, STORED_UPSERT, storedRow } from "./idempotencyRecords.ts"
 import { type ChainHead, emptyBatch, sealCompleted, sealFailed, type SettleBatch } from "./settleBatch.ts"
 
 /** Most jobs written in one statement; more wait for the next batch. */
@@ -33,6 +35,7 @@ interface JobResult {
   readonly sealed?: SealedReceipts
   readonly failed?: FailedReceiptV2
   readonly granted?: boolean
+  readonly response?: StoredResponse
 }
 
 /** The chains a job writes to, with their kind. */
@@ -78,7 +81,7 @@ export const ReceiptSealerPg = Layer.effect(
       })
 
     /** Signs the jobs on from the cached heads: the batch document and each job's receipts. */
-    const build = async (orgId: string, jobs: ReadonlyArray<Job>, signer: Signer) => {
+    const build = async (orgId: string, jobs: ReadonlyArray<Job>, signer: Signer, nowMs: number) => {
       const batch: SettleBatch = emptyBatch(orgId)
       const local = new Map<string, ChainHead>()
       const expected = new Map<string, { kind: "v2" | "v1" | "failed"; head: ChainHead }>()
@@ -94,6 +97,7 @@ export const ReceiptSealerPg = Layer.effect(
       for (const job of jobs) {
         let sealed: SealedReceipts | undefined
         let failed: FailedReceiptV2 | undefined
+        let response: StoredResponse | undefined
         if (job.seal !== undefined) {
           const v2Chain = v2ChainId(orgId)
           const v1Chain = v1ChainId(job.seal.accountId)
@@ -127,13 +131,18 @@ export const ReceiptSealerPg = Layer.effect(
           batch.holds.push(m.holdId)
           batch.debit += m.billedMicros
           batch.lowBalanceDefault = m.lowBalanceDefaultMicros
+          if (m.response !== undefined) {
+            // Rendered from the receipts just signed: what is stored is exactly what the client is answered.
+            response = await m.response.render(sealed === undefined ? undefined : { jti: sealed.jti, v2: sealed.v2 })
+            batch.idempotency.push(storedRow(m.response, response, nowMs))
+          }
         }
         if (job.holdRequest !== undefined) {
           const h = job.holdRequest
           batch.holdRequests.push({ id: h.id, amount_micros: h.amountMicros.toString(), expires_at: h.expiresAt.toISOString() })
         }
         if (job.release !== undefined) batch.holds.push(job.release)
-        results.push({ sealed, failed })
+        results.push({ sealed, failed, response })
       }
       for (const [chainId, { kind, head }] of expected) {
         const next = local.get(chainId)!
@@ -157,8 +166,23 @@ export const ReceiptSealerPg = Layer.effect(
         const { signer } = yield* keys.current
         for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
           yield* loadHeads(chainIds)
-          const built = yield* Effect.promise(() => build(orgId, jobs, signer))
-          const rows = yield* sql<{ r: unknown }>`SELECT relay_settle(${JSON.stringify(toJson(built.batch))}::jsonb) AS r`
+          const nowMs = yield* Clock.currentTimeMillis
+          const built = yield* Effect.promise(() => build(orgId, jobs, signer, nowMs))
+          const document = JSON.stringify(toJson(built.batch))
+          const rows = yield* (built.batch.idempotency.length === 0
+            ? sql<{ r: unknown }>`SELECT relay_settle(${document}::jsonb) AS r`
+            : // The idempotent responses in the same statement, written only when relay_settle wrote the batch (a
+              // refused batch writes nothing, and neither does this).
+              sql<{ r: unknown }>`
+                WITH settled AS (SELECT relay_settle(${document}::jsonb) AS r),
+                stored AS (
+                  INSERT INTO idempotency_records (${sql.literal(STORED_COLUMNS)})
+                  SELECT ${sql.literal(STORED_COLUMNS)}
+                  FROM jsonb_to_recordset(${JSON.stringify(built.batch.idempotency)}::jsonb) AS ${sql.literal(STORED_RECORDSET)}, settled
+                  WHERE (settled.r->>'ok')::boolean
+                  ${sql.literal(STORED_UPSERT)}
+                )
+                SELECT r FROM settled`)
           const answer = (typeof rows[0].r === "string" ? JSON.parse(rows[0].r) : rows[0].r) as {
             ok: boolean
             heads?: ReadonlyArray<{ chain_id: string; last_seq: number | string; last_hash: string }>
@@ -218,7 +242,7 @@ export const ReceiptSealerPg = Layer.effect(
 
     return ReceiptSealer.of({
       seal: (input) => Effect.map(submit(input.orgId, { seal: input }), (r) => r.sealed!),
-      settle: ({ orgId, seal, metered }) => Effect.map(submit(orgId, { seal, metered }), (r) => r.sealed),
+      settle: ({ orgId, seal, metered }) => Effect.map(submit(orgId, { seal, metered }), (r) => ({ sealed: r.sealed, response: r.response })),
       sealFailed: (input) => Effect.map(submit(input.orgId, { failed: input }), (r) => r.failed!),
       // A lone hold or release (the tenant's actor is idle) is one plain statement, cheaper than a batch of one;
       // while the actor is busy it queues and shares the next batch. Both are atomic on the wallet row.

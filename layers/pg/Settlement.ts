@@ -79,7 +79,7 @@ export const SettlementPg = Layer.effect(
           const usageId = `use_${crypto.randomUUID().replaceAll("-", "")}`
           // One atomic write by the tenant's sealing actor: hold released, receipts sealed (complete calls only), usage
           // recorded, wallet debited, ledger row appended. A crash anywhere leaves none of them.
-          const sealed = yield* sealer.settle({
+          const { sealed, response } = yield* sealer.settle({
             orgId: call.principal.orgId,
             seal: call.partial || call.principal.accountId === null ? undefined : {
               orgId: call.principal.orgId,
@@ -103,6 +103,7 @@ export const SettlementPg = Layer.effect(
               billedMicros: bill.billedMicros,
               ledgerReference: `${call.target.provider.slug}/${call.target.model.id} ${call.providerResponseId}`,
               lowBalanceDefaultMicros: lowBalanceMicros,
+              response: call.response,
               usage: {
                 id: usageId,
                 request_id: call.providerResponseId,
@@ -131,7 +132,8 @@ export const SettlementPg = Layer.effect(
           return {
             usageId,
             billedMicros: bill.billedMicros,
-            receipt: sealed === undefined ? undefined : { jti: sealed.jti, v2: sealed.v2 }
+            receipt: sealed === undefined ? undefined : { jti: sealed.jti, v2: sealed.v2 },
+            response
           }
         })
     })

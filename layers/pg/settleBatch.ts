@@ -5,6 +5,7 @@ import { signReceiptV1 } from "../../src/receipts/envelope-v1.ts"
 import { type FailedReceiptV2, signFailedReceiptV2 } from "../../src/receipts/envelope-v2-failed.ts"
 import { signReceiptV2 } from "../../src/receipts/envelope-v2.ts"
 import type { Signer } from "../../src/receipts/signer.ts"
+import type { StoredRow } from "./idempotencyRecords.ts"
 
 /** A chain's last link: its seq and the hash of its last envelope. */
 export interface ChainHead {
@@ -42,6 +43,8 @@ export interface SettleBatch {
   readonly holds: Array<string>
   /** New holds, granted in order while the available balance is positive. */
   readonly holdRequests: Array<{ id: string; amount_micros: string; expires_at: string }>
+  /** Idempotent calls' responses, stored by the same statement (not part of relay_settle's document). */
+  readonly idempotency: Array<StoredRow>
   debit: bigint
   lowBalanceDefault: bigint
 }
@@ -58,6 +61,7 @@ export const emptyBatch = (orgId: string): SettleBatch => ({
   outbox: [],
   holds: [],
   holdRequests: [],
+  idempotency: [],
   debit: 0n,
   lowBalanceDefault: 0n
 })

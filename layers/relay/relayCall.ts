@@ -2,6 +2,7 @@ import { Clock, Effect, Stream } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { createHash } from "node:crypto"
 import { AppConfig } from "../../services/AppConfig.ts"
+import type { StoredResponse } from "../../services/Idempotency.ts"
 import type { GatewayPrincipal } from "../../services/Keys.ts"
 import { ProviderRouter, type RouteTarget } from "../../services/ProviderRouter.ts"
 import { ReceiptKeys } from "../../services/ReceiptKeys.ts"
@@ -20,7 +21,7 @@ import { ROUTING_DECISION_HEADER, ROUTING_HEADER } from "../../src/routing/strat
 import { capabilityOf, isShapeProblem, readRelayShape } from "../../src/relay/requestShape.ts"
 import { createSseUsageReader, type UpstreamUsage, usageFromJson } from "../../src/relay/usage.ts"
 import { readBodyBytes } from "../http/body.ts"
-import { IdempotencyCapture, type TranscriptSink } from "../http/idempotent.ts"
+import { type IdempotentCall, IdempotentCallRef } from "../http/idempotent.ts"
 import { postUpstream, type UpstreamResponse } from "./UpstreamClient.ts"
 
 const decoder = new TextDecoder()
@@ -164,12 +165,13 @@ export const relayCall = (route: AttestationRoute, principal: GatewayPrincipal, 
 
     const responseHeaders: Record<string, string> = { ...limitHeaders }
     if (target.routingDecision !== undefined) responseHeaders[ROUTING_DECISION_HEADER] = JSON.stringify(target.routingDecision)
+    const idempotent = yield* IdempotentCallRef
     return shape.stream
-      ? streamedResponse(base, upstream, settlement, responseHeaders, bodyBytes.byteLength, yield* IdempotencyCapture)
+      ? streamedResponse(base, upstream, settlement, responseHeaders, bodyBytes.byteLength, idempotent)
       : yield* bufferedResponse(base, upstream, settlement, responseHeaders, bodyBytes.byteLength, {
         attestation: verdict.attestation,
         iss: config.publicBaseUrl
-      })
+      }, idempotent)
   })
 
 type CallBase = Omit<CompletedCall, "providerResponseId" | "inputTokens" | "outputTokens" | "estimated" | "partial" | "hashUpstreamResponse">
@@ -203,7 +205,8 @@ const bufferedResponse = (
   settlement: Settlement["Service"],
   headers: Record<string, string>,
   requestBytes: number,
-  witness: { readonly attestation: V3Envelope; readonly iss: string }
+  witness: { readonly attestation: V3Envelope; readonly iss: string },
+  idempotent: IdempotentCall | undefined
 ) =>
   Effect.gen(function*() {
     const body = yield* Effect.tryPromise({
@@ -227,17 +230,17 @@ const bufferedResponse = (
       parsed = undefined
     }
     const hashUpstreamResponse = sha256HexSync(body)
-    const settled = yield* settlement.settle(
-      meteredCall(base, usageFromJson(parsed), { request: requestBytes, response: body.byteLength }, false, hashUpstreamResponse)
-    ).pipe(Effect.withSpan("relay.settle"))
-    if (settled.receipt !== undefined) {
-      headers["x-service-receipt-v2"] = Buffer.from(JSON.stringify(settled.receipt.v2)).toString("base64")
-      headers["x-service-receipt-v2-jti"] = settled.receipt.jti
-    }
-    // The gateway witnesses the client's attestation: provider, model and the upstream byte hashes.
     const { signer } = yield* (yield* ReceiptKeys).current
-    const countersignature = yield* Effect.promise(() =>
-      countersignAttestation({
+    const contentType = typeof upstream.headers["content-type"] === "string" ? upstream.headers["content-type"] : "application/json"
+    /** The answer from the sealed receipt: v2 headers, and the gateway's countersignature of the client's attestation. */
+    const render = async (receipt: { readonly jti: string; readonly v2: unknown } | undefined): Promise<StoredResponse> => {
+      const receiptHeaders: Record<string, string> = { "content-type": contentType }
+      if (receipt !== undefined) {
+        receiptHeaders["x-service-receipt-v2"] = Buffer.from(JSON.stringify(receipt.v2)).toString("base64")
+        receiptHeaders["x-service-receipt-v2-jti"] = receipt.jti
+      }
+      // The gateway witnesses the client's attestation: provider, model and the upstream byte hashes.
+      const countersignature = await countersignAttestation({
         attestation: witness.attestation,
         provider: base.target.provider.slug,
         model: base.target.model.id,
@@ -245,26 +248,46 @@ const bufferedResponse = (
         hashUpstreamResponse,
         iss: witness.iss,
         signer,
-        receiptJti: settled.receipt?.jti ?? null
+        receiptJti: receipt?.jti ?? null
       })
+      receiptHeaders["x-service-receipt-v3"] = Buffer.from(JSON.stringify(countersignature)).toString("base64")
+      return { status: upstream.status, headers: receiptHeaders, body, streamed: false }
+    }
+    // With an Idempotency-Key, a 2xx answer is stored by the settlement itself (same statement as the debit).
+    const record = idempotent !== undefined && upstream.status >= 200 && upstream.status < 300 ? { ...idempotent, render } : undefined
+    const settled = yield* settlement.settle({
+      ...meteredCall(base, usageFromJson(parsed), { request: requestBytes, response: body.byteLength }, false, hashUpstreamResponse),
+      response: record
+    }).pipe(
+      Effect.withSpan("relay.settle"),
+      // A settlement that failed wrote nothing: return the hold now instead of at its expiry (a no-op if it was released).
+      Effect.onError(() => settlement.release(base.hold))
     )
-    headers["x-service-receipt-v3"] = Buffer.from(JSON.stringify(countersignature)).toString("base64")
-    return HttpServerResponse.uint8Array(body, {
-      status: upstream.status,
-      contentType: typeof upstream.headers["content-type"] === "string" ? upstream.headers["content-type"] : "application/json",
-      headers
+    if (settled.response !== undefined && idempotent !== undefined) yield* idempotent.stored
+    const answer = settled.response ?? (yield* Effect.promise(() => render(settled.receipt)))
+    const { "content-type": answerType, ...answerHeaders } = answer.headers
+    return HttpServerResponse.uint8Array(answer.body, {
+      status: answer.status,
+      contentType: answerType,
+      headers: { ...headers, ...answerHeaders }
     })
   })
 
 const STREAM_CONTENT_TYPE = "text/event-stream; charset=utf-8"
 const STREAM_HEADERS = { "cache-control": "no-cache, no-store, must-revalidate", "x-accel-buffering": "no" }
 const streamHeaders = { "content-type": STREAM_CONTENT_TYPE, ...STREAM_HEADERS }
+const encoder = new TextEncoder()
+
+/** The `event: receipt-v2` frame after `data: [DONE]`; nothing when the call has no receipt. */
+const receiptTrailer = (receipt: { readonly v2: unknown } | undefined): Uint8Array =>
+  receipt === undefined ? new Uint8Array() : encoder.encode(`event: receipt-v2\ndata: ${JSON.stringify(receipt.v2)}\n\n`)
 
 /**
  * Streams the upstream SSE bytes to the client as they arrive. A side fold hashes the exact bytes and reads
  * usage; at the end the call is settled and the `event: receipt-v2` trailer appended. An upstream that cuts the
  * stream ends ours cleanly without a trailer; a client that goes away interrupts the stream, which aborts the
- * upstream request. Either way what was delivered is metered (`partial`).
+ * upstream request. Either way what was delivered is metered (`partial`). With an Idempotency-Key, a stream that
+ * ended whole has its transcript (the exact bytes sent, trailer included) stored by its settlement.
  */
 const streamedResponse = (
   base: CallBase,
@@ -272,12 +295,11 @@ const streamedResponse = (
   settlement: Settlement["Service"],
   headers: Record<string, string>,
   requestBytes: number,
-  sink: TranscriptSink | undefined
+  idempotent: IdempotentCall | undefined
 ) => {
   const hasher = createHash("sha256")
-  /** The exact bytes sent to our client, trailer included: the idempotency transcript. */
-  const transcript: Array<Uint8Array> = []
-  let completed = false
+  /** The upstream bytes relayed so far, kept only for an idempotent call's transcript. */
+  const relayed: Array<Uint8Array> = []
   const reader = createSseUsageReader()
   const textDecoder = new TextDecoder()
   let relayedBytes = 0
@@ -288,9 +310,22 @@ const streamedResponse = (
     Effect.suspend(() => {
       if (settled) return Effect.succeed(undefined)
       settled = true
-      return settlement.settle(
-        meteredCall(base, reader.usage(), { request: requestBytes, response: relayedBytes }, partial, hasher.copy().digest("hex"))
-      ).pipe(Effect.map((s) => s.receipt))
+      const record = partial || idempotent === undefined ? undefined : {
+        ...idempotent,
+        render: async (receipt: { readonly v2: unknown } | undefined): Promise<StoredResponse> => ({
+          status: 200,
+          headers: streamHeaders,
+          body: Buffer.concat([...relayed, receiptTrailer(receipt)]),
+          streamed: true
+        })
+      }
+      return settlement.settle({
+        ...meteredCall(base, reader.usage(), { request: requestBytes, response: relayedBytes }, partial, hasher.copy().digest("hex")),
+        response: record
+      }).pipe(
+        Effect.map((s) => s.receipt),
+        Effect.onError(() => settlement.release(base.hold))
+      )
     })
 
   const body = Stream.fromAsyncIterable(upstream.body, (e) => e).pipe(
@@ -298,6 +333,7 @@ const streamedResponse = (
       hasher.update(chunk)
       relayedBytes += chunk.byteLength
       reader.push(textDecoder.decode(chunk, { stream: true }))
+      if (idempotent !== undefined) relayed.push(chunk)
       return chunk
     }),
     Stream.catchCause(() => {
@@ -309,25 +345,14 @@ const streamedResponse = (
         if (cut) return Stream.empty
         const receipt = yield* settle(false)
         if (receipt === undefined) return Stream.empty
-        return Stream.make(new TextEncoder().encode(`event: receipt-v2\ndata: ${JSON.stringify(receipt.v2)}\n\n`))
-      }))
-    ),
-    Stream.map((chunk: Uint8Array) => {
-      if (sink !== undefined) transcript.push(chunk)
-      return chunk
-    }),
-    Stream.concat(
-      Stream.unwrap(Effect.suspend(() => {
-        if (cut || sink === undefined) return Effect.succeed(Stream.empty)
-        completed = true
-        return sink.complete(Buffer.concat(transcript), streamHeaders).pipe(Effect.as(Stream.empty))
+        return Stream.make(receiptTrailer(receipt))
       }))
     ),
     Stream.ensuring(
       Effect.suspend(() => {
         upstream.done()
         upstream.body.destroy()
-        return settle(true).pipe(Effect.andThen(completed || sink === undefined ? Effect.void : sink.abandon))
+        return settle(true).pipe(Effect.andThen(idempotent === undefined ? Effect.void : idempotent.release))
       }).pipe(Effect.ignore)
     )
   )

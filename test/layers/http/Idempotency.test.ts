@@ -160,6 +160,88 @@ describe("Idempotency-Key on streamed relay calls", () => {
   })
 })
 
+describe("an idempotent relay call's response is stored with its settlement (one statement)", () => {
+  const usageRows = (g: TestGateway, orgId: string) =>
+    g.query("SELECT 1 FROM usage_records WHERE org_id = $1", orgId).then((r) => r.length)
+  const receiptRows = (g: TestGateway, orgId: string) =>
+    g.query("SELECT 1 FROM receipts_v2 WHERE org_id = $1", orgId).then((r) => r.length)
+  const storedRecord = (g: TestGateway, key: string) =>
+    g.query<{ headers: Record<string, string>; streamed: boolean }>(
+      "SELECT headers, streamed FROM idempotency_records WHERE idempotency_key = $1",
+      key
+    )
+
+  /** Makes every write of an idempotency record fail, as a crash between settling and storing would lose it. */
+  const failRecordWrites = async (g: TestGateway) => {
+    await g.query(`CREATE OR REPLACE FUNCTION test_refuse_record() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'idempotency record refused by the test'; END $$`)
+    await g.query(`CREATE TRIGGER test_refuse_record BEFORE INSERT ON idempotency_records
+      FOR EACH ROW EXECUTE FUNCTION test_refuse_record()`)
+  }
+  const allowRecordWrites = (g: TestGateway) => g.query("DROP TRIGGER IF EXISTS test_refuse_record ON idempotency_records")
+
+  it("the record is there when the answer arrives, with the answer's receipt headers", async () => {
+    const { apiKey } = await fundedKey(gw)
+    const key = crypto.randomUUID()
+    const res = await relay(gw, apiKey, chatBody("stored at once"), key)
+    expect(res.status).toBe(200)
+    // No waiting: the record was committed before the answer was sent.
+    const [record] = await storedRecord(gw, key)
+    expect(record.streamed).toBe(false)
+    expect(record.headers["x-service-receipt-v2-jti"]).toBe(res.headers.get("x-service-receipt-v2-jti"))
+    expect(record.headers["x-service-receipt-v2"]).toBe(res.headers.get("x-service-receipt-v2"))
+    expect(record.headers["x-service-receipt-v3"]).toBe(res.headers.get("x-service-receipt-v3"))
+  })
+
+  it("a record that cannot be written takes the settlement with it: no usage, no debit, no receipt; the retry runs once", async () => {
+    const { apiKey, orgId } = await fundedKey(gw)
+    const balance = await balanceMicros(gw, orgId)
+    const key = crypto.randomUUID()
+    const body = chatBody("all or nothing")
+    await failRecordWrites(gw)
+    try {
+      const failed = await relay(gw, apiKey, body, key)
+      expect(failed.status).toBe(500)
+      expect((await failed.json()).error.code).toBe("internal_error")
+      expect(await usageRows(gw, orgId)).toBe(0)
+      expect(await debits(gw, orgId)).toBe(0)
+      expect(await receiptRows(gw, orgId)).toBe(0)
+      expect(await balanceMicros(gw, orgId)).toBe(balance)
+      expect(await storedRecord(gw, key)).toHaveLength(0)
+      // The call's hold went back at once, not at its expiry.
+      const [wallet] = await gw.query<{ held: string }>("SELECT held_micros::text AS held FROM wallets WHERE org_id = $1", orgId)
+      expect(wallet.held).toBe("0")
+      // A call without a key settles as before: only the record's write was refused.
+      expect((await relay(gw, apiKey, chatBody("no key"))).status).toBe(200)
+      expect(await usageRows(gw, orgId)).toBe(1)
+    } finally {
+      await allowRecordWrites(gw)
+    }
+    const retry = await relay(gw, apiKey, body, key)
+    expect(retry.status).toBe(200)
+    expect(retry.headers.get("x-service-idempotent-replay")).toBeNull()
+    expect(await usageRows(gw, orgId)).toBe(2)
+    expect(await debits(gw, orgId)).toBe(2)
+    const replay = await relay(gw, apiKey, body, key)
+    expect(replay.headers.get("x-service-idempotent-replay")).toBe("true")
+    expect(await debits(gw, orgId)).toBe(2)
+    expect(provider.received).toHaveLength(3)
+  })
+
+  it("a streamed call's transcript is stored with its settlement, trailer included", async () => {
+    const { apiKey, orgId } = await fundedKey(gw)
+    const key = crypto.randomUUID()
+    const res = await relay(gw, apiKey, chatBody("stream stored", { stream: true }), key)
+    const transcript = await res.text()
+    expect(transcript).toContain("event: receipt-v2")
+    const [record] = await storedRecord(gw, key)
+    expect(record.streamed).toBe(true)
+    const stored = await gw.query<{ body_base64: string }>("SELECT body_base64 FROM idempotency_records WHERE idempotency_key = $1", key)
+    expect(Buffer.from(stored[0].body_base64, "base64").toString("utf8")).toBe(transcript)
+    expect(await usageRows(gw, orgId)).toBe(1)
+  })
+})
+
 describe("Idempotency-Key across two gateway nodes", () => {
   it("a duplicate sent to the other node while the first is in flight gets the same response; one upstream call", async () => {
     const [a, b] = await startTestGatewayPair({ LOCAL_PROVIDER_URL: provider.url })

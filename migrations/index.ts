@@ -8,6 +8,7 @@ import billing from "./0007_billing.ts"
 import idempotency from "./0008_idempotency.ts"
 import byok from "./0009_byok.ts"
 import settleBatch from "./0010_settle_batch.ts"
+import apiKeyNotify from "./0011_api_key_notify.ts"
 
 /**
  * Every migration, by `<number>_<name>`, in order. Imported statically (not read from the file system) so the
@@ -23,5 +24,6 @@ export const migrations = {
   "0007_billing": billing,
   "0008_idempotency": idempotency,
   "0009_byok": byok,
-  "0010_settle_batch": settleBatch
+  "0010_settle_batch": settleBatch,
+  "0011_api_key_notify": apiKeyNotify
 }

@@ -3,12 +3,13 @@ import { Context, Duration, Effect, Layer, Option, Queue, Schedule } from "effec
 import { SqlClient, type SqlError } from "effect/sql"
 import type { GatewayPrincipal } from "../../services/Keys.ts"
 import { makePrincipalCache, type PrincipalCache } from "../../src/keys/principalCache.ts"
+import { PgliteNotifications } from "./SqlPglite.ts"
 
 /**
- * How long an authenticated key may be served from memory without asking the database again. Changes made through
- * the gateway evict at once (locally, and on other nodes when their notification arrives); this bounds only what
- * no notification announces: a row changed by hand in SQL, or a notification lost while a node's listener was
- * reconnecting before it noticed. 30 s keeps that window short while a busy key still skips almost every lookup.
+ * How long an authenticated key may be served from memory without asking the database again. Every change to a key
+ * is announced by the database (migration 0011) and evicts it at once on every node; this bounds only a notification
+ * lost while a node's listener was reconnecting before it noticed. 30 s keeps that window short while a busy key
+ * still skips almost every lookup.
  */
 export const KEY_CACHE_TTL_MS = 30_000
 
@@ -25,18 +26,17 @@ const LISTEN_RETRY = Schedule.spaced(Duration.seconds(1))
  * The in-process cache of `Keys.authenticate` (positive lookups only: an unknown key always asks the database, so
  * a key minted a moment ago, on any node, works at once), and how changes to api_keys reach it.
  *
- * Every code path that changes a key's status, scope, models or tier calls `announce` inside its transaction and
- * `evict` after it. With PostgreSQL, `announce` is `pg_notify`, delivered to every node's listener when (and only
- * if) the transaction commits; each node evicts the key on receipt. The listener is a supervised fiber on its own
- * connection: while it is not listening (at start, after a failure) the cache is off and empty, and it is cleared
- * again once LISTEN is confirmed, since changes in between were not heard. PGlite is one process with one cache, so
- * the local eviction is all it needs (`announce` does nothing there).
+ * The database announces every change to what authenticating a key yields on `api_keys_changed` (triggers of
+ * migration 0011: whoever changes the row, the gateway, the CLI or an operator's SQL), delivered to every node's
+ * listener when the transaction commits; each node evicts the key on receipt. Code that changes a key also calls
+ * `evict` after its transaction, so this node forgets it without waiting for the notification. With PostgreSQL the
+ * listener is a supervised fiber on its own connection: while it is not listening (at start, after a failure) the
+ * cache is off and empty, and it is cleared again once LISTEN is confirmed, since changes in between were not heard.
+ * PGlite is one in-process session: it listens there, and its notifications cannot be lost.
  */
 export class KeyCache extends Context.Service<KeyCache, {
   readonly principals: PrincipalCache<GatewayPrincipal>
-  /** Inside the transaction that changes the key: tells every node on commit. */
-  readonly announce: (keyId: string) => Effect.Effect<void, SqlError.SqlError>
-  /** After that transaction: this node forgets the key at once. */
+  /** After the transaction that changed the key: this node forgets it at once. */
   readonly evict: (keyId: string) => Effect.Effect<void>
 }>()("privacy-relay/KeyCache") {
   static readonly layer = Layer.effect(
@@ -47,12 +47,17 @@ export class KeyCache extends Context.Service<KeyCache, {
       const principals = makePrincipalCache<GatewayPrincipal>({
         maxEntries: KEY_CACHE_MAX_ENTRIES,
         ttlMs: KEY_CACHE_TTL_MS,
-        enabled: Option.isNone(pg)
+        enabled: false
       })
       const evict = (keyId: string) => Effect.sync(() => principals.evictKey(keyId))
 
       if (Option.isNone(pg)) {
-        return KeyCache.of({ principals, announce: () => Effect.void, evict })
+        const pglite = yield* Effect.serviceOption(PgliteNotifications)
+        if (Option.isSome(pglite)) {
+          yield* pglite.value.listen(KEY_CHANGES_CHANNEL, (keyId) => principals.evictKey(keyId)).pipe(Effect.orDie)
+          principals.setEnabled(true)
+        }
+        return KeyCache.of({ principals, evict })
       }
 
       // A dedicated connection, so the listener does not hold one of the query pool's connections for ever.
@@ -68,11 +73,7 @@ export class KeyCache extends Context.Service<KeyCache, {
       )
       yield* listenOnce.pipe(Effect.repeat(LISTEN_RETRY), Effect.forkScoped)
 
-      return KeyCache.of({
-        principals,
-        announce: (keyId) => sql`SELECT pg_notify(${KEY_CHANGES_CHANNEL}, ${keyId})`.pipe(Effect.asVoid),
-        evict
-      })
+      return KeyCache.of({ principals, evict })
     })
   )
 }

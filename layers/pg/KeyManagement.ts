@@ -158,8 +158,6 @@ export const KeyManagementPg = Layer.effect(
           orgId: row.org_id,
           details: { changed: Object.keys(changes).filter((k) => (changes as Record<string, unknown>)[k] !== undefined), ...changes }
         })
-        // Permissions and models are part of the authenticated principal that nodes cache.
-        yield* keyCache.announce(keyId)
         return toRecord(rows[0])
       })).pipe(Effect.ensuring(keyCache.evict(keyId)), Effect.catchTag("SqlError", Effect.die))
 
@@ -176,7 +174,6 @@ export const KeyManagementPg = Layer.effect(
         })
         // `rotated` is not `active`: Keys.authenticate refuses the old key from this commit on.
         yield* sql`UPDATE api_keys SET status = 'rotated', revoked_at = now(), replaced_by = ${minted.record.id} WHERE id = ${keyId}`
-        yield* keyCache.announce(keyId)
         const trigger = row.rotation_due_at === null ? "manual" : "policy"
         yield* appendAudit(sql, {
           actor: actor.id,
@@ -202,17 +199,12 @@ export const KeyManagementPg = Layer.effect(
     const revoke = (actor: Actor, keyId: string) =>
       sql.withTransaction(Effect.gen(function*() {
         const row = yield* load(actor, keyId, true)
-        if (row.status === "revoked") {
-          // Announced again: a key revoked by hand in SQL leaves every node's cache when it is revoked here.
-          yield* keyCache.announce(keyId)
-          return toRecord(row)
-        }
+        if (row.status === "revoked") return toRecord(row)
         const rows = yield* sql<Row>`UPDATE api_keys SET status = 'revoked', revoked_at = now() WHERE id = ${keyId}
           RETURNING id, org_id, key_prefix, name, tier, permissions, models, status, rotation_days, rotation_due_at,
           replaced_by, created_at, last_used_at, revoked_at`
         yield* appendAudit(sql, { actor: actor.id, action: "key.revoked", target: keyId, orgId: row.org_id, details: { key_prefix: row.key_prefix } })
         yield* outbox.record({ orgId: row.org_id, event: "key.revoked", data: { key_id: keyId, key_prefix: row.key_prefix } })
-        yield* keyCache.announce(keyId)
         return toRecord(rows[0])
       })).pipe(Effect.ensuring(keyCache.evict(keyId)), Effect.catchTag("SqlError", Effect.die))
 

@@ -158,7 +158,6 @@ export const KeysPg = Layer.effect(
             yield* sql`UPDATE api_keys SET status = 'revoked', revoked_at = now() WHERE id = ${id}`
             yield* sql`INSERT INTO audit_log ${sql.insert({ actor, action: "key.revoked", target: id, details: null })}`
             yield* outbox.record({ orgId: org_id, event: "key.revoked", data: { key_id: id, key_prefix: keyPrefix } })
-            yield* keyCache.announce(id)
           })).pipe(Effect.ensuring(keyCache.evict(id)), Effect.orDie)
           return { keyId: id, orgId: org_id }
         })

@@ -1,6 +1,6 @@
 import { PGlite } from "@electric-sql/pglite"
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Semaphore, Stream } from "effect"
+import { Context, Effect, Layer, type Scope, Semaphore, Stream } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient, SqlError, type SqlConnection } from "effect/sql"
 import { mkdirSync } from "node:fs"
@@ -42,10 +42,18 @@ const makeConnection = (db: PGlite): SqlConnection.Connection => {
   }
 }
 
-/** `dataDir` undefined keeps the database in memory (tests). */
+/**
+ * LISTEN for embedded PGlite, where there is no second connection to listen on: `listen` runs LISTEN in the one
+ * session (serialised with every other statement) and calls `onPayload` for each notification on `channel` once
+ * its transaction commits, until the scope closes.
+ */
+export class PgliteNotifications extends Context.Service<PgliteNotifications, {
+  readonly listen: (channel: string, onPayload: (payload: string) => void) => Effect.Effect<void, SqlError.SqlError, Scope.Scope>
+}>()("privacy-relay/PgliteNotifications") {}
+
+/** `dataDir` undefined keeps the database in memory (tests). Provides the SqlClient and PgliteNotifications. */
 export const layerPglite = (dataDir: string | undefined) =>
-  Layer.effect(
-    SqlClient.SqlClient,
+  Layer.effectContext(
     Effect.gen(function*() {
       const db = yield* Effect.acquireRelease(
         Effect.tryPromise({
@@ -60,7 +68,7 @@ export const layerPglite = (dataDir: string | undefined) =>
       )
       const connection = makeConnection(db)
       const lock = Semaphore.makeUnsafe(1)
-      return yield* SqlClient.make({
+      const client = yield* SqlClient.make({
         driver: "pglite",
         compiler: PgClient.makeCompiler(),
         spanAttributes: [["db.system.name", "postgresql"]],
@@ -71,5 +79,17 @@ export const layerPglite = (dataDir: string | undefined) =>
           return connection
         })
       })
+      const notifications = PgliteNotifications.of({
+        listen: (channel, onPayload) =>
+          Effect.gen(function*() {
+            if (!/^[a-z_][a-z0-9_]*$/.test(channel)) return yield* Effect.die(new Error(`not a channel name: ${channel}`))
+            yield* Effect.acquireRelease(
+              Effect.sync(() => db.onNotification((ch, payload) => ch === channel && onPayload(payload))),
+              (off) => Effect.sync(off)
+            )
+            yield* Effect.acquireRelease(client.unsafe(`LISTEN ${channel}`), () => client.unsafe(`UNLISTEN ${channel}`).pipe(Effect.ignore))
+          })
+      })
+      return Context.make(SqlClient.SqlClient, client).pipe(Context.add(PgliteNotifications, notifications))
     })
   ).pipe(Layer.provide(Reactivity.layer))

@@ -36,7 +36,18 @@ const newKey = async (gw: TestGateway) => {
 const update = (gw: TestGateway, key: Awaited<ReturnType<typeof newKey>>, changes: KeyChanges) =>
   manage(gw, (keys) => keys.update(key.actor, key.keyId, changes))
 
-/** A change written straight to the database: no notification, so a node that cached the key does not hear it. */
+/**
+ * A change that announces nothing: written with triggers off (session_replication_role = replica, as a replica
+ * applying a copy would), so a node that cached the key does not hear it. It is how these tests see that a key is
+ * served from memory. The values are generated ids and scope names, safe to inline (DO takes no parameters).
+ */
+const changeUnannounced = (gw: TestGateway, keyId: string, permissions: ReadonlyArray<string>) =>
+  gw.query(`DO $$ BEGIN
+    SET LOCAL session_replication_role = replica;
+    UPDATE api_keys SET permissions = '${JSON.stringify(permissions)}'::jsonb WHERE id = '${keyId}';
+  END $$`)
+
+/** An operator's hand-written SQL: the database itself announces it (migration 0011). */
 const changeByHand = (gw: TestGateway, keyId: string, permissions: ReadonlyArray<string>) =>
   gw.query("UPDATE api_keys SET permissions = $1::jsonb WHERE id = $2", JSON.stringify(permissions), keyId)
 
@@ -79,10 +90,10 @@ describe("authentication cache on one gateway", () => {
     await gw?.close()
   })
 
-  it("a cached key skips the database (a change by hand is not seen), and a revocation through the service is seen at once", async () => {
+  it("a cached key skips the database (an unannounced change is not seen), and a revocation through the service is seen at once", async () => {
     const key = await newKey(gw)
     expect(await permissionsOf(gw, key.apiKey)).toBeNull()
-    await changeByHand(gw, key.keyId, ["messages"])
+    await changeUnannounced(gw, key.keyId, ["messages"])
     // Served from memory: the database now says ["messages"].
     expect(await permissionsOf(gw, key.apiKey)).toBeNull()
     expect(await permissionsOf(gw, key.apiKey)).toBeNull()
@@ -116,13 +127,38 @@ describe("authentication cache on one gateway", () => {
     expect(await authenticate(gw, minted.apiKey)).toMatchObject({ principal: { keyId: minted.record.id } })
   })
 
-  it("revoking a key that was revoked by hand pushes it out of the cache", async () => {
+  it("a key revoked by hand in SQL is refused within moments: the database announces the change", async () => {
     const key = await newKey(gw)
     expect(await authenticate(gw, key.apiKey)).toHaveProperty("principal")
     await gw.query("UPDATE api_keys SET status = 'revoked', revoked_at = now() WHERE id = $1", key.keyId)
-    expect(await authenticate(gw, key.apiKey)).toHaveProperty("principal")
+    const ms = await within(2_000, async () => JSON.stringify(await authenticate(gw, key.apiKey)) === JSON.stringify({ error: "key_revoked" }))
+    expect(ms).toBeLessThan(2_000)
+    // Revoking it again through the service is a no-op that still answers the revoked key.
     await manage(gw, (keys) => keys.revoke(key.actor, key.keyId))
     expect(await authenticate(gw, key.apiKey)).toEqual({ error: "key_revoked" })
+  })
+
+  it("a scope change by hand in SQL is seen within moments; using a key announces nothing", async () => {
+    const key = await newKey(gw)
+    expect(await permissionsOf(gw, key.apiKey)).toBeNull()
+    await changeByHand(gw, key.keyId, ["messages"])
+    await within(2_000, async () => JSON.stringify(await permissionsOf(gw, key.apiKey)) === JSON.stringify(["messages"]))
+    // last_used_at is bookkeeping: writing it does not evict the key (an unannounced change stays unseen after it).
+    await changeUnannounced(gw, key.keyId, ["completions"])
+    await gw.query("UPDATE api_keys SET last_used_at = now() - interval '1 hour' WHERE id = $1", key.keyId)
+    await new Promise((r) => setTimeout(r, 100))
+    expect(await permissionsOf(gw, key.apiKey)).toEqual(["messages"])
+  })
+
+  it("re-parenting an organisation by hand announces its keys", async () => {
+    const key = await newKey(gw)
+    const parent = await newKey(gw)
+    expect(await authenticate(gw, key.apiKey)).toMatchObject({ principal: { parentOrgId: null } })
+    await gw.query("UPDATE organisations SET parent_id = $1 WHERE id = $2", parent.orgId, key.orgId)
+    await within(2_000, async () => {
+      const outcome = await authenticate(gw, key.apiKey)
+      return "principal" in outcome && outcome.principal.parentOrgId === parent.orgId
+    })
   })
 
   it("an unknown key is not remembered: inserted a moment later, it works at once", async () => {
@@ -151,7 +187,7 @@ describe("authentication cache on one gateway", () => {
     async () => {
       const key = await newKey(gw)
       expect(await permissionsOf(gw, key.apiKey)).toBeNull()
-      await changeByHand(gw, key.keyId, ["messages"])
+      await changeUnannounced(gw, key.keyId, ["messages"])
       expect(await permissionsOf(gw, key.apiKey)).toBeNull()
 
       const killed = await gw.query<{ ok: boolean }>(
@@ -166,7 +202,7 @@ describe("authentication cache on one gateway", () => {
       await listenersReady(gw, 1)
       const again = await newKey(gw)
       expect(await permissionsOf(gw, again.apiKey)).toBeNull()
-      await changeByHand(gw, again.keyId, ["messages"])
+      await changeUnannounced(gw, again.keyId, ["messages"])
       expect(await permissionsOf(gw, again.apiKey)).toBeNull()
     }
   )
@@ -184,11 +220,11 @@ describe("authentication cache across two gateway nodes", () => {
     await b?.close()
   })
 
-  /** A key that node b has cached (shown by a change by hand that b does not see), ready to be changed on node a. */
+  /** A key that node b has cached (shown by an unannounced change that b does not see), ready to be changed on node a. */
   const cachedOnB = async () => {
     const key = await newKey(a)
     expect((await countersign(b, key.apiKey)).status).toBe(400) // accepted; the empty body is what is refused
-    await changeByHand(a, key.keyId, ["completions"])
+    await changeUnannounced(a, key.keyId, ["completions"])
     expect(await permissionsOf(b, key.apiKey)).toBeNull()
     return key
   }

@@ -22,6 +22,8 @@ export interface GatewayConfig {
   readonly logLevel: "debug" | "info" | "warn" | "error"
   readonly otlpEndpoint: string | undefined
   readonly traceSampleRatio: number
+  /** SERVER_TIMING=off leaves out the Server-Timing header (default on: each response tells how long its stages took). */
+  readonly serverTiming: boolean
   readonly env: Readonly<Record<string, string | undefined>>
 }
 
@@ -57,8 +59,17 @@ export const parseGatewayConfig = (env: Readonly<Record<string, string | undefin
     logLevel: logLevel as GatewayConfig["logLevel"],
     otlpEndpoint: nonEmpty(env.OTEL_EXPORTER_OTLP_ENDPOINT),
     traceSampleRatio: ratio,
+    serverTiming: parseOnOff(env.SERVER_TIMING, "SERVER_TIMING", true),
     env
   }
+}
+
+const parseOnOff = (raw: string | undefined, name: string, fallback: boolean): boolean => {
+  const v = raw?.trim().toLowerCase()
+  if (v === undefined || v === "") return fallback
+  if (["on", "1", "true"].includes(v)) return true
+  if (["off", "0", "false"].includes(v)) return false
+  throw new ConfigInvalid(`${name} must be on or off`)
 }
 
 const nonEmpty = (s: string | undefined) => (s === undefined || s.trim() === "" ? undefined : s.trim())

@@ -1,4 +1,5 @@
 import { Context } from "effect"
+import { StageClock } from "../src/http/serverTiming.ts"
 
 /**
  * Per-request facts set by the observability middleware and read by routes: the request id (sent upstream,
@@ -11,8 +12,17 @@ export interface RequestInfo {
   readonly spanId: string
   readonly sampled: boolean
   readonly startedAt: number
+  /** The request's stages so far, for its Server-Timing header: routes call `stages.end(name)` as each ends. */
+  readonly stages: StageClock
 }
 
 export const RequestContext = Context.Reference<RequestInfo>("privacy-relay/RequestContext", {
-  defaultValue: () => ({ requestId: crypto.randomUUID(), traceId: "0".repeat(32), spanId: "0".repeat(16), sampled: false, startedAt: 0 })
+  defaultValue: () => ({
+    requestId: crypto.randomUUID(),
+    traceId: "0".repeat(32),
+    spanId: "0".repeat(16),
+    sampled: false,
+    startedAt: 0,
+    stages: new StageClock(() => performance.now(), performance.now())
+  })
 })

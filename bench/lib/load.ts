@@ -5,6 +5,7 @@
  * what is still in flight then is drained but not counted.
  */
 import { Pool } from "undici"
+import { parseServerTiming } from "../../src/http/serverTiming.ts"
 import type { AttestedRequest } from "./attested.ts"
 import { percentile, Samples } from "./stats.ts"
 
@@ -36,6 +37,8 @@ export interface PhaseResult {
   readonly ttfbP50Ms: number
   readonly ttfbP99Ms: number
   readonly firstError?: string
+  /** mean duration per Server-Timing stage over the counted answers that carried the header (the gateway's), ms */
+  readonly serverTiming?: Record<string, number>
 }
 
 export const runPhase = async (spec: PhaseSpec): Promise<PhaseResult> => {
@@ -51,6 +54,8 @@ export const runPhase = async (spec: PhaseSpec): Promise<PhaseResult> => {
   const statuses: Record<string, number> = {}
   let errors = 0
   let firstError: string | undefined
+  const timingSums = new Map<string, number>()
+  let timed = 0
   const t0 = performance.now()
   const measureFrom = t0 + spec.warmupMs
   const deadline = measureFrom + spec.measureMs
@@ -62,6 +67,7 @@ export const runPhase = async (spec: PhaseSpec): Promise<PhaseResult> => {
       let first = Number.NaN
       let status = 0
       let snippet = ""
+      let timing: string | undefined
       try {
         const res = await pool.request({
           path: spec.path,
@@ -70,6 +76,8 @@ export const runPhase = async (spec: PhaseSpec): Promise<PhaseResult> => {
           body: spec.method === "GET" ? undefined : req.body
         })
         status = res.statusCode
+        const header = res.headers["server-timing"]
+        timing = typeof header === "string" ? header : undefined
         for await (const chunk of res.body) {
           if (Number.isNaN(first)) first = performance.now()
           if (status >= 300 && snippet.length < 300) snippet += (chunk as Buffer).toString("utf8")
@@ -90,6 +98,10 @@ export const runPhase = async (spec: PhaseSpec): Promise<PhaseResult> => {
       }
       latency.push(end - start)
       ttfb.push((Number.isNaN(first) ? end : first) - start)
+      if (timing !== undefined) {
+        timed++
+        for (const { name, ms } of parseServerTiming(timing)) timingSums.set(name, (timingSums.get(name) ?? 0) + ms)
+      }
     }
   }
   try {
@@ -108,6 +120,7 @@ export const runPhase = async (spec: PhaseSpec): Promise<PhaseResult> => {
     latencyP99Ms: percentile(lat, 99),
     ttfbP50Ms: percentile(tt, 50),
     ttfbP99Ms: percentile(tt, 99),
-    firstError
+    firstError,
+    serverTiming: timed === 0 ? undefined : Object.fromEntries([...timingSums].map(([name, sum]) => [name, sum / timed]))
   }
 }

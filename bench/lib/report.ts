@@ -54,6 +54,7 @@ export interface SummaryRow {
   readonly cpuMsPerRequest: number
   readonly storageCpuMsPerRequest: number
   readonly postgres: PhaseRecord["postgres"]
+  readonly serverTiming: Record<string, number> | undefined
   readonly rounds: number
 }
 
@@ -96,12 +97,21 @@ export const summarise = (phases: ReadonlyArray<PhaseRecord>, concurrencies: Rea
               commitsPerRequest: median(ps.map((p) => p.postgres!.commitsPerRequest))
             }
             : undefined,
+          serverTiming: medianTimings(ps.map((p) => p.result.serverTiming)),
           rounds: ps.length
         })
       }
     }
   }
   return rows
+}
+
+/** Stage by stage, the median over rounds of the per-round means; undefined when no round had the header. */
+const medianTimings = (rounds: ReadonlyArray<Record<string, number> | undefined>): Record<string, number> | undefined => {
+  const present = rounds.filter((r): r is Record<string, number> => r !== undefined)
+  if (present.length === 0) return undefined
+  const names = [...new Set(present.flatMap((r) => Object.keys(r)))]
+  return Object.fromEntries(names.map((name) => [name, median(present.map((r) => r[name] ?? 0))]))
 }
 
 /** Per round: f(gateway, other) for one scenario; rounds missing a side are skipped. */
@@ -252,6 +262,13 @@ export const markdown = (input: {
       r.target === "gateway" ? f(r.storageCpuMsPerRequest) : ""
     ])
   ))
+  const timed = input.summary.filter((r) => r.target === "gateway" && !r.stream && r.serverTiming !== undefined)
+  if (timed.length > 0) {
+    const names = [...new Set(timed.flatMap((r) => Object.keys(r.serverTiming!)))]
+    lines.push("", "## Where a gateway call's time goes (non-streamed; the gateway's own Server-Timing header, mean ms per call, median over rounds)", "")
+    lines.push("`upstream` includes the provider's own time; `settle` is signing the receipts and the settlement statement; `total` is the gateway's whole handling (the client's latency adds the network and HTTP parsing).", "")
+    lines.push(table(["stage", ...timed.map((r) => `c=${r.concurrency}`)], names.map((name) => [name, ...timed.map((r) => f(r.serverTiming![name] ?? 0, 3))])))
+  }
   const pgRows = input.summary.filter((r) => r.target === "gateway" && r.postgres !== undefined)
   if (pgRows.length > 0) {
     lines.push("", "## PostgreSQL's own accounting per gateway call (pg_stat_user_functions, pg_stat_database; median over rounds)", "")

@@ -4,6 +4,7 @@ import { AppConfig } from "../../services/AppConfig.ts"
 import { PortalTokens } from "../../services/PortalTokens.ts"
 import { RequestContext } from "../../services/RequestContext.ts"
 import { pickRequestId } from "../../src/http/requestId.ts"
+import { StageClock } from "../../src/http/serverTiming.ts"
 import { formatTraceparent, newSpanId, parseTraceparent } from "../../src/http/traceparent.ts"
 import { causeToResponse } from "./errorResponse.ts"
 
@@ -18,11 +19,12 @@ const PUBLIC_CROSS_ORIGIN = new Set([
 const CORS_ALLOW_HEADERS =
   "authorization, content-type, idempotency-key, x-request-id, traceparent, x-service-engine, x-service-attestation, x-csrf-token"
 const CORS_EXPOSE_HEADERS =
-  "x-request-id, x-response-time, traceparent, x-service-receipt-v2, x-service-receipt-v2-jti, x-service-receipt-failed, x-service-receipt-v3, x-service-idempotent-replay, retry-after, ratelimit, ratelimit-policy"
+  "x-request-id, x-response-time, server-timing, traceparent, x-service-receipt-v2, x-service-receipt-v2-jti, x-service-receipt-failed, x-service-receipt-v3, x-service-idempotent-replay, retry-after, ratelimit, ratelimit-policy"
 
 /**
  * Global middleware: every response the application produces (success, error, 404, OPTIONS, streaming) gets
- * `X-Request-Id`, `X-Response-Time` and `traceparent`; every failure becomes our error envelope; bearer routes
+ * `X-Request-Id`, `X-Response-Time`, `Server-Timing` (the request's stages; SERVER_TIMING=off drops it) and
+ * `traceparent`; every failure becomes our error envelope; bearer routes
  * are exposed cross-origin only to PORTAL_ORIGIN; sampled requests are logged as one JSON line (a span record).
  */
 export const ObservabilityMiddleware = HttpRouter.middleware(
@@ -42,12 +44,13 @@ export const ObservabilityMiddleware = HttpRouter.middleware(
       let sampled = trace.sampledFlag || forced || Math.random() < config.traceSampleRatio
       const path = request.url.split("?")[0]
       const origin = headers["origin"]
+      const stages = new StageClock(() => performance.now(), startedAt)
 
       const response = request.method === "OPTIONS"
         ? HttpServerResponse.empty({ status: 204 })
         : yield* httpEffect.pipe(
           Effect.withParentSpan(Tracer.externalSpan({ traceId: trace.traceId, spanId, sampled })),
-          Effect.provideService(RequestContext, { requestId, traceId: trace.traceId, spanId, sampled, startedAt }),
+          Effect.provideService(RequestContext, { requestId, traceId: trace.traceId, spanId, sampled, startedAt, stages }),
           Effect.catchCause((cause) => causeToResponse(cause, requestId))
         )
 
@@ -59,6 +62,8 @@ export const ObservabilityMiddleware = HttpRouter.middleware(
         traceparent: formatTraceparent(trace.traceId, spanId, sampled),
         vary: "Origin"
       }
+      // For a stream, the stages until its headers were sent (its time to first byte).
+      if (config.serverTiming) out["server-timing"] = stages.header(elapsed)
       if (origin !== undefined) {
         if (config.portalOrigin !== undefined && origin === config.portalOrigin) {
           out["access-control-allow-origin"] = origin

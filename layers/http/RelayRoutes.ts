@@ -25,11 +25,14 @@ export const RelayRoutes = HttpRouter.use(Effect.fn(function*(router) {
   const relay = (route: AttestationRoute, scope: Scope) =>
     Effect.gen(function*() {
       const principal = yield* requireGatewayKey(scope)
+      const { stages } = yield* RequestContext
+      stages.end("auth")
       // From here the key is accepted: a failure carries a signed failed-call receipt (DESIGN.md section 4).
       return yield* withIdempotency(`${principal.orgId}|${route}`, relayCall(route, principal, settings)).pipe(
         Effect.catchTag("ApiError", (error) =>
           Effect.gen(function*() {
             const ctx = yield* RequestContext
+            stages.end("refused")
             const receipt = yield* sealer.sealFailed({
               orgId: principal.orgId,
               keyId: principal.keyId,
@@ -37,6 +40,7 @@ export const RelayRoutes = HttpRouter.use(Effect.fn(function*(router) {
               status: error.status,
               errorCode: error.code
             })
+            stages.end("failed-receipt")
             return yield* new ApiError({
               ...error,
               headers: { ...error.headers, "x-service-receipt-failed": Buffer.from(JSON.stringify(receipt)).toString("base64") }

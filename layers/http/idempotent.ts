@@ -1,6 +1,7 @@
 import { Context, Effect } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Idempotency, type StoredResponse } from "../../services/Idempotency.ts"
+import { RequestContext } from "../../services/RequestContext.ts"
 import { requestBodySha256HexSync, sha256HexSync } from "../crypto/nodeSha256.ts"
 import { requirePortal } from "./auth.ts"
 import { readBodyBytes } from "./body.ts"
@@ -79,6 +80,8 @@ export const withIdempotency = <E, R>(scope: string, handler: Effect.Effect<Http
     if (key === undefined) return yield* handler
     const bodyHash = bodyHashOf(yield* readBodyBytes)
     const admission = yield* (yield* Idempotency).admit({ scope, key, bodyHash })
+    const { stages } = yield* RequestContext
+    stages.end("idempotency")
     if (admission._tag === "Replay") return replay(admission.response)
 
     let storedBySettlement = false

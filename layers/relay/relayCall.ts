@@ -93,6 +93,7 @@ export const relayCall = (route: AttestationRoute, principal: GatewayPrincipal, 
         crypto: nodeAttestationCrypto
       })
     ).pipe(Effect.withSpan("relay.attestation"))
+    ctx.stages.end("attestation")
     if (!verdict.ok) return yield* new ApiError({ status: verdict.status, code: verdict.code, message: verdict.message })
     // The attested egress_sha256 was just checked to equal the JCS SHA-256 of this exact body.
     const hashUpstreamRequest = verdict.attestation.claims["v3-attestation"].egress_sha256
@@ -109,7 +110,9 @@ export const relayCall = (route: AttestationRoute, principal: GatewayPrincipal, 
       principal,
       routing: { header: request.headers[ROUTING_HEADER], bodyBytes: bodyBytes.byteLength, maxOutputTokens: shape.maxOutputTokens }
     })
+    ctx.stages.end("routing")
     const limitHeaders = yield* (yield* RelayLimits).admit(principal, capability)
+    ctx.stages.end("limits")
 
     const settlement = yield* Settlement
     const holdMicros = maxCostHoldMicros({
@@ -120,6 +123,7 @@ export const relayCall = (route: AttestationRoute, principal: GatewayPrincipal, 
       keyMode: target.keyMode
     })
     const hold = yield* settlement.hold(principal.orgId, holdMicros)
+    ctx.stages.end("hold")
 
     const headers: Record<string, string> = {
       ...target.authHeaders,
@@ -157,6 +161,7 @@ export const relayCall = (route: AttestationRoute, principal: GatewayPrincipal, 
       Effect.onInterrupt(() => settlement.release(hold))
     )
 
+    ctx.stages.end("upstream")
     if (upstream.status >= 400) {
       const error = yield* Effect.promise(() => upstreamError(target, upstream)).pipe(Effect.ensuring(Effect.sync(upstream.done)))
       yield* settlement.release(hold)
@@ -229,6 +234,8 @@ const bufferedResponse = (
     } catch {
       parsed = undefined
     }
+    const { stages } = yield* RequestContext
+    stages.end("upstream")
     const hashUpstreamResponse = sha256HexSync(body)
     const { signer } = yield* (yield* ReceiptKeys).current
     const contentType = typeof upstream.headers["content-type"] === "string" ? upstream.headers["content-type"] : "application/json"
@@ -263,8 +270,10 @@ const bufferedResponse = (
       // A settlement that failed wrote nothing: return the hold now instead of at its expiry (a no-op if it was released).
       Effect.onError(() => settlement.release(base.hold))
     )
+    stages.end("settle")
     if (settled.response !== undefined && idempotent !== undefined) yield* idempotent.stored
     const answer = settled.response ?? (yield* Effect.promise(() => render(settled.receipt)))
+    stages.end("receipt-headers")
     const { "content-type": answerType, ...answerHeaders } = answer.headers
     return HttpServerResponse.uint8Array(answer.body, {
       status: answer.status,

@@ -11,6 +11,7 @@ const expectStamped = (res: Response) => {
   expect(res.headers.get("x-request-id")).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
   expect(res.headers.get("x-response-time")).toMatch(/^\d+ms$/)
   expect(res.headers.get("traceparent")).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/)
+  expect(res.headers.get("server-timing")).toMatch(/(^|, )total;dur=\d+\.\d{3}$/)
 }
 
 describe("observability headers on every response the gateway produces", () => {
@@ -118,3 +119,18 @@ describe("X-Service-Force-Trace", () => {
     expect(await flagFor(undefined)).toBe("00")
   })
 })
+
+describe("SERVER_TIMING=off", () => {
+  it("leaves the Server-Timing header out and keeps the others", async () => {
+    const quiet = await startTestGateway({ SERVER_TIMING: "off" })
+    try {
+      const res = await fetch(`${quiet.url}/api/v1/keys/scopes`)
+      expect(res.status).toBe(200)
+      expect(res.headers.get("server-timing")).toBeNull()
+      expect(res.headers.get("x-response-time")).toMatch(/^\d+ms$/)
+    } finally {
+      await quiet.close()
+    }
+  })
+})
+

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest"
 import { attestedHeaders, TEST_ENGINE } from "../../support/engine.ts"
 import { useRelayFixture } from "../../support/relayFixture.ts"
 import { balanceMicros, fundedKey } from "../../support/tenant.ts"
+import { parseServerTiming } from "../../../src/http/serverTiming.ts"
 
 const fx = useRelayFixture({ PROVIDER_LOCAL_TIMEOUT_MS: "1500" })
 
@@ -238,3 +239,45 @@ describe("receipts on relayed calls", () => {
     expect(await verifyWithJwks(failed)).toBe(true)
   })
 })
+
+describe("Server-Timing: where a relay call spent its time", () => {
+  const stagesOf = (res: Response) => parseServerTiming(res.headers.get("server-timing"))
+
+  it("a relayed call reports its pipeline stages in order, each non-negative, ending with the total", async () => {
+    const { apiKey } = await fundedKey(fx.gw)
+    const res = await relayChat(apiKey)
+    expect(res.status).toBe(200)
+    const stages = stagesOf(res)
+    expect(stages.map((s) => s.name)).toEqual([
+      "auth",
+      "attestation",
+      "routing",
+      "limits",
+      "hold",
+      "upstream",
+      "settle",
+      "receipt-headers",
+      "total"
+    ])
+    expect(stages.every((s) => s.ms >= 0)).toBe(true)
+    const total = stages.at(-1)!.ms
+    const sum = stages.slice(0, -1).reduce((n, s) => n + s.ms, 0)
+    expect(sum).toBeLessThanOrEqual(total + 0.01)
+  })
+
+  it("with an Idempotency-Key the key's check is a stage of its own", async () => {
+    const { apiKey } = await fundedKey(fx.gw)
+    const res = await relayChat(apiKey, chatBody("timed"), { "idempotency-key": crypto.randomUUID() })
+    expect(res.status).toBe(200)
+    expect(stagesOf(res).map((s) => s.name).slice(0, 3)).toEqual(["auth", "idempotency", "attestation"])
+  })
+
+  it("a refused call shows how far it got and the sealing of its failed-call receipt", async () => {
+    const { apiKey } = await fundedKey(fx.gw, "0")
+    const res = await relayChat(apiKey)
+    expect(res.status).toBe(402)
+    expect(stagesOf(res).map((s) => s.name)).toEqual(["auth", "attestation", "routing", "limits", "refused", "failed-receipt", "total"])
+    expect(fx.provider.received).toHaveLength(0)
+  })
+})
+

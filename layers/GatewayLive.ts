@@ -80,7 +80,7 @@ const DomainLive = Layer.mergeAll(
   KeyManagementPg,
   AccountsLive,
   PortalSessionsPg,
-  OidcProviderLive,
+  OidcProviderLive.pipe(Layer.provide(KeyEncryptionLive)),
   PortalTokensPg,
   OrganisationsPg,
   WalletsPg,

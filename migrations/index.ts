@@ -9,6 +9,7 @@ import idempotency from "./0008_idempotency.ts"
 import byok from "./0009_byok.ts"
 import settleBatch from "./0010_settle_batch.ts"
 import apiKeyNotify from "./0011_api_key_notify.ts"
+import oidcAtRest from "./0012_oidc_at_rest.ts"
 
 /**
  * Every migration, by `<number>_<name>`, in order. Imported statically (not read from the file system) so the
@@ -25,5 +26,6 @@ export const migrations = {
   "0008_idempotency": idempotency,
   "0009_byok": byok,
   "0010_settle_batch": settleBatch,
-  "0011_api_key_notify": apiKeyNotify
+  "0011_api_key_notify": apiKeyNotify,
+  "0012_oidc_at_rest": oidcAtRest
 }

@@ -3,6 +3,7 @@ import { HttpRouter, HttpServerResponse } from "effect/http"
 import { checkLedger, createLicence, createOidcClient, createOrg, createPortalToken, creditWallet, revokeKey } from "../AdminOperations.ts"
 import { SqlClient } from "effect/sql"
 import { Keys } from "../../services/Keys.ts"
+import { OidcProvider } from "../oidc/OidcProvider.ts"
 import { Licences } from "../../services/Licences.ts"
 import { Organisations } from "../../services/Organisations.ts"
 import { PortalTokens } from "../../services/PortalTokens.ts"
@@ -16,7 +17,7 @@ import { readJsonObject } from "./body.ts"
  * running gateway (PGlite is single-process). Each route answers the JSON the CLI prints.
  */
 export const AdminRoutes = HttpRouter.use(Effect.fn(function*(router) {
-  const post = (path: HttpRouter.PathInput, op: (input: Record<string, unknown>, actor: string) => Effect.Effect<unknown, ApiError, Keys | Organisations | PortalTokens | Wallets | Licences | SqlClient.SqlClient>) =>
+  const post = (path: HttpRouter.PathInput, op: (input: Record<string, unknown>, actor: string) => Effect.Effect<unknown, ApiError, Keys | Organisations | PortalTokens | Wallets | Licences | OidcProvider | SqlClient.SqlClient>) =>
     router.add("POST", path, Effect.gen(function*() {
       const admin = yield* requirePortal("ability:admin")
       const input = yield* readJsonObject

@@ -5,12 +5,16 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import Provider, { type Configuration } from "oidc-provider"
 import { AppConfig } from "../../services/AppConfig.ts"
 import { DUMMY_PASSWORD_HASH, verifyPassword } from "../pg/passwordHash.ts"
-import { makeOidcAdapter } from "./OidcAdapter.ts"
+import { KeyEncryption } from "../../services/KeyEncryption.ts"
+import { isSealed, openKey, sealKey } from "./atRest.ts"
+import { makeOidcAdapter, protectLegacyRows, protectedRow } from "./OidcAdapter.ts"
 import { renderLoginForm } from "./loginForm.ts"
 
 /** The Node request handler of the OpenID Connect provider (oidc-provider, a Koa app) plus its login interactions. */
 export class OidcProvider extends Context.Service<OidcProvider, {
   readonly handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>
+  /** Stores a client's metadata (its secret included) the way the provider stores everything: sealed at rest. */
+  readonly registerClient: (metadata: { readonly client_id: string } & Record<string, unknown>) => Effect.Effect<void>
 }>()("privacy-relay/OidcProvider") {}
 
 export const OIDC_PATHS = {
@@ -32,27 +36,37 @@ const INTERACTION_PREFIX = "/oauth/interaction/"
 
 /**
  * The provider's own keys, distinct from the receipt keys: an RSA signing key (RS256, the OIDC default) and a
- * cookie-signing secret, created by the first gateway to start and shared through the database by every node.
+ * cookie-signing secret, created by the first gateway to start and shared through the database by every node, sealed
+ * under the KEK at rest (rows from before sealing are sealed on the next start).
  */
-const loadKeys = (sql: SqlClient.SqlClient) =>
+const loadKeys = (sql: SqlClient.SqlClient, keys: KeyEncryption["Service"]) =>
   Effect.gen(function*() {
-    const read = sql<{ kid: string; private_jwk: any }>`SELECT kid, private_jwk FROM oidc_signing_keys ORDER BY created_at, kid`
+    const read = sql<{ kid: string; private_jwk: unknown }>`SELECT kid, private_jwk FROM oidc_signing_keys ORDER BY created_at, kid`
     let rows = yield* read
+    for (const row of rows) {
+      const stored = typeof row.private_jwk === "string" ? JSON.parse(row.private_jwk) : row.private_jwk
+      if (isSealed(stored)) continue
+      const sealed = yield* sealKey(keys, row.kid, stored)
+      yield* sql`UPDATE oidc_signing_keys SET private_jwk = ${JSON.stringify(sealed)}::jsonb WHERE kid = ${row.kid} AND NOT (private_jwk ? 'sealed')`
+    }
     if (!rows.some((r) => r.kid.startsWith("sig-"))) {
       const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 })
       const jwk = { ...privateKey.export({ format: "jwk" }), kid: `sig-${randomBytes(8).toString("hex")}`, alg: "RS256", use: "sig" }
-      yield* sql`INSERT INTO oidc_signing_keys ${sql.insert({ kid: jwk.kid, private_jwk: JSON.stringify(jwk) })} ON CONFLICT DO NOTHING`
+      const sealed = yield* sealKey(keys, jwk.kid, jwk)
+      yield* sql`INSERT INTO oidc_signing_keys ${sql.insert({ kid: jwk.kid, private_jwk: JSON.stringify(sealed) })} ON CONFLICT DO NOTHING`
     }
     if (!rows.some((r) => r.kid.startsWith("cookie-"))) {
-      const secret = { k: randomBytes(32).toString("base64url") }
-      yield* sql`INSERT INTO oidc_signing_keys ${sql.insert({ kid: `cookie-${randomBytes(8).toString("hex")}`, private_jwk: JSON.stringify(secret) })}`
+      const kid = `cookie-${randomBytes(8).toString("hex")}`
+      const sealed = yield* sealKey(keys, kid, { k: randomBytes(32).toString("base64url") })
+      yield* sql`INSERT INTO oidc_signing_keys ${sql.insert({ kid, private_jwk: JSON.stringify(sealed) })}`
     }
     rows = yield* read
-    const parse = (v: any) => (typeof v === "string" ? JSON.parse(v) : v)
+    const open = <A>(row: { kid: string; private_jwk: unknown }) =>
+      openKey<A>(keys, row.kid, typeof row.private_jwk === "string" ? JSON.parse(row.private_jwk) : row.private_jwk)
+    // Two nodes racing at first start may both insert: the oldest key of each kind wins everywhere.
     return {
-      // Two nodes racing at first start may both insert: the oldest key of each kind wins everywhere.
-      signing: parse(rows.find((r) => r.kid.startsWith("sig-"))!.private_jwk),
-      cookieSecret: parse(rows.find((r) => r.kid.startsWith("cookie-"))!.private_jwk).k as string
+      signing: yield* open<Record<string, unknown>>(rows.find((r) => r.kid.startsWith("sig-"))!),
+      cookieSecret: (yield* open<{ k: string }>(rows.find((r) => r.kid.startsWith("cookie-"))!)).k
     }
   })
 
@@ -75,7 +89,10 @@ export const OidcProviderLive = Layer.effect(
     const config = yield* AppConfig
     const context = yield* Effect.context<SqlClient.SqlClient>()
     const run = <A>(effect: Effect.Effect<A, unknown, never>) => Effect.runPromiseWith(context)(effect)
-    const keys = yield* loadKeys(sql).pipe(Effect.orDie)
+    const encryption = yield* KeyEncryption
+    const keys = yield* loadKeys(sql, encryption).pipe(Effect.orDie)
+    const protectedNow = yield* protectLegacyRows(sql, encryption).pipe(Effect.orDie)
+    if (protectedNow > 0) yield* Effect.logInfo("sealed OpenID provider rows stored before sealing").pipe(Effect.annotateLogs({ rows: protectedNow }))
 
     const findAccount = async (_ctx: unknown, sub: string) => {
       const rows = await run(sql<{ id: string; email: string | null; email_verified: boolean }>`
@@ -89,7 +106,7 @@ export const OidcProviderLive = Layer.effect(
     }
 
     const configuration: Configuration = {
-      adapter: makeOidcAdapter(sql, run),
+      adapter: makeOidcAdapter(sql, encryption, run),
       findAccount,
       jwks: { keys: [keys.signing] },
       cookies: { keys: [keys.cookieSecret] },
@@ -160,6 +177,11 @@ export const OidcProviderLive = Layer.effect(
     }
 
     return OidcProvider.of({
+      registerClient: (metadata) =>
+        Effect.gen(function*() {
+          const row = yield* protectedRow(encryption, "Client", metadata.client_id, metadata, null)
+          yield* sql`INSERT INTO oidc_payloads ${sql.insert(row)}`
+        }).pipe(Effect.orDie),
       handle: async (req, res) => {
         try {
           if ((req.url ?? "").startsWith(INTERACTION_PREFIX)) await interaction(req, res)

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
 import { invalid } from "../../src/http/validate.ts"
 import { base64UrlRandom } from "../pg/randomToken.ts"
+import { OidcProvider } from "./OidcProvider.ts"
 
 type Input = Readonly<Record<string, unknown>>
 
@@ -18,7 +18,7 @@ const isRedirectUri = (s: string) => {
 /**
  * `cli.ts oidc client create --redirect-uri URI [--redirect-uri URI2] [--name NAME]` -> `{ client_id, client_secret }`.
  * A confidential client for the authorization code flow with PKCE and refresh tokens. Redirect URIs must be https
- * (or http on the loopback, for development). The secret is shown once.
+ * (or http on the loopback, for development). The secret is shown once; the database keeps it sealed under the KEK.
  */
 export const createOidcClient = (input: Input) =>
   Effect.gen(function*() {
@@ -39,7 +39,7 @@ export const createOidcClient = (input: Input) =>
       response_types: ["code"],
       token_endpoint_auth_method: "client_secret_basic"
     }
-    const sql = yield* SqlClient.SqlClient
-    yield* sql`INSERT INTO oidc_payloads ${sql.insert({ model: "Client", id: clientId, payload: JSON.stringify(metadata) })}`.pipe(Effect.orDie)
+    // Through the provider's own storage: the client's secret is sealed at rest like every other payload.
+    yield* (yield* OidcProvider).registerClient(metadata)
     return { client_id: clientId, client_secret: clientSecret, redirect_uris: uris }
   })

@@ -228,7 +228,7 @@ export const AccountsPg = Layer.effect(
           yield* sql`DELETE FROM portal_sessions WHERE account_id = ${accountId}`
           yield* sql`DELETE FROM memberships WHERE account_id = ${accountId}`
           // OIDC grants, sessions and tokens of this user.
-          yield* sql`DELETE FROM oidc_payloads WHERE payload->>'accountId' = ${accountId}`
+          yield* sql`DELETE FROM oidc_payloads WHERE account_id = ${accountId}`
           yield* sql`UPDATE accounts SET email = NULL, password_hash = NULL, email_verified = false, deleted_at = now() WHERE id = ${accountId}`
           yield* appendAudit(sql, { actor, action: "user.deleted", target: accountId, orgId: homeOrgId })
           for (const orgId of orgs) yield* outbox.record({ orgId, event: "user.deleted", data: { account_id: accountId, org_id: orgId } })

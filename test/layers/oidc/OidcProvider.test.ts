@@ -1,7 +1,12 @@
 import { createServer } from "node:net"
 import * as client from "openid-client"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 import { createOidcClient } from "../../../layers/oidc/clients.ts"
+import { protectLegacyRows } from "../../../layers/oidc/OidcAdapter.ts"
+import { Accounts } from "../../../services/Accounts.ts"
+import { KeyEncryption } from "../../../services/KeyEncryption.ts"
 import { startTestGateway, type TestGateway } from "../../support/gateway.ts"
 
 let gw: TestGateway
@@ -175,5 +180,83 @@ describe("OIDC provider with a real relying party (openid-client)", () => {
     const models = await gw.query<{ model: string }>("SELECT DISTINCT model FROM oidc_payloads ORDER BY model")
     const names = models.map((m) => m.model)
     for (const m of ["Client", "Grant", "Session", "RefreshToken"]) expect(names).toContain(m)
+  })
+
+  it("keeps no usable credential at rest: ids hashed, payloads and the provider's keys sealed", async () => {
+    const config = await discover()
+    const { callback, verifier, state } = await authorize(config)
+    const tokens = await client.authorizationCodeGrant(config, new URL(callback), { pkceCodeVerifier: verifier, expectedState: state })
+    const secrets = [clientSecret, tokens.access_token, tokens.refresh_token!, EMAIL]
+    const dump = JSON.stringify(await gw.query("SELECT * FROM oidc_payloads"))
+    for (const secret of secrets) expect(dump).not.toContain(secret)
+    const rows = await gw.query<{ sealed: boolean; id: string; account_id: string | null }>(
+      "SELECT payload ? 'sealed' AS sealed, id, account_id FROM oidc_payloads"
+    )
+    expect(rows.length).toBeGreaterThan(0)
+    expect(rows.every((r) => r.sealed && /^[0-9a-f]{64}$/.test(r.id))).toBe(true)
+    expect(rows.some((r) => r.account_id === accountId)).toBe(true)
+    const keys = await gw.query<{ sealed: boolean; text: string }>("SELECT private_jwk ? 'sealed' AS sealed, private_jwk::text AS text FROM oidc_signing_keys")
+    expect(keys.length).toBeGreaterThanOrEqual(2)
+    expect(keys.every((k) => k.sealed && !k.text.includes('"d"') && !k.text.includes('"k"'))).toBe(true)
+    // and the refresh token still works from its sealed row
+    expect((await client.refreshTokenGrant(config, tokens.refresh_token!)).access_token).toBeTypeOf("string")
+  })
+
+  it("rewrites rows stored before sealing (plain id and JSON) at start, and the client keeps working", async () => {
+    const legacyId = `oc_legacy_${crypto.randomUUID().replaceAll("-", "")}`
+    const legacySecret = `legacy-secret-${crypto.randomUUID()}`
+    const metadata = {
+      client_id: legacyId,
+      client_secret: legacySecret,
+      redirect_uris: [REDIRECT],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: "client_secret_basic"
+    }
+    await gw.query("INSERT INTO oidc_payloads (model, id, payload) VALUES ('Client', $1, $2::jsonb)", legacyId, JSON.stringify(metadata))
+    const moved = await gw.runtime.runPromise(
+      Effect.gen(function*() {
+        return yield* protectLegacyRows(yield* SqlClient.SqlClient, yield* KeyEncryption)
+      }) as Effect.Effect<number, never, never>
+    )
+    expect(moved).toBe(1)
+    expect(JSON.stringify(await gw.query("SELECT * FROM oidc_payloads"))).not.toContain(legacySecret)
+    // A second pass finds nothing left to do.
+    expect(await gw.runtime.runPromise(
+      Effect.gen(function*() {
+        return yield* protectLegacyRows(yield* SqlClient.SqlClient, yield* KeyEncryption)
+      }) as Effect.Effect<number, never, never>
+    )).toBe(0)
+    // The legacy client authenticates at the token endpoint with its old secret (a wrong code, but the right client).
+    const res = await fetch(`${issuer}/oauth/token`, {
+      method: "POST",
+      headers: {
+        authorization: `Basic ${Buffer.from(`${legacyId}:${legacySecret}`).toString("base64")}`,
+        "content-type": "application/x-www-form-urlencoded"
+      },
+      body: new URLSearchParams({ grant_type: "authorization_code", code: "nope", redirect_uri: REDIRECT, code_verifier: "x".repeat(43) })
+    })
+    expect((await res.json()).error).toBe("invalid_grant")
+    const wrong = await fetch(`${issuer}/oauth/token`, {
+      method: "POST",
+      headers: {
+        authorization: `Basic ${Buffer.from(`${legacyId}:not-the-secret`).toString("base64")}`,
+        "content-type": "application/x-www-form-urlencoded"
+      },
+      body: new URLSearchParams({ grant_type: "authorization_code", code: "nope", redirect_uri: REDIRECT, code_verifier: "x".repeat(43) })
+    })
+    expect((await wrong.json()).error).toBe("invalid_client")
+  })
+
+  it("erasing the account removes its sealed OIDC rows (found by account_id) and its refresh tokens stop working", async () => {
+    const config = await discover()
+    const { callback, verifier, state } = await authorize(config)
+    const tokens = await client.authorizationCodeGrant(config, new URL(callback), { pkceCodeVerifier: verifier, expectedState: state })
+    expect((await gw.query("SELECT 1 FROM oidc_payloads WHERE account_id = $1", accountId)).length).toBeGreaterThan(0)
+    await gw.runtime.runPromise(
+      Effect.flatMap(Effect.service(Accounts), (accounts) => accounts.erase({ actor: "test", accountId })) as Effect.Effect<unknown, never, never>
+    )
+    expect(await gw.query("SELECT 1 FROM oidc_payloads WHERE account_id = $1", accountId)).toHaveLength(0)
+    await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toThrow()
   })
 })

@@ -42,6 +42,26 @@ const stillInFlight = () =>
     headers: { "retry-after": "1" }
   })
 
+/**
+ * The stored records of these (scope, key) pairs that have not expired at each item's `now`. One primary-key probe
+ * per pair, whatever the table's size: the LATERAL subquery is fenced (OFFSET 0) so the planner cannot flatten it
+ * into a hash join, which it otherwise picks for the function's fixed 100-row estimate, scanning the whole 24 h of
+ * records on every call (measured: 3 ms at 20k records, growing with the table).
+ */
+export const findRecords = (
+  sql: SqlClient.SqlClient,
+  items: ReadonlyArray<{ readonly scope: string; readonly key: string; readonly now: number }>
+) =>
+  sql<Row & { scope: string; idempotency_key: string }>`
+    SELECT r.scope, r.idempotency_key, r.body_hash, r.status, r.headers, r.body_base64, r.streamed
+    FROM jsonb_to_recordset(${JSON.stringify(items.map((i) => ({ s: i.scope, k: i.key, now: new Date(i.now).toISOString() })))}::jsonb)
+      AS x(s text, k text, now timestamptz)
+    CROSS JOIN LATERAL (
+      SELECT * FROM idempotency_records r
+      WHERE r.scope = x.s AND r.idempotency_key = x.k AND r.expires_at > x.now
+      OFFSET 0
+    ) r`
+
 export const IdempotencyPg = Layer.effect(
   Idempotency,
   Effect.gen(function*() {
@@ -56,12 +76,7 @@ export const IdempotencyPg = Layer.effect(
     const { submit: findBatched } = yield* makeKeyedBatcher<{ scope: string; key: string; now: number }, Row | undefined>({
       maxBatch: 256,
       run: (_, items) =>
-        sql<Row & { scope: string; idempotency_key: string }>`
-          SELECT r.scope, r.idempotency_key, r.body_hash, r.status, r.headers, r.body_base64, r.streamed
-          FROM idempotency_records r
-          JOIN jsonb_to_recordset(${JSON.stringify(items.map((i) => ({ s: i.scope, k: i.key, now: new Date(i.now).toISOString() })))}::jsonb)
-            AS x(s text, k text, now timestamptz)
-            ON r.scope = x.s AND r.idempotency_key = x.k AND r.expires_at > x.now`.pipe(
+        findRecords(sql, items).pipe(
           Effect.map((rows) =>
             items.map((i) => Exit.succeed(rows.find((r) => r.scope === i.scope && r.idempotency_key === i.key)))
           ),

@@ -3,7 +3,8 @@ import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { SlotsMemory } from "../../../layers/memory/Slots.ts"
 import { DatabaseLive } from "../../../layers/pg/Database.ts"
-import { IdempotencyPg } from "../../../layers/pg/Idempotency.ts"
+import { findRecords, IdempotencyPg } from "../../../layers/pg/Idempotency.ts"
+import { SqlClient } from "effect/sql"
 import { AppConfig } from "../../../services/AppConfig.ts"
 import { Idempotency } from "../../../services/Idempotency.ts"
 import { createTestStorage } from "../../support/databases.ts"
@@ -56,3 +57,27 @@ describe("idempotency records expire after 24 hours (TestClock)", () => {
       if (b._tag === "Fresh") yield* b.abandon
     })), 60_000)
 })
+
+describe("an idempotency look-up is a primary-key probe, however many records are stored", () => {
+  it.effect("the plan for 20,000 stored records (analysed) reads the primary key, never the whole table", () =>
+    Effect.gen(function*() {
+      const storage = yield* Effect.promise(createTestStorage)
+      const layer = DatabaseLive.pipe(Layer.provide(AppConfig.fromEnv({ ...storage.env, LOG_LEVEL: "error" })))
+      yield* Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        yield* sql.unsafe(`INSERT INTO idempotency_records (scope, idempotency_key, body_hash, status, headers, body_base64, streamed, expires_at)
+          SELECT 'org|chat.completions', md5(i::text), 'h', 200, '{}'::jsonb, repeat('x', 2000), false, now() + interval '1 day'
+          FROM generate_series(1, 20000) i`)
+        yield* sql.unsafe("ANALYZE idempotency_records")
+        const [text, params] = findRecords(sql, [{ scope: "org|chat.completions", key: "c4ca4238a0b923820dcc509a6f75849b", now: Date.now() }]).compile()
+        const plan = yield* sql.unsafe<Record<string, unknown>>(`EXPLAIN (FORMAT JSON) ${text}`, params)
+        const planText = JSON.stringify(plan)
+        assert.include(planText, "idempotency_records_pkey")
+        assert.notInclude(planText, "Seq Scan")
+        // and it finds what is there
+        const found = yield* findRecords(sql, [{ scope: "org|chat.completions", key: "c4ca4238a0b923820dcc509a6f75849b", now: Date.now() }])
+        assert.strictEqual(found.length, 1)
+      }).pipe(Effect.provide(layer), Effect.ensuring(Effect.promise(storage.drop)))
+    }), 120_000)
+})
+

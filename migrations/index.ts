@@ -10,6 +10,7 @@ import byok from "./0009_byok.ts"
 import settleBatch from "./0010_settle_batch.ts"
 import apiKeyNotify from "./0011_api_key_notify.ts"
 import oidcAtRest from "./0012_oidc_at_rest.ts"
+import settlePlans from "./0013_settle_plans.ts"
 
 /**
  * Every migration, by `<number>_<name>`, in order. Imported statically (not read from the file system) so the
@@ -27,5 +28,6 @@ export const migrations = {
   "0009_byok": byok,
   "0010_settle_batch": settleBatch,
   "0011_api_key_notify": apiKeyNotify,
-  "0012_oidc_at_rest": oidcAtRest
+  "0012_oidc_at_rest": oidcAtRest,
+  "0013_settle_plans": settlePlans
 }

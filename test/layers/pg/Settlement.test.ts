@@ -63,3 +63,33 @@ describe("Settlement holds", () => {
     expect(await holdRows(orgId)).toEqual([`hold_live_${orgId}`])
   })
 })
+
+describe("relay_settle plans (migration 0013)", () => {
+  it("runs with hash and merge joins off, so its batch joins probe receipt_chains by key at any table size", async () => {
+    const [fn] = await gw.query<{ config: Array<string> }>("SELECT proconfig AS config FROM pg_proc WHERE proname = 'relay_settle'")
+    expect(fn.config).toEqual(expect.arrayContaining(["enable_hashjoin=off", "enable_mergejoin=off"]))
+
+    // 15,000 chains (thousands of organisations): the size at which the planner, left alone, scans the whole table.
+    await gw.query(`INSERT INTO receipt_chains (chain_id, org_id, kind, last_seq, last_hash)
+      SELECT 'receipt-v2-org-plan_' || i, 'plan_' || i, 'v2', 1, repeat('0', 64) FROM generate_series(1, 15000) i`)
+    await gw.query("ANALYZE receipt_chains")
+    // The function's head lock, planned with and without the function's settings.
+    const planOf = async (settings: string) => {
+      await gw.query(`CREATE OR REPLACE FUNCTION test_head_lock_plan() RETURNS SETOF text LANGUAGE plpgsql ${settings} AS $$
+        BEGIN RETURN QUERY EXPLAIN SELECT c.chain_id FROM receipt_chains c
+          JOIN jsonb_to_recordset('[{"chain_id":"receipt-v2-org-plan_7","expect_seq":1}]'::jsonb) AS x(chain_id text, expect_seq bigint)
+          ON x.chain_id = c.chain_id ORDER BY c.chain_id FOR UPDATE OF c; END $$`)
+      return (await gw.query<{ line: string }>("SELECT test_head_lock_plan() AS line")).map((r) => r.line).join("\n")
+    }
+    try {
+      expect(await planOf("")).toContain("Seq Scan on receipt_chains")
+      const tuned = await planOf("SET enable_hashjoin = off SET enable_mergejoin = off")
+      expect(tuned).toContain("Index Scan using receipt_chains_pkey")
+      expect(tuned).not.toContain("Seq Scan on receipt_chains")
+    } finally {
+      await gw.query("DROP FUNCTION IF EXISTS test_head_lock_plan()")
+      await gw.query("DELETE FROM receipt_chains WHERE org_id LIKE 'plan_%'")
+    }
+  })
+})
+

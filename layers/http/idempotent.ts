@@ -99,9 +99,8 @@ export const withIdempotency = <E, R>(scope: string, handler: Effect.Effect<Http
       Effect.onError(() => admission.abandon)
     )
     const body = response.body
-    if (storedBySettlement) {
-      yield* admission.abandon
-    } else if (response.status < 200 || response.status >= 300) {
+    // Nothing left to store: the settlement stored it, or it is not a 2xx (never stored).
+    if (storedBySettlement || response.status < 200 || response.status >= 300) {
       yield* admission.abandon
     } else if (body._tag === "Uint8Array") {
       yield* admission.complete({

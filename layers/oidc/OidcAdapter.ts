@@ -2,7 +2,8 @@ import { Effect } from "effect"
 import type { SqlClient } from "effect/sql"
 import type { Adapter, AdapterPayload } from "oidc-provider"
 import type { KeyEncryption } from "../../services/KeyEncryption.ts"
-import { isSealed, openPayload, sealPayload, storedId } from "./atRest.ts"
+import { jsonColumn } from "../pg/jsonColumn.ts"
+import { isSealed, openJson, payloadContext, sealJson, storedId } from "./atRest.ts"
 
 /** Runs an Effect that needs only the SQL client, as a Promise (oidc-provider's adapters are Promise-based). */
 export type RunSql = <A>(effect: Effect.Effect<A, unknown, never>) => Promise<A>
@@ -41,8 +42,7 @@ export const makeOidcAdapter = (sql: SqlClient.SqlClient, keys: KeyEncryption["S
           WHERE model = ${model} AND ${where} AND (expires_at IS NULL OR expires_at > now())`
         const row = rows[0]
         if (row === undefined) return undefined
-        const stored = typeof row.payload === "string" ? JSON.parse(row.payload) : row.payload
-        const payload = yield* openPayload<AdapterPayload>(keys, model, row.id, stored)
+        const payload = yield* openJson<AdapterPayload>(keys, payloadContext(model, row.id), row.payload)
         // oidc-provider learns that a code or token was already used from a truthy `consumed`.
         return row.consumed ? { ...payload, consumed: true } : payload
       }))
@@ -78,7 +78,7 @@ export const protectedRow = (
 ) =>
   Effect.gen(function*() {
     const sid = storedId(id)
-    const sealed = yield* sealPayload(keys, model, sid, payload)
+    const sealed = yield* sealJson(keys, payloadContext(model, sid), payload)
     return {
       model,
       id: sid,
@@ -101,7 +101,7 @@ export const protectLegacyRows = (sql: SqlClient.SqlClient, keys: KeyEncryption[
       SELECT model, id, payload, expires_at::text AS expires_at FROM oidc_payloads WHERE NOT (payload ? 'sealed')`
     let moved = 0
     for (const row of legacy) {
-      const payload = (typeof row.payload === "string" ? JSON.parse(row.payload) : row.payload) as AdapterPayload
+      const payload = jsonColumn<AdapterPayload>(row.payload)
       if (isSealed(payload)) continue
       const protectedForm = yield* protectedRow(keys, row.model, row.id, payload, row.expires_at)
       const updated = yield* sql`

@@ -6,7 +6,8 @@ import Provider, { type Configuration } from "oidc-provider"
 import { AppConfig } from "../../services/AppConfig.ts"
 import { DUMMY_PASSWORD_HASH, verifyPassword } from "../pg/passwordHash.ts"
 import { KeyEncryption } from "../../services/KeyEncryption.ts"
-import { isSealed, openKey, sealKey } from "./atRest.ts"
+import { jsonColumn } from "../pg/jsonColumn.ts"
+import { isSealed, keyContext, openJson, sealJson } from "./atRest.ts"
 import { makeOidcAdapter, protectLegacyRows, protectedRow } from "./OidcAdapter.ts"
 import { renderLoginForm } from "./loginForm.ts"
 
@@ -44,25 +45,24 @@ const loadKeys = (sql: SqlClient.SqlClient, keys: KeyEncryption["Service"]) =>
     const read = sql<{ kid: string; private_jwk: unknown }>`SELECT kid, private_jwk FROM oidc_signing_keys ORDER BY created_at, kid`
     let rows = yield* read
     for (const row of rows) {
-      const stored = typeof row.private_jwk === "string" ? JSON.parse(row.private_jwk) : row.private_jwk
+      const stored = jsonColumn<unknown>(row.private_jwk)
       if (isSealed(stored)) continue
-      const sealed = yield* sealKey(keys, row.kid, stored)
+      const sealed = yield* sealJson(keys, keyContext(row.kid), stored)
       yield* sql`UPDATE oidc_signing_keys SET private_jwk = ${JSON.stringify(sealed)}::jsonb WHERE kid = ${row.kid} AND NOT (private_jwk ? 'sealed')`
     }
     if (!rows.some((r) => r.kid.startsWith("sig-"))) {
       const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 })
       const jwk = { ...privateKey.export({ format: "jwk" }), kid: `sig-${randomBytes(8).toString("hex")}`, alg: "RS256", use: "sig" }
-      const sealed = yield* sealKey(keys, jwk.kid, jwk)
+      const sealed = yield* sealJson(keys, keyContext(jwk.kid), jwk)
       yield* sql`INSERT INTO oidc_signing_keys ${sql.insert({ kid: jwk.kid, private_jwk: JSON.stringify(sealed) })} ON CONFLICT DO NOTHING`
     }
     if (!rows.some((r) => r.kid.startsWith("cookie-"))) {
       const kid = `cookie-${randomBytes(8).toString("hex")}`
-      const sealed = yield* sealKey(keys, kid, { k: randomBytes(32).toString("base64url") })
+      const sealed = yield* sealJson(keys, keyContext(kid), { k: randomBytes(32).toString("base64url") })
       yield* sql`INSERT INTO oidc_signing_keys ${sql.insert({ kid, private_jwk: JSON.stringify(sealed) })}`
     }
     rows = yield* read
-    const open = <A>(row: { kid: string; private_jwk: unknown }) =>
-      openKey<A>(keys, row.kid, typeof row.private_jwk === "string" ? JSON.parse(row.private_jwk) : row.private_jwk)
+    const open = <A>(row: { kid: string; private_jwk: unknown }) => openJson<A>(keys, keyContext(row.kid), row.private_jwk)
     // Two nodes racing at first start may both insert: the oldest key of each kind wins everywhere.
     return {
       signing: yield* open<Record<string, unknown>>(rows.find((r) => r.kid.startsWith("sig-"))!),

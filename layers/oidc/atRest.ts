@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import type { KeyEncryption } from "../../services/KeyEncryption.ts"
 import { sha256HexSync } from "../crypto/nodeSha256.ts"
+import { jsonColumn } from "../pg/jsonColumn.ts"
 
 /**
  * How the OpenID provider's state is kept at rest (docs/accounts.md, "OpenID Connect"): oidc-provider's ids are the
@@ -23,22 +24,17 @@ export const isSealed = (value: unknown): value is Sealed =>
   typeof value === "object" && value !== null && typeof (value as { sealed?: unknown }).sealed === "string" &&
   Object.keys(value).length === 1
 
-const payloadContext = (model: string, id: string) => `oidc-payload:${model}:${id}`
-const keyContext = (kid: string) => `oidc-key:${kid}`
+/** What a sealed value is bound to: a provider row (model and stored id), or one of the provider's keys. */
+export const payloadContext = (model: string, id: string) => `oidc-payload:${model}:${id}`
+export const keyContext = (kid: string) => `oidc-key:${kid}`
 
-export const sealPayload = (keys: KeyEncryption["Service"], model: string, id: string, payload: unknown): Effect.Effect<Sealed> =>
-  Effect.map(keys.seal(JSON.stringify(payload), payloadContext(model, id)), (sealed) => ({ sealed }))
+export const sealJson = (keys: KeyEncryption["Service"], context: string, value: unknown): Effect.Effect<Sealed> =>
+  Effect.map(keys.seal(JSON.stringify(value), context), (sealed) => ({ sealed }))
 
-/** The payload of a stored row; a row from before sealing is returned as it is. */
-export const openPayload = <A>(keys: KeyEncryption["Service"], model: string, id: string, stored: unknown): Effect.Effect<A> =>
-  isSealed(stored)
-    ? Effect.map(keys.open(stored.sealed, payloadContext(model, id)), (json) => JSON.parse(json) as A)
+/** The value of a stored column (as the driver gave it); one from before sealing is returned as it is. */
+export const openJson = <A>(keys: KeyEncryption["Service"], context: string, column: unknown): Effect.Effect<A> => {
+  const stored = jsonColumn<unknown>(column)
+  return isSealed(stored)
+    ? Effect.map(keys.open(stored.sealed, context), (json) => JSON.parse(json) as A)
     : Effect.succeed(stored as A)
-
-export const sealKey = (keys: KeyEncryption["Service"], kid: string, jwk: unknown): Effect.Effect<Sealed> =>
-  Effect.map(keys.seal(JSON.stringify(jwk), keyContext(kid)), (sealed) => ({ sealed }))
-
-export const openKey = <A>(keys: KeyEncryption["Service"], kid: string, stored: unknown): Effect.Effect<A> =>
-  isSealed(stored)
-    ? Effect.map(keys.open(stored.sealed, keyContext(kid)), (json) => JSON.parse(json) as A)
-    : Effect.succeed(stored as A)
+}

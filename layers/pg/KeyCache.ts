@@ -1,6 +1,5 @@
 import { PgClient, PgConnection } from "@effect/sql-pg"
 import { Context, Duration, Effect, Layer, Option, Queue, Schedule } from "effect"
-import { SqlClient, type SqlError } from "effect/sql"
 import type { GatewayPrincipal } from "../../services/Keys.ts"
 import { makePrincipalCache, type PrincipalCache } from "../../src/keys/principalCache.ts"
 import { PgliteNotifications } from "./SqlPglite.ts"
@@ -42,7 +41,6 @@ export class KeyCache extends Context.Service<KeyCache, {
   static readonly layer = Layer.effect(
     KeyCache,
     Effect.gen(function*() {
-      const sql = yield* SqlClient.SqlClient
       const pg = yield* Effect.serviceOption(PgClient.PgClient)
       const principals = makePrincipalCache<GatewayPrincipal>({
         maxEntries: KEY_CACHE_MAX_ENTRIES,

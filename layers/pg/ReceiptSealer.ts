@@ -14,6 +14,7 @@ import type { FailedReceiptV2 } from "../../src/receipts/envelope-v2-failed.ts"
 import type { Signer } from "../../src/receipts/signer.ts"
 import { failedChainId, GENESIS_PREV_HASH, v1ChainId, v2ChainId } from "../../src/receipts/chain.ts"
 import { makeKeyedBatcher } from "../KeyedBatcher.ts"
+import { jsonColumn } from "./jsonColumn.ts"
 import { STORED_COLUMNS, STORED_RECORDSET, STORED_UPSERT, storedRow } from "./idempotencyRecords.ts"
 import { type ChainHead, emptyBatch, sealCompleted, sealFailed, type SettleBatch } from "./settleBatch.ts"
 
@@ -183,11 +184,11 @@ export const ReceiptSealerPg = Layer.effect(
                   ${sql.literal(STORED_UPSERT)}
                 )
                 SELECT r FROM settled`)
-          const answer = (typeof rows[0].r === "string" ? JSON.parse(rows[0].r) : rows[0].r) as {
+          const answer = jsonColumn<{
             ok: boolean
             heads?: ReadonlyArray<{ chain_id: string; last_seq: number | string; last_hash: string }>
             granted?: ReadonlyArray<string>
-          }
+          }>(rows[0].r)
           if (answer.ok) {
             for (const [chainId, head] of built.newHeads) heads.set(chainId, head)
             const granted = new Set(answer.granted ?? [])

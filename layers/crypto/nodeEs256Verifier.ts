@@ -9,7 +9,7 @@
 // a key evicted by a flood of fresh keys is simply imported again (the cost the WebCrypto path paid on every call).
 import { createPublicKey, type KeyObject, verify } from "node:crypto"
 import { isPublicJwk, type PublicJwk } from "../../src/crypto/ecdsa.ts"
-import { BoundedLru } from "./boundedLru.ts"
+import { BoundedLru } from "../../src/cache/boundedLru.ts"
 import { p256RawToDer } from "./ecdsaSignatureDer.ts"
 
 export const DEFAULT_PUBLIC_KEY_CACHE_BOUND = 10_000

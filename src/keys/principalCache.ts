@@ -1,3 +1,5 @@
+import { BoundedLru } from "../cache/boundedLru.ts"
+
 /**
  * A bounded, least-recently-used map from a key's hash to what authenticating it resolved to, with a time-to-live
  * backstop and eviction by key id (a change to a key names its id, not its hash).
@@ -18,6 +20,11 @@ export interface PrincipalCache<P extends { readonly keyId: string }> {
   readonly size: () => number
 }
 
+interface Entry<P> {
+  readonly principal: P
+  readonly expiresAt: number
+}
+
 export const makePrincipalCache = <P extends { readonly keyId: string }>(options: {
   readonly maxEntries: number
   readonly ttlMs: number
@@ -25,9 +32,12 @@ export const makePrincipalCache = <P extends { readonly keyId: string }>(options
   readonly enabled?: boolean
 }): PrincipalCache<P> => {
   const now = options.now ?? Date.now
-  // A Map iterates in insertion order; re-inserting on every hit keeps the least recently used entry first.
-  const byHash = new Map<string, { readonly principal: P; readonly expiresAt: number }>()
   const hashOfKey = new Map<string, string>()
+  /** A key id points at the hash it was cached under only while that entry is cached. */
+  const forget = (hash: string, entry: Entry<P>) => {
+    if (hashOfKey.get(entry.principal.keyId) === hash) hashOfKey.delete(entry.principal.keyId)
+  }
+  const byHash = new BoundedLru<string, Entry<P>>(options.maxEntries, forget)
   let generation = 0
   let enabled = options.enabled ?? true
 
@@ -35,7 +45,7 @@ export const makePrincipalCache = <P extends { readonly keyId: string }>(options
     const entry = byHash.get(hash)
     if (entry === undefined) return
     byHash.delete(hash)
-    if (hashOfKey.get(entry.principal.keyId) === hash) hashOfKey.delete(entry.principal.keyId)
+    forget(hash, entry)
   }
 
   const clear = () => {
@@ -53,17 +63,15 @@ export const makePrincipalCache = <P extends { readonly keyId: string }>(options
         drop(hash)
         return undefined
       }
-      byHash.delete(hash)
-      byHash.set(hash, entry)
       return entry.principal
     },
     generation: () => generation,
     store: (hash, principal, generationAtRead) => {
       if (!enabled || generationAtRead !== generation) return
       drop(hash)
+      // Past the bound, the least recently used entry goes (and its key id with it, through `forget`).
       byHash.set(hash, { principal, expiresAt: now() + options.ttlMs })
       hashOfKey.set(principal.keyId, hash)
-      while (byHash.size > options.maxEntries) drop(byHash.keys().next().value!)
     },
     evictKey: (keyId) => {
       const hash = hashOfKey.get(keyId)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { BoundedLru } from "../../../layers/crypto/boundedLru.ts"
+import { BoundedLru } from "../../../src/cache/boundedLru.ts"
 
 describe("BoundedLru", () => {
   it("evicts the least recently used entry once the bound is exceeded", () => {
@@ -34,5 +34,20 @@ describe("BoundedLru", () => {
   it("rejects a bound that is not a positive integer", () => {
     expect(() => new BoundedLru(0)).toThrow(RangeError)
     expect(() => new BoundedLru(1.5)).toThrow(RangeError)
+  })
+
+  it("tells onEvict of each entry the bound pushes out, not of delete or clear", () => {
+    const evicted: Array<[string, number]> = []
+    const lru = new BoundedLru<string, number>(2, (key, value) => evicted.push([key, value]))
+    lru.set("a", 1)
+    lru.set("b", 2)
+    lru.get("a")
+    lru.set("c", 3)
+    expect(evicted).toEqual([["b", 2]])
+    lru.delete("a")
+    expect(lru.get("a")).toBeUndefined()
+    lru.clear()
+    expect(lru.size).toBe(0)
+    expect(evicted).toEqual([["b", 2]])
   })
 })

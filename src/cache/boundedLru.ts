@@ -3,11 +3,14 @@
 
 export class BoundedLru<K, V> {
   readonly #entries = new Map<K, V>()
+  readonly #onEvict: ((key: K, value: V) => void) | undefined
   readonly bound: number
 
-  constructor(bound: number) {
+  /** `onEvict` is told of each entry pushed out by the bound (not of `delete` or `clear`). */
+  constructor(bound: number, onEvict?: (key: K, value: V) => void) {
     if (!Number.isSafeInteger(bound) || bound < 1) throw new RangeError("LRU bound must be a positive integer")
     this.bound = bound
+    this.#onEvict = onEvict
   }
 
   get size(): number {
@@ -28,8 +31,19 @@ export class BoundedLru<K, V> {
     this.#entries.delete(key)
     this.#entries.set(key, value)
     if (this.#entries.size > this.bound) {
-      const oldest = this.#entries.keys().next()
-      if (!oldest.done) this.#entries.delete(oldest.value)
+      const oldest = this.#entries.entries().next()
+      if (!oldest.done) {
+        this.#entries.delete(oldest.value[0])
+        this.#onEvict?.(oldest.value[0], oldest.value[1])
+      }
     }
+  }
+
+  delete(key: K): void {
+    this.#entries.delete(key)
+  }
+
+  clear(): void {
+    this.#entries.clear()
   }
 }

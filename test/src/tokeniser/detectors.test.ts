@@ -84,6 +84,9 @@ describe("structured detectors", () => {
     expect(found("remote git@github.com:org/repo.git", "EMAIL")).toEqual([])
     expect(found("call +44 20 7946 0958 or (212) 555-0187", "PHONE")).toEqual(["+44 20 7946 0958", "(212) 555-0187"])
     expect(found("ISBN 978-3-16-148410-0; OID 1.3.6.1.4.1.311", "PHONE")).toEqual([])
+    // Brackets with no digit in them right before a number (round-trip property test, seed 1244357578).
+    expect(found("  () +44 20 7946 0958  ", "PHONE")).toEqual(["+44 20 7946 0958"])
+    expect(found("[ ] +44 20 7946 0958 or (see) 020 7946 0958", "PHONE")).toEqual(["+44 20 7946 0958", "020 7946 0958"])
     expect(found("born on 12 March 1985", "DATE_OF_BIRTH")).toEqual(["12 March 1985"])
     expect(found("invoice of 12 March 1985", "DATE_OF_BIRTH")).toEqual([])
     expect(found("Passport No. X1234567", "PASSPORT")).toEqual(["X1234567"])

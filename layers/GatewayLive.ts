@@ -15,6 +15,7 @@ import { PartnerRoutes } from "./http/PartnerRoutes.ts"
 import { KeyRoutes } from "./http/KeyRoutes.ts"
 import { ObservabilityMiddleware } from "./http/Observability.ts"
 import { PortalSessionRoutes } from "./http/PortalSessionRoutes.ts"
+import { ModelRoutes } from "./http/ModelRoutes.ts"
 import { PublicRoutes } from "./http/PublicRoutes.ts"
 import { RelayRoutes } from "./http/RelayRoutes.ts"
 import { SelfServiceRoutes } from "./http/SelfServiceRoutes.ts"
@@ -95,6 +96,7 @@ const DomainLive = Layer.mergeAll(
 const RoutesLive = Layer.mergeAll(
   ObservabilityMiddleware,
   PublicRoutes,
+  ModelRoutes,
   SelfServiceRoutes,
   AdminRoutes,
   KeyRoutes,

@@ -1,5 +1,6 @@
 import { Context, Effect } from "effect"
 import type { ApiError } from "../src/http/ApiError.ts"
+import type { ModelLookup } from "../src/providers/catalogue.ts"
 import type { Capability, ModelEntry, ProviderEntry, UpstreamEndpoint } from "../src/providers/provider.ts"
 import type { RoutingDecision } from "../src/routing/costRouter.ts"
 import type { GatewayPrincipal } from "./Keys.ts"
@@ -27,12 +28,18 @@ export interface RoutingRequest {
 
 /**
  * Resolves a requested model for a principal: 404 `model_not_found` (not in the catalogue or not on this route),
- * 403 `model_not_allowed` (outside the key's allowlist), 503 `provider_not_configured` (no pooled key and no BYOK
- * credential, or no base URL). The organisation's own BYOK credential for the provider wins over the pooled key.
+ * 403 `model_not_allowed` (outside the key's allowlist), 400 `provider_not_configured` (no pooled key and no BYOK
+ * credential, or no base URL: a status the official SDKs do not retry, since retrying cannot help). The organisation's own BYOK credential for the provider wins over the pooled key.
  * With `routing` asking for a strategy (400 `invalid_request` for an unknown one), the call may move to a cheaper
  * provider serving the same model id.
  */
 export class ProviderRouter extends Context.Service<ProviderRouter, {
   readonly resolve: (input: { readonly modelId: string; readonly capability: Capability; readonly principal: GatewayPrincipal; readonly routing?: RoutingRequest }) =>
     Effect.Effect<RouteTarget, ApiError>
+  /**
+   * Which catalogue models a key could call now (the model list): the provider has a base URL and a key (the
+   * organisation's BYOK key or the gateway's pooled key), and the key's model allowlist admits the model.
+   * Without a principal: what any key of an organisation without BYOK keys could call.
+   */
+  readonly callable: (principal: GatewayPrincipal | undefined) => Effect.Effect<(lookup: ModelLookup) => boolean>
 }>()("privacy-relay/ProviderRouter") {}

@@ -31,7 +31,7 @@ const requireRead = Effect.gen(function*() {
 const providerParam = Effect.gen(function*() {
   const slug = (yield* HttpRouter.params)["provider"] ?? ""
   if (getProvider(slug) === undefined) {
-    return yield* new ApiError({ status: 404, code: "not_found", message: `No provider "${slug.slice(0, 64)}" in the catalogue (GET /api/v1/models).` })
+    return yield* new ApiError({ status: 404, code: "not_found", message: `No provider "${slug.slice(0, 64)}" in the catalogue (GET /api/v1/models?include=unavailable).` })
   }
   return slug
 })

@@ -79,7 +79,15 @@ export const ProviderRouterLive = Layer.effect(
       }
     }
 
+    const callableBy = (principal: GatewayPrincipal | undefined, credentials: ReadonlyMap<string, string>) => (lookup: ModelLookup) =>
+      (principal === undefined || isAllowed(principal, lookup.provider.slug, lookup.model.id)) &&
+      lookup.model.capabilities.some((capability) => targetOf(lookup, capability, credentials) !== undefined)
+
     return ProviderRouter.of({
+      callable: (principal) =>
+        principal === undefined
+          ? Effect.succeed(callableBy(undefined, new Map()))
+          : Effect.map(byok.credentialsOf(principal.orgId), (credentials) => callableBy(principal, credentials)),
       resolve: ({ modelId, capability, principal, routing }) =>
         Effect.gen(function*() {
           const lookup = findModel(modelId)
@@ -88,7 +96,7 @@ export const ProviderRouterLive = Layer.effect(
               status: 404,
               code: "model_not_found",
               message: lookup === undefined
-                ? `Model "${modelId}" is not in the catalogue (GET /api/v1/models lists them).`
+                ? `Model "${modelId}" is not in the catalogue (GET /api/v1/models?include=unavailable lists it).`
                 : `Model "${modelId}" does not serve this route.`
             })
           }
@@ -113,10 +121,13 @@ export const ProviderRouterLive = Layer.effect(
           const credentials = yield* byok.credentialsOf(principal.orgId)
           const target = targetOf(lookup, capability, credentials)
           if (target === undefined) {
+            // 400, not 503: nothing changes by retrying, and the official SDKs retry every status >= 500 (docs/decisions.md).
             return yield* new ApiError({
-              status: 503,
+              status: 400,
               code: "provider_not_configured",
-              message: `Provider "${lookup.provider.slug}" is not configured on this gateway (no pooled key or base URL).`
+              message: `Provider "${lookup.provider.slug}" is not configured for this organisation: the gateway has no ` +
+                `pooled key or base URL for it and no own key is stored (PUT /api/v1/byok/${lookup.provider.slug}). ` +
+                `GET /api/v1/models lists the models this key can call.`
             })
           }
           // A `provider/model` request pins its provider: routing only moves calls that named a bare model id.

@@ -182,7 +182,7 @@ describe("relaying with a BYOK credential", () => {
     expect(fx.provider.received.map((r) => r.headers["authorization"])).toEqual([`Bearer ${BYOK_KEY}`, `Bearer ${replacement}`])
   })
 
-  it("answers 503 provider_not_configured for a BYOK-only provider without a credential, forwarding nothing", async () => {
+  it("answers 400 provider_not_configured for a BYOK-only provider without a credential, forwarding nothing", async () => {
     const { apiKey } = await tenant()
     const body = JSON.stringify({ model: "deepseek-chat", messages: [{ role: "user", content: "x" }] })
     const res = await fetch(`${fx.gw.url}/api/v1/chat/completions`, {
@@ -190,7 +190,7 @@ describe("relaying with a BYOK credential", () => {
       headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json", ...(await attestedHeaders("chat.completions", body)) },
       body
     })
-    expect(res.status).toBe(503)
+    expect(res.status).toBe(400)
     expect((await res.json()).error.code).toBe("provider_not_configured")
     expect(fx.provider.received).toHaveLength(0)
   })

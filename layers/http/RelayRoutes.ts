@@ -3,7 +3,6 @@ import { HttpRouter } from "effect/http"
 import { AppConfig } from "../../services/AppConfig.ts"
 import { ReceiptSealer } from "../../services/ReceiptSealer.ts"
 import { RequestContext } from "../../services/RequestContext.ts"
-import { ApiError } from "../../src/http/ApiError.ts"
 import { DEFAULT_ENGINE_ALLOWLIST, type EngineAllowlist } from "../../src/attestation/engine-allowlist.ts"
 import type { AttestationRoute } from "../../src/attestation/v3.ts"
 import type { Scope } from "../../src/keys/scopes.ts"
@@ -41,10 +40,7 @@ export const RelayRoutes = HttpRouter.use(Effect.fn(function*(router) {
               errorCode: error.code
             })
             stages.end("failed-receipt")
-            return yield* new ApiError({
-              ...error,
-              headers: { ...error.headers, "x-service-receipt-failed": Buffer.from(JSON.stringify(receipt)).toString("base64") }
-            })
+            return yield* error.withHeaders({ "x-service-receipt-failed": Buffer.from(JSON.stringify(receipt)).toString("base64") })
           }))
       )
     })

@@ -1,0 +1,316 @@
+import { afterAll, describe, expect, it } from "vitest"
+import { createPortalToken, revokeKey } from "../../../layers/AdminOperations.ts"
+import type { AttestationRoute } from "../../../src/attestation/v3.ts"
+import { attestedHeaders } from "../../support/engine.ts"
+import { useRelayFixture } from "../../support/relayFixture.ts"
+import { fundedKey } from "../../support/tenant.ts"
+import { documentedErrors, UNIT_ONLY_CODES } from "../../support/errorCatalogue.ts"
+
+/**
+ * Every error code of docs/errors.md, provoked over HTTP on every route where it can occur, answers the documented
+ * status, its code and a message a person can act on (issue 14: the relay answered every refusal with an empty
+ * message because the error was rebuilt with an object spread). Codes no test can provoke over HTTP are covered by
+ * the envelope unit test (UNIT_ONLY_CODES); a code added to docs/errors.md without a case here fails this file.
+ */
+
+const documented = documentedErrors()
+
+/** Upstream delay for the in-flight duplicate (the duplicate waits 3 s) and the provider timeout above it. */
+const SLOW_UPSTREAM_MS = 3_600
+const fx = useRelayFixture({ PROVIDER_LOCAL_TIMEOUT_MS: "4500" })
+
+/** A string that only ever appears in request bodies: no error message may echo it. */
+const MARKER = "marker-5f2c9e"
+const TOO_LARGE = 8 * 1024 * 1024 + 1
+
+interface RelayRoute {
+  readonly path: string
+  readonly route: AttestationRoute
+  readonly body: (model?: string) => string
+  readonly model: string
+  /** A catalogued model of a provider the test gateway has no key for. */
+  readonly unconfiguredModel: string
+  /** A scope that does not open this route. */
+  readonly otherScope: string
+}
+
+const relayRoutes: ReadonlyArray<RelayRoute> = [
+  {
+    path: "/api/v1/chat/completions",
+    route: "chat.completions",
+    model: "local-chat",
+    body: (model = "local-chat") => JSON.stringify({ model, messages: [{ role: "user", content: `Hello <EMAIL_1> ${MARKER}` }] }),
+    unconfiguredModel: "gpt-4o",
+    otherScope: "messages"
+  },
+  {
+    path: "/api/v1/messages",
+    route: "messages",
+    model: "local-chat",
+    body: (model = "local-chat") =>
+      JSON.stringify({ model, max_tokens: 16, messages: [{ role: "user", content: `Hello <EMAIL_1> ${MARKER}` }] }),
+    unconfiguredModel: "claude-haiku-4-5-20251001",
+    otherScope: "completions"
+  },
+  {
+    path: "/api/v1/embeddings",
+    route: "embeddings",
+    model: "local-embed",
+    body: (model = "local-embed") => JSON.stringify({ model, input: `Hello <EMAIL_1> ${MARKER}` }),
+    unconfiguredModel: "text-embedding-3-small",
+    otherScope: "messages"
+  }
+]
+
+const send = (method: string, path: string, init: { headers?: Record<string, string>; body?: string } = {}) =>
+  fetch(`${fx.gw.url}${path}`, { method, headers: { "content-type": "application/json", ...init.headers }, body: init.body })
+
+const relay = async (r: RelayRoute, apiKey: string | undefined, options: { body?: string; headers?: Record<string, string>; attest?: boolean } = {}) => {
+  const body = options.body ?? r.body()
+  const attestation = options.attest === false ? {} : await attestedHeaders(r.route, body)
+  return send("POST", r.path, {
+    body,
+    headers: { ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}), ...attestation, ...options.headers }
+  })
+}
+
+const portalToken = async (orgId: string, abilities: string) =>
+  (await fx.gw.runtime.runPromise(createPortalToken({ org_id: orgId, abilities }))).token as string
+
+/** One provocation: the code, where, and how. `failedReceipt`: the key was accepted, so the refusal carries a failed-call receipt. */
+interface Case {
+  readonly code: string
+  readonly where: string
+  readonly provoke: () => Promise<Response>
+  readonly failedReceipt?: boolean
+}
+
+const relayCases = (r: RelayRoute): Array<Case> => {
+  const where = `POST ${r.path}`
+  const keyed = (code: string, provoke: () => Promise<Response>): Case => ({ code, where, provoke, failedReceipt: true })
+  return [
+    { code: "invalid_key", where, provoke: () => relay(r, undefined) },
+    {
+      code: "key_revoked",
+      where,
+      provoke: async () => {
+        const { apiKey, keyPrefix } = await fundedKey(fx.gw)
+        await fx.gw.runtime.runPromise(revokeKey({ key_prefix: keyPrefix }, "test"))
+        return relay(r, apiKey)
+      }
+    },
+    {
+      code: "insufficient_scope",
+      where,
+      provoke: async () => {
+        const { apiKey, keyPrefix } = await fundedKey(fx.gw)
+        await fx.gw.query(`UPDATE api_keys SET permissions = $1::jsonb WHERE key_prefix = $2`, JSON.stringify([r.otherScope]), keyPrefix)
+        return relay(r, apiKey)
+      }
+    },
+    keyed("engine_untrusted", async () => {
+      const { apiKey } = await fundedKey(fx.gw)
+      const body = r.body()
+      const { "x-service-attestation": attestation } = await attestedHeaders(r.route, body)
+      return relay(r, apiKey, { body, attest: false, headers: { "x-service-attestation": attestation } })
+    }),
+    keyed("pretokenised_required", async () => relay(r, (await fundedKey(fx.gw)).apiKey, { attest: false, headers: { "x-service-engine": "relay-ts/0.1.0" } })),
+    keyed("invalid_request", async () => relay(r, (await fundedKey(fx.gw)).apiKey, { body: JSON.stringify({ model: 7, note: MARKER }) })),
+    keyed("invalid_idempotency_key", async () => relay(r, (await fundedKey(fx.gw)).apiKey, { headers: { "idempotency-key": "k".repeat(129) } })),
+    keyed("idempotency_key_conflict", async () => {
+      const { apiKey } = await fundedKey(fx.gw)
+      const headers = { "idempotency-key": crypto.randomUUID() }
+      expect((await relay(r, apiKey, { headers })).status).toBe(200)
+      return relay(r, apiKey, { headers, body: r.body().replace(MARKER, `${MARKER}-changed`) })
+    }),
+    keyed("idempotency_in_flight", async () => {
+      const { apiKey } = await fundedKey(fx.gw)
+      const headers = { "idempotency-key": crypto.randomUUID() }
+      const body = r.body()
+      fx.provider.setBehaviour({ kind: "delay", ms: SLOW_UPSTREAM_MS })
+      const original = relay(r, apiKey, { headers, body })
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      const duplicate = await relay(r, apiKey, { headers, body })
+      expect((await original).status).toBe(200)
+      return duplicate
+    }),
+    keyed("model_not_allowed", async () => {
+      const { apiKey, keyPrefix } = await fundedKey(fx.gw)
+      await fx.gw.query(`UPDATE api_keys SET models = '["some-other-model"]'::jsonb WHERE key_prefix = $1`, keyPrefix)
+      return relay(r, apiKey)
+    }),
+    keyed("model_not_found", async () => relay(r, (await fundedKey(fx.gw)).apiKey, { body: r.body("no-such-model") })),
+    keyed("provider_not_configured", async () => relay(r, (await fundedKey(fx.gw)).apiKey, { body: r.body(r.unconfiguredModel) })),
+    keyed("rate_limited", async () => {
+      const { apiKey, orgId } = await fundedKey(fx.gw)
+      await fx.gw.query(`INSERT INTO org_limits (org_id, capability, per60) VALUES ($1, '*', 1)`, orgId)
+      expect((await relay(r, apiKey)).status).toBe(200)
+      return relay(r, apiKey)
+    }),
+    keyed("quota_exceeded", async () => {
+      const { apiKey, orgId } = await fundedKey(fx.gw)
+      await fx.gw.query(`INSERT INTO org_limits (org_id, capability, monthly_tokens) VALUES ($1, '*', 0)`, orgId)
+      return relay(r, apiKey)
+    }),
+    keyed("insufficient_balance", async () => relay(r, (await fundedKey(fx.gw, "0")).apiKey)),
+    keyed("payload_too_large", async () => relay(r, (await fundedKey(fx.gw)).apiKey, { body: MARKER.padEnd(TOO_LARGE, "x"), attest: false })),
+    keyed("upstream_error", async () => {
+      const { apiKey } = await fundedKey(fx.gw)
+      fx.provider.setBehaviour({ kind: "status", status: 500, body: { error: { message: MARKER } } })
+      return relay(r, apiKey)
+    }),
+    keyed("upstream_timeout", async () => {
+      const { apiKey } = await fundedKey(fx.gw)
+      fx.provider.setBehaviour({ kind: "hang" })
+      return relay(r, apiKey)
+    })
+  ]
+}
+
+/** Portal routes of each family, with the ability each needs. */
+const portalRoutes: ReadonlyArray<readonly [string, string, string]> = [
+  ["GET", "/api/v1/billing/balance", "ability:billing.read"],
+  ["GET", "/api/v1/keys", "ability:keys.read"],
+  ["POST", "/api/keys", "ability:keys.write"],
+  ["GET", "/api/v1/webhooks/deliveries", "webhooks.read"],
+  ["PUT", "/api/v1/byok/openai", "ability:byok.write"]
+]
+
+let network = 0
+const selfService = (body: unknown, ip: string) =>
+  send("POST", "/api/v1/self-service/key", { body: JSON.stringify(body), headers: { "x-forwarded-for": ip } })
+
+const otherCases: Array<Case> = [
+  ...["/api/v1/nope", "/api/v1/tokenize", "/api/v1/detect", "/api/v1/detokenize", "/api/v1/reconstruct"].map((path): Case => ({
+    code: "not_found",
+    where: `POST ${path}`,
+    provoke: () => send("POST", path, { body: JSON.stringify({ text: MARKER }) })
+  })),
+  {
+    code: "not_found",
+    where: "GET /api/v1/receipts/{jti}",
+    provoke: async () => {
+      const { orgId } = await fundedKey(fx.gw)
+      return send("GET", `/api/v1/receipts/${"0".repeat(32)}`, { headers: { authorization: `Bearer ${await portalToken(orgId, "ability:keys.read")}` } })
+    }
+  },
+  {
+    code: "invalid_request",
+    where: "POST /api/v1/self-service/key",
+    provoke: () => selfService(MARKER, `198.19.1.${++network}`)
+  },
+  {
+    code: "invalid_request",
+    where: "POST /api/keys",
+    provoke: async () => {
+      const { orgId } = await fundedKey(fx.gw)
+      return send("POST", "/api/keys", {
+        body: JSON.stringify({ name: MARKER, permissions: ["no-such-scope"] }),
+        headers: { authorization: `Bearer ${await portalToken(orgId, "ability:keys.write")}` }
+      })
+    }
+  },
+  { code: "invalid_payload", where: "POST /api/v1/receipts/verify", provoke: () => send("POST", "/api/v1/receipts/verify", { body: JSON.stringify({ note: MARKER }) }) },
+  { code: "auth_required", where: "POST /api/v1/receipts/verify", provoke: () => send("POST", "/api/v1/receipts/verify", { body: JSON.stringify({ jti: "0".repeat(32) }) }) },
+  { code: "auth_required", where: "GET /api/v1/receipts/{jti}", provoke: () => send("GET", `/api/v1/receipts/${"0".repeat(32)}`) },
+  { code: "auth_required", where: "GET /api/v1/receipts", provoke: () => send("GET", "/api/v1/receipts") },
+  ...portalRoutes.flatMap(([method, path, ability]): Array<Case> => [
+    {
+      code: "portal_auth_required",
+      where: `${method} ${path}`,
+      provoke: async () => send(method, path, { body: method === "GET" ? undefined : "{}", headers: { authorization: `Bearer ${(await fundedKey(fx.gw)).apiKey}` } })
+    },
+    {
+      code: "insufficient_ability",
+      where: `${method} ${path}`,
+      provoke: async () => {
+        const { orgId } = await fundedKey(fx.gw)
+        const other = ability === "ability:billing.read" ? "ability:keys.read" : "ability:billing.read"
+        return send(method, path, { body: method === "GET" ? undefined : "{}", headers: { authorization: `Bearer ${await portalToken(orgId, other)}` } })
+      }
+    }
+  ]),
+  {
+    code: "account_exists",
+    where: "POST /api/v1/self-service/key",
+    provoke: async () => {
+      const email = `taken-${crypto.randomUUID()}@example.com`
+      expect((await selfService({ email }, `198.19.2.${++network}`)).status).toBe(201)
+      return selfService({ email }, `198.19.2.${++network}`)
+    }
+  },
+  {
+    code: "rate_limited",
+    where: "POST /api/v1/self-service/key",
+    provoke: async () => {
+      const ip = `198.19.3.${++network}`
+      for (let i = 0; i < 5; i++) expect((await selfService({}, ip)).status).toBe(201)
+      return selfService({}, ip)
+    }
+  },
+  {
+    code: "payload_too_large",
+    where: "POST /api/v1/receipts/verify",
+    provoke: () => send("POST", "/api/v1/receipts/verify", { body: MARKER.padEnd(TOO_LARGE, "x") })
+  },
+  {
+    code: "payload_too_large",
+    where: "POST /api/keys",
+    provoke: async () => {
+      const { orgId } = await fundedKey(fx.gw)
+      return send("POST", "/api/keys", { body: MARKER.padEnd(TOO_LARGE, "x"), headers: { authorization: `Bearer ${await portalToken(orgId, "ability:keys.write")}` } })
+    }
+  },
+  {
+    code: "invalid_idempotency_key",
+    where: "POST /api/keys",
+    provoke: async () => {
+      const { orgId } = await fundedKey(fx.gw)
+      return send("POST", "/api/keys", {
+        body: "{}",
+        headers: { authorization: `Bearer ${await portalToken(orgId, "ability:keys.write")}`, "idempotency-key": "k".repeat(129) }
+      })
+    }
+  },
+  {
+    code: "idempotency_key_conflict",
+    where: "POST /api/keys",
+    provoke: async () => {
+      const { orgId } = await fundedKey(fx.gw)
+      const headers = { authorization: `Bearer ${await portalToken(orgId, "ability:keys.write")}`, "idempotency-key": crypto.randomUUID() }
+      expect((await send("POST", "/api/keys", { body: JSON.stringify({ name: "a" }), headers })).status).toBe(201)
+      return send("POST", "/api/keys", { body: JSON.stringify({ name: MARKER }), headers })
+    }
+  }
+]
+
+const cases: ReadonlyArray<Case> = [...relayRoutes.flatMap(relayCases), ...otherCases]
+
+describe("the error catalogue (docs/errors.md) on every route", () => {
+  it("has a case for every documented code (or an envelope unit test), and documents every code it provokes", () => {
+    expect(documented.size).toBeGreaterThan(20)
+    const covered = new Set([...cases.map((c) => c.code), ...UNIT_ONLY_CODES])
+    expect([...documented.keys()].filter((code) => !covered.has(code))).toEqual([])
+    expect([...covered].filter((code) => !documented.has(code))).toEqual([])
+  })
+
+  it.each(cases.map((c) => [c.code, c.where, c] as const))("%s on %s: documented status, code and a meaningful message", async (code, _where, c) => {
+    fx.provider.reset()
+    const res = await c.provoke()
+    fx.provider.reset()
+    const text = await res.text()
+    expect({ status: res.status, body: text.slice(0, 300) }).toMatchObject({ status: documented.get(code) })
+    const { error } = JSON.parse(text)
+    expect(error.code).toBe(code)
+    expect(typeof error.message).toBe("string")
+    // meaningful: a sentence, not blank, not the bare code, not the envelope's fallback for a missing message
+    expect(error.message.trim().length).toBeGreaterThanOrEqual(15)
+    expect(error.message).not.toBe(code)
+    expect(error.message).not.toMatch(/^Request refused \(/)
+    expect(error.message).not.toContain(MARKER)
+    expect(res.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/)
+    if (c.failedReceipt) expect(res.headers.get("x-service-receipt-failed")).not.toBeNull()
+  })
+})
+
+afterAll(() => fx.provider?.reset())

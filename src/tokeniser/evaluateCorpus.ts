@@ -1,8 +1,8 @@
 import { ENTITY_TYPES, type EntityType, type Span } from "./types.ts"
 
-/** One labelled sentence of the PII corpus. */
+/** One labelled item of a PII corpus (a sentence, a table, a log, an e-mail...). */
 export interface LabelledSentence {
-  readonly id: number
+  readonly id: number | string
   readonly text: string
   readonly spans: ReadonlyArray<{ readonly type: string; readonly start: number; readonly end: number }>
 }
@@ -23,7 +23,7 @@ export interface CorpusScore {
   readonly structured: TypeScore
   /** Names with partial credit: a predicted PERSON overlapping a labelled PERSON counts as a hit. */
   readonly personOverlap: TypeScore
-  readonly errors: ReadonlyArray<{ id: number; kind: "false_positive" | "false_negative"; type: string; text: string }>
+  readonly errors: ReadonlyArray<{ id: number | string; kind: "false_positive" | "false_negative"; type: string; text: string }>
 }
 
 const ratio = (a: number, b: number): number => (b === 0 ? 1 : a / b)
@@ -53,8 +53,13 @@ export const scoreCorpus = (
     const key = (s: { type: string; start: number; end: number }) => `${s.type}:${s.start}:${s.end}`
     const gold = new Set(sentence.spans.map(key))
     const got = new Set(predicted.map(key))
+    // A corpus may label types this engine does not produce (yet): they count as misses, not crashes.
+    const countsOf = (type: string) => {
+      if (!counts.has(type)) counts.set(type, { tp: 0, fp: 0, fn: 0 })
+      return counts.get(type)!
+    }
     for (const p of predicted) {
-      const c = counts.get(p.type)!
+      const c = countsOf(p.type)
       if (gold.has(key(p))) c.tp++
       else {
         c.fp++
@@ -63,7 +68,7 @@ export const scoreCorpus = (
     }
     for (const g of sentence.spans) {
       if (!got.has(key(g))) {
-        counts.get(g.type)!.fn++
+        countsOf(g.type).fn++
         errors.push({ id: sentence.id, kind: "false_negative", type: g.type, text: sentence.text.slice(g.start, g.end) })
       }
     }

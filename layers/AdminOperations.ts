@@ -4,6 +4,7 @@ import { Licences } from "../services/Licences.ts"
 import { Organisations } from "../services/Organisations.ts"
 import { PortalTokens } from "../services/PortalTokens.ts"
 import { ReceiptKeys } from "../services/ReceiptKeys.ts"
+import { ReceiptStore } from "../services/ReceiptStore.ts"
 import { Wallets } from "../services/Wallets.ts"
 import { InvalidUsdAmount, parseUsd } from "../src/billing/money.ts"
 import { ApiError } from "../src/http/ApiError.ts"
@@ -80,15 +81,38 @@ export const revokeKey = (input: Input, actor: string) =>
     return { key_id: keyId, org_id: orgId, key_prefix: prefix, status: "revoked" }
   })
 
+/** How many rows of each defect `ledger check` lists (the counts are always complete). */
+const LEDGER_CHECK_SAMPLE = 100
+
+/**
+ * `cli.ts ledger check`: wallets whose balance differs from their ledger, completed billed calls without a receipt,
+ * and receipts without a usage record. `ok` only when all three are empty.
+ */
 export const checkLedger = Effect.gen(function*() {
   const mismatches = yield* (yield* Wallets).checkLedger()
+  const sealing = yield* (yield* ReceiptStore).auditSealing(LEDGER_CHECK_SAMPLE)
   return {
-    ok: mismatches.length === 0,
+    ok: mismatches.length === 0 && sealing.unsealedUsage.count === 0 && sealing.receiptsWithoutUsage.count === 0,
     mismatches: mismatches.map((m) => ({
       org_id: m.orgId,
       balance_micros: Number(m.balanceMicros),
       ledger_micros: Number(m.ledgerMicros)
-    }))
+    })),
+    usage_without_receipt: {
+      count: sealing.unsealedUsage.count,
+      records: sealing.unsealedUsage.sample.map((u) => ({
+        usage_id: u.usageId,
+        org_id: u.orgId,
+        key_id: u.keyId,
+        gateway_request_id: u.gatewayRequestId,
+        billed_micros: Number(u.billedMicros),
+        finished_at: u.finishedAt
+      }))
+    },
+    receipts_without_usage: {
+      count: sealing.receiptsWithoutUsage.count,
+      receipts: sealing.receiptsWithoutUsage.sample.map((r) => ({ jti: r.jti, org_id: r.orgId, chain_id: r.chainId, seq: r.seq }))
+    }
   }
 })
 

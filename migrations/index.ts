@@ -11,6 +11,7 @@ import settleBatch from "./0010_settle_batch.ts"
 import apiKeyNotify from "./0011_api_key_notify.ts"
 import oidcAtRest from "./0012_oidc_at_rest.ts"
 import settlePlans from "./0013_settle_plans.ts"
+import keyAccounts from "./0014_key_accounts.ts"
 
 /**
  * Every migration, by `<number>_<name>`, in order. Imported statically (not read from the file system) so the
@@ -29,5 +30,6 @@ export const migrations = {
   "0010_settle_batch": settleBatch,
   "0011_api_key_notify": apiKeyNotify,
   "0012_oidc_at_rest": oidcAtRest,
-  "0013_settle_plans": settlePlans
+  "0013_settle_plans": settlePlans,
+  "0014_key_accounts": keyAccounts
 }

@@ -8,7 +8,8 @@ export interface KeyRecord {
   readonly keyPrefix: string
   readonly name: string | null
   readonly tier: string
-  readonly permissions: ReadonlyArray<string> | null
+  /** Scope allowlist; empty means fully permissive (the wire shows `[]`, never null). */
+  readonly permissions: ReadonlyArray<string>
   readonly models: ReadonlyArray<string> | null
   readonly status: "active" | "revoked" | "rotated"
   /** Days after creation at which the scheduled rotation policy marks the key due; null = no policy. */

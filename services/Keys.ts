@@ -8,7 +8,8 @@ export interface GatewayPrincipal {
   readonly orgId: string
   /** Set when the key belongs to a sub-organisation (partner mode). */
   readonly parentOrgId: string | null
-  readonly accountId: string | null
+  /** The account whose v1 chain `tenant-<account_id>` seals this key's calls; every key has one (migration 0014). */
+  readonly accountId: string
   readonly tier: string
   /** Scope allowlist; null or empty means fully permissive. */
   readonly permissions: ReadonlyArray<string> | null

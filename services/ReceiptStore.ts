@@ -11,6 +11,30 @@ export interface ReceiptListQuery {
   readonly model?: string
 }
 
+/** A completed, billed call that has no receipt (the operator's `ledger check`). */
+export interface UnsealedUsage {
+  readonly usageId: string
+  readonly orgId: string
+  readonly keyId: string
+  readonly gatewayRequestId: string
+  readonly billedMicros: bigint
+  readonly finishedAt: string
+}
+
+/** A stored receipt that no usage record points at. */
+export interface ReceiptWithoutUsage {
+  readonly jti: string
+  readonly orgId: string
+  readonly chainId: string
+  readonly seq: number
+}
+
+/** The two ways metering and sealing can disagree; each list is capped, the counts are not. */
+export interface SealingAudit {
+  readonly unsealedUsage: { readonly count: number; readonly sample: ReadonlyArray<UnsealedUsage> }
+  readonly receiptsWithoutUsage: { readonly count: number; readonly sample: ReadonlyArray<ReceiptWithoutUsage> }
+}
+
 /** Reads of sealed receipts (the write side is ReceiptSealer). */
 export class ReceiptStore extends Context.Service<ReceiptStore, {
   /** The stored v1 receipt with this jti, only when it belongs to the organisation. */
@@ -34,4 +58,9 @@ export class ReceiptStore extends Context.Service<ReceiptStore, {
     readonly hashUpstreamRequest: string
     readonly hashUpstreamResponse: string
   }) => Effect.Effect<string | undefined>
+  /**
+   * Completed (not partial), billed usage records without a receipt, and v1/v2 receipts without a usage record: every
+   * completed call is sealed in the same statement as its usage, so either list being non-empty is a defect.
+   */
+  readonly auditSealing: (sampleLimit: number) => Effect.Effect<SealingAudit>
 }>()("privacy-relay/ReceiptStore") {}

@@ -8,10 +8,12 @@ import { keyPrefixOf, newGatewayKey } from "../../src/keys/format.ts"
 import { appendAudit, isoOrNull } from "./audit.ts"
 import { sha256HexSync } from "../crypto/nodeSha256.ts"
 import { KeyCache } from "./KeyCache.ts"
+import { receiptAccountOf } from "./receiptAccount.ts"
 
 interface Row {
   readonly id: string
   readonly org_id: string
+  readonly account_id: string
   readonly key_prefix: string
   readonly name: string | null
   readonly tier: string
@@ -32,7 +34,7 @@ const toRecord = (r: Row): KeyRecord => ({
   keyPrefix: r.key_prefix,
   name: r.name,
   tier: r.tier,
-  permissions: r.permissions,
+  permissions: r.permissions ?? [],
   models: r.models,
   status: r.status,
   rotationDays: r.rotation_days === null ? null : Number(r.rotation_days),
@@ -61,8 +63,10 @@ export const KeyManagementPg = Layer.effect(
     const config = yield* AppConfig
     const keyCache = yield* KeyCache
 
-    const select = sql`SELECT id, org_id, key_prefix, name, tier, permissions, models, status, rotation_days, rotation_due_at,
-      replaced_by, created_at, last_used_at, revoked_at FROM api_keys`
+    const columns = sql.literal(
+      "id, org_id, account_id, key_prefix, name, tier, permissions, models, status, rotation_days, rotation_due_at, replaced_by, created_at, last_used_at, revoked_at"
+    )
+    const select = sql`SELECT ${columns} FROM api_keys`
 
     /** The actor's organisation and its direct sub-organisations (partner mode). */
     const inReach = (actor: Actor, orgId: string) =>
@@ -81,7 +85,8 @@ export const KeyManagementPg = Layer.effect(
         return row
       })
 
-    const insertKey = (orgId: string, fields: { name: string | null; permissions: ReadonlyArray<string> | null; models: ReadonlyArray<string> | null; rotationDays: number | null; tier: string }) =>
+    /** Inside the caller's transaction. `accountId` names the v1 chain the key's calls are sealed into. */
+    const insertKey = (orgId: string, accountId: string, fields: { name: string | null; permissions: ReadonlyArray<string> | null; models: ReadonlyArray<string> | null; rotationDays: number | null; tier: string }) =>
       Effect.gen(function*() {
         const apiKey = newGatewayKey()
         const id = newKeyId()
@@ -89,7 +94,7 @@ export const KeyManagementPg = Layer.effect(
           sql.insert({
             id,
             org_id: orgId,
-            account_id: null,
+            account_id: accountId,
             key_hash: sha256HexSync(apiKey),
             key_prefix: keyPrefixOf(apiKey),
             tier: fields.tier,
@@ -98,8 +103,7 @@ export const KeyManagementPg = Layer.effect(
             models: json(fields.models),
             rotation_days: fields.rotationDays
           })
-        } RETURNING id, org_id, key_prefix, name, tier, permissions, models, status, rotation_days, rotation_due_at,
-          replaced_by, created_at, last_used_at, revoked_at`
+        } RETURNING ${columns}`
         return { apiKey, record: toRecord(rows[0]) } satisfies MintedKey
       })
 
@@ -110,7 +114,7 @@ export const KeyManagementPg = Layer.effect(
           return yield* new ApiError({ status: 404, code: "not_found", message: "No such organisation." })
         }
         return yield* sql.withTransaction(Effect.gen(function*() {
-          const minted = yield* insertKey(orgId, {
+          const minted = yield* insertKey(orgId, yield* receiptAccountOf(sql, orgId), {
             name: input.name ?? null,
             permissions: input.permissions ?? null,
             models: input.models ?? null,
@@ -149,8 +153,7 @@ export const KeyManagementPg = Layer.effect(
         }
         if (Object.keys(set).length === 0) return toRecord(row)
         const rows = yield* sql<Row>`UPDATE api_keys SET ${sql.update(set)} WHERE id = ${keyId}
-          RETURNING id, org_id, key_prefix, name, tier, permissions, models, status, rotation_days, rotation_due_at,
-          replaced_by, created_at, last_used_at, revoked_at`
+          RETURNING ${columns}`
         yield* appendAudit(sql, {
           actor: actor.id,
           action: "key.updated",
@@ -165,7 +168,8 @@ export const KeyManagementPg = Layer.effect(
       sql.withTransaction(Effect.gen(function*() {
         const row = yield* load(actor, keyId, true)
         if (row.status !== "active") return yield* notActive(row.status)
-        const minted = yield* insertKey(row.org_id, {
+        // The successor seals into its predecessor's chain: a rotation never breaks a customer's receipt chain.
+        const minted = yield* insertKey(row.org_id, row.account_id, {
           name: row.name,
           permissions: row.permissions,
           models: row.models,
@@ -201,8 +205,7 @@ export const KeyManagementPg = Layer.effect(
         const row = yield* load(actor, keyId, true)
         if (row.status === "revoked") return toRecord(row)
         const rows = yield* sql<Row>`UPDATE api_keys SET status = 'revoked', revoked_at = now() WHERE id = ${keyId}
-          RETURNING id, org_id, key_prefix, name, tier, permissions, models, status, rotation_days, rotation_due_at,
-          replaced_by, created_at, last_used_at, revoked_at`
+          RETURNING ${columns}`
         yield* appendAudit(sql, { actor: actor.id, action: "key.revoked", target: keyId, orgId: row.org_id, details: { key_prefix: row.key_prefix } })
         yield* outbox.record({ orgId: row.org_id, event: "key.revoked", data: { key_id: keyId, key_prefix: row.key_prefix } })
         return toRecord(rows[0])

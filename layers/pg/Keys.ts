@@ -14,7 +14,7 @@ interface KeyRow {
   readonly key_prefix: string
   readonly org_id: string
   readonly parent_id: string | null
-  readonly account_id: string | null
+  readonly account_id: string
   readonly tier: string
   readonly status: string
   readonly permissions: ReadonlyArray<string> | null

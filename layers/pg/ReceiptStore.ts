@@ -3,6 +3,7 @@ import { SqlClient } from "effect/sql"
 import { ReceiptStore } from "../../services/ReceiptStore.ts"
 import { base64UrlDecode, base64UrlEncode } from "../../src/crypto/base64.ts"
 import type { ReceiptV1 } from "../../src/receipts/envelope-v1.ts"
+import { isoOrNull } from "./audit.ts"
 
 const utf8 = new TextEncoder()
 const utf8Decoder = new TextDecoder("utf-8", { fatal: true })
@@ -91,7 +92,43 @@ export const ReceiptStorePg = Layer.effect(
           ORDER BY created_at DESC LIMIT 1`.pipe(
           Effect.map((rows) => rows[0]?.jti),
           Effect.orDie
-        )
+        ),
+
+      auditSealing: (sampleLimit) =>
+        Effect.gen(function*() {
+          // Demo keys are metered but never sealed (they get no receipts by design), so they are not gaps.
+          const unsealed = sql`
+            FROM usage_records u LEFT JOIN api_keys k ON k.id = u.key_id
+            WHERE u.receipt_jti IS NULL AND NOT u.partial AND k.tier IS DISTINCT FROM 'demo'`
+          const orphans = sql`
+            FROM (SELECT jti, org_id, chain_id, seq FROM receipts_v2
+                  UNION ALL SELECT jti, org_id, chain_id, seq FROM receipts_v1) r
+            WHERE NOT EXISTS (SELECT 1 FROM usage_records u WHERE u.receipt_jti = r.jti)`
+          const [unsealedCount] = yield* sql<{ n: string }>`SELECT count(*)::text AS n ${unsealed}`
+          const unsealedRows = yield* sql<{ id: string; org_id: string; key_id: string; gateway_request_id: string; billed: string; finished_at: unknown }>`
+            SELECT u.id, u.org_id, u.key_id, u.gateway_request_id, u.billed_micros::text AS billed, u.finished_at
+            ${unsealed} ORDER BY u.finished_at, u.id LIMIT ${sampleLimit}`
+          const [orphanCount] = yield* sql<{ n: string }>`SELECT count(*)::text AS n ${orphans}`
+          const orphanRows = yield* sql<{ jti: string; org_id: string; chain_id: string; seq: string | number }>`
+            SELECT r.jti, r.org_id, r.chain_id, r.seq ${orphans} ORDER BY r.chain_id, r.seq LIMIT ${sampleLimit}`
+          return {
+            unsealedUsage: {
+              count: Number(unsealedCount.n),
+              sample: unsealedRows.map((r) => ({
+                usageId: r.id,
+                orgId: r.org_id,
+                keyId: r.key_id,
+                gatewayRequestId: r.gateway_request_id,
+                billedMicros: BigInt(r.billed),
+                finishedAt: isoOrNull(r.finished_at)!
+              }))
+            },
+            receiptsWithoutUsage: {
+              count: Number(orphanCount.n),
+              sample: orphanRows.map((r) => ({ jti: r.jti, orgId: r.org_id, chainId: r.chain_id, seq: Number(r.seq) }))
+            }
+          }
+        }).pipe(Effect.orDie)
     })
   })
 )

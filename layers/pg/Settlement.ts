@@ -81,7 +81,7 @@ export const SettlementPg = Layer.effect(
           // recorded, wallet debited, ledger row appended. A crash anywhere leaves none of them.
           const { sealed, response } = yield* sealer.settle({
             orgId: call.principal.orgId,
-            seal: call.partial || call.principal.accountId === null ? undefined : {
+            seal: call.partial ? undefined : {
               orgId: call.principal.orgId,
               accountId: call.principal.accountId,
               keyId: call.principal.keyId,

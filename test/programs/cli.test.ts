@@ -50,7 +50,12 @@ describe("operator CLI against a running gateway (embedded: through its admin AP
     const balance = await fetch(`${gw.url}/api/v1/billing/balance`, { headers: { authorization: `Bearer ${token.json.token}` } })
     expect(await balance.json()).toEqual({ balance_micros: 12_500_000, balance_usd: "12.500000" })
     const ledger = await cli(["ledger", "check"], env)
-    expect(ledger.json).toEqual({ ok: true, mismatches: [] })
+    expect(ledger.json).toEqual({
+      ok: true,
+      mismatches: [],
+      usage_without_receipt: { count: 0, records: [] },
+      receipts_without_usage: { count: 0, receipts: [] }
+    })
   }, 120_000)
 
   it("fails with a JSON error and a non-zero status on bad input or an unknown command", async () => {

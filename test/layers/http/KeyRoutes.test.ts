@@ -117,9 +117,9 @@ describe("key management over HTTP", () => {
     const key = await (await call("POST", "/api/keys", writer, { name: "a", permissions: ["messages"], models: [model] })).json()
     expect(key.models).toEqual([model])
     const put = await (await call("PUT", `/api/keys/${key.id}`, writer, { name: "b" })).json()
-    expect(put).toMatchObject({ name: "b", permissions: null, models: null })
+    expect(put).toMatchObject({ name: "b", permissions: [], models: null })
     const patch = await (await call("PATCH", `/api/keys/${key.id}`, writer, { models: [model] })).json()
-    expect(patch).toMatchObject({ name: "b", permissions: null, models: [model] })
+    expect(patch).toMatchObject({ name: "b", permissions: [], models: [model] })
   })
 
   it.each([

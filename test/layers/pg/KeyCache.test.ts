@@ -166,7 +166,7 @@ describe("authentication cache on one gateway", () => {
     const apiKey = newGatewayKey()
     expect(await authenticate(gw, apiKey)).toEqual({ error: "invalid_key" })
     await gw.query(
-      "INSERT INTO api_keys (id, org_id, key_hash, key_prefix, tier) VALUES ($1, $2, $3, $4, 'free')",
+      "INSERT INTO api_keys (id, org_id, account_id, key_hash, key_prefix, tier) VALUES ($1, $2, (SELECT id FROM accounts WHERE org_id = $2 LIMIT 1), $3, $4, 'free')",
       `key_${crypto.randomUUID().replaceAll("-", "")}`,
       orgId,
       sha256HexSync(apiKey),

@@ -1,7 +1,7 @@
 /**
  * Settings of the local proxy (DESIGN.md section 7), from the environment or a JSON file named by
  * PROXY_CONFIG with the same keys in snake case: `host`, `port`, `gateway_url`, `gateway_key_file`,
- * `name_model`. When both name a setting, the environment wins. Node-only (reads the file).
+ * `name_model`, `embedding_aliases`. When both name a setting, the environment wins. Node-only (reads the file).
  * There is deliberately no provider-URL setting: the proxy is gateway-locked.
  */
 import { readFileSync } from "node:fs"
@@ -22,9 +22,13 @@ export interface ProxySettings {
   readonly gatewayUrl: string | undefined
   readonly gatewayKeyFile: string | undefined
   readonly nameModel: NameModelSetting
+  /** Aliases on the embeddings route: `stable` (default; repeatable embeddings) or `per-request`. */
+  readonly embeddingAliases: EmbeddingAliases
 }
 
-const FILE_KEYS = ["host", "port", "gateway_url", "gateway_key_file", "name_model"] as const
+export type EmbeddingAliases = "stable" | "per-request"
+
+const FILE_KEYS = ["host", "port", "gateway_url", "gateway_key_file", "name_model", "embedding_aliases"] as const
 type FileKey = (typeof FILE_KEYS)[number]
 
 const readConfigFile = (path: string): Partial<Record<FileKey, string>> => {
@@ -78,6 +82,14 @@ export const parseNameModelSetting = (raw: string | undefined): NameModelSetting
   throw new ProxyStartError(`NAME_MODEL ${JSON.stringify(value)} must be builtin, off, or an http(s) URL of a name-model endpoint.`)
 }
 
+/** `stable` (default) or `per-request`. */
+export const parseEmbeddingAliases = (raw: string | undefined): EmbeddingAliases => {
+  const value = raw?.trim() ?? ""
+  if (value === "" || value === "stable") return "stable"
+  if (value === "per-request") return "per-request"
+  throw new ProxyStartError(`EMBEDDING_ALIASES ${JSON.stringify(value)} must be stable or per-request.`)
+}
+
 export const loadProxySettings = (env: Readonly<Record<string, string | undefined>>): ProxySettings => {
   const file = env.PROXY_CONFIG ? readConfigFile(env.PROXY_CONFIG) : {}
   const pick = (envName: string, fileKey: FileKey): string | undefined => {
@@ -90,6 +102,7 @@ export const loadProxySettings = (env: Readonly<Record<string, string | undefine
     port: port === undefined ? DEFAULT_PROXY_PORT : parsePort(port),
     gatewayUrl: pick("GATEWAY_URL", "gateway_url"),
     gatewayKeyFile: pick("GATEWAY_KEY_FILE", "gateway_key_file"),
-    nameModel: parseNameModelSetting(pick("NAME_MODEL", "name_model"))
+    nameModel: parseNameModelSetting(pick("NAME_MODEL", "name_model")),
+    embeddingAliases: parseEmbeddingAliases(pick("EMBEDDING_ALIASES", "embedding_aliases"))
   }
 }

@@ -31,6 +31,11 @@ export interface ProxyDependencies {
   readonly engine: EngineIdentity
   /** The name model, or "off". A failing model refuses the request (fail-closed). */
   readonly names: NameModel | "off"
+  /**
+   * The device-held secret of stable aliases, used on the embeddings route only (the same input then gives the
+   * same tokenised body, so embeddings are repeatable; docs/tokeniser.md). Absent: per-request aliases everywhere.
+   */
+  readonly stableAliasSecret?: Uint8Array
   /** Used for every call to the gateway (tests observe egress through it). */
   readonly fetch?: typeof fetch
   /** How long one gateway call may take. Default 300 s (model answers can be slow). */
@@ -167,7 +172,8 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
     }
     let tokenised: Awaited<ReturnType<typeof tokeniseRequest>>
     try {
-      tokenised = await tokeniseRequest(target.route, body, { names: deps.names })
+      const stable = target.route === "embeddings" && deps.stableAliasSecret !== undefined
+      tokenised = await tokeniseRequest(target.route, body, { names: deps.names, ...(stable ? { stableAliasSecret: deps.stableAliasSecret } : {}) })
     } catch (error) {
       if (error instanceof NameModelUnavailable) {
         throw new ProxyHttpError(

@@ -6,6 +6,7 @@
  */
 import type { EngineIdentity } from "../attestation/v3.ts"
 import { builtinNameModel, httpNameModel, type NameModel } from "../tokeniser/index.ts"
+import { loadOrCreateAliasSecret } from "./aliasSecret.ts"
 import { loadOrCreateDeviceKey } from "./deviceKey.ts"
 import { ENGINE } from "./engine.ts"
 import { readGatewayKeyFile } from "./gatewayKeyFile.ts"
@@ -45,6 +46,7 @@ export const startProxy = async (
       deviceKey,
       engine: options.engine ?? ENGINE,
       names: nameModelFor(settings.nameModel),
+      stableAliasSecret: settings.embeddingAliases === "stable" ? loadOrCreateAliasSecret(env) : undefined,
       fetch: options.fetch
     },
     settings.host,

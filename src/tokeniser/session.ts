@@ -1,5 +1,5 @@
 import type { CountryCode } from "libphonenumber-js/max"
-import { formatAlias, tagFromMac } from "./alias.ts"
+import { formatAlias, formatStableAlias, STABLE_TAG_LENGTH, tagFromMac } from "./alias.ts"
 import { structuredDetectors } from "./detectStructured.ts"
 import type { Detector } from "./detectors/Detector.ts"
 import { builtinNameModel } from "./builtinNameModel.ts"
@@ -13,6 +13,13 @@ export interface SessionOptions {
   readonly failOpen?: boolean
   /** The per-request secret the alias tags derive from. Default: 32 fresh random bytes. */
   readonly secret?: Uint8Array
+  /**
+   * Stable aliases: each alias is derived from the value itself under this secret (HMAC-SHA256), so the same value
+   * gets the same alias in every request made with the same secret (repeatable embeddings). The secret must stay on
+   * the device (never sent, never logged). Trade-off: the provider can link one value across calls. Default: unset,
+   * per-request aliases.
+   */
+  readonly stableAliasSecret?: Uint8Array
   /** Regions whose national phone formats are recognised. */
   readonly phoneRegions?: ReadonlyArray<CountryCode>
 }
@@ -36,9 +43,15 @@ export interface TokeniserSession {
   readonly markNameModelSkipped: () => void
 }
 
+const hmacKey = (secret: Uint8Array) =>
+  globalThis.crypto.subtle.importKey("raw", secret as Uint8Array<ArrayBuffer>, { name: "HMAC", hash: "SHA-256" }, false, ["sign"])
+
+const hmac = async (key: Promise<CryptoKey>, message: string) =>
+  new Uint8Array(await globalThis.crypto.subtle.sign("HMAC", await key, new TextEncoder().encode(message)))
+
 export const createSession = (opts: SessionOptions = {}): TokeniserSession => {
-  const secret = opts.secret ?? globalThis.crypto.getRandomValues(new Uint8Array(32))
-  const key = globalThis.crypto.subtle.importKey("raw", secret as Uint8Array<ArrayBuffer>, { name: "HMAC", hash: "SHA-256" }, false, ["sign"])
+  const stableKey = opts.stableAliasSecret === undefined ? undefined : hmacKey(opts.stableAliasSecret)
+  const key = hmacKey(opts.secret ?? globalThis.crypto.getRandomValues(new Uint8Array(32)))
   const map = new Map<string, string>()
   const byValue = new Map<string, Promise<string>>()
   const counters = new Map<EntityType, number>()
@@ -48,13 +61,20 @@ export const createSession = (opts: SessionOptions = {}): TokeniserSession => {
 
   const collides = (alias: string) => map.has(alias) || observed.some((t) => t.includes(alias))
 
-  const mint = async (type: EntityType, index: number, value: string): Promise<string> => {
-    const k = await key
-    for (let attempt = 0; ; attempt++) {
-      const mac = new Uint8Array(
-        await globalThis.crypto.subtle.sign("HMAC", k, new TextEncoder().encode(`${type}_${index}#${attempt}`))
+  // Stable: from the value (attempt 0 is the alias every request agrees on; a clash with text of this request or
+  // with another value's alias, practically never, moves this request to the next attempt). Per request: from
+  // the type and number only, so the alias says nothing about the value.
+  const candidate = async (type: EntityType, index: number, value: string, attempt: number): Promise<string> =>
+    stableKey === undefined
+      ? formatAlias(type, index, tagFromMac(await hmac(key, `${type}_${index}#${attempt}`)))
+      : formatStableAlias(
+        type,
+        tagFromMac(await hmac(stableKey, attempt === 0 ? `${type}\u0000${value}` : `${type}\u0000${value}\u0000${attempt}`), STABLE_TAG_LENGTH)
       )
-      const alias = formatAlias(type, index, tagFromMac(mac))
+
+  const mint = async (type: EntityType, index: number, value: string): Promise<string> => {
+    for (let attempt = 0; ; attempt++) {
+      const alias = await candidate(type, index, value, attempt)
       if (!collides(alias)) {
         map.set(alias, value)
         return alias

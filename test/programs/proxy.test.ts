@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process"
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
@@ -80,6 +80,53 @@ const listeningServer = async (): Promise<Server> => {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   return server
 }
+
+/** Starts the proxy program, sends each request through it, stops it; answers the statuses. */
+const throughProxy = async (requests: ReadonlyArray<{ readonly path: string; readonly body: unknown }>) => {
+  const run = await runProxy({})
+  expect(run.code).toBeNull()
+  const url = /listening on (http:\/\/\S+)/.exec(run.stdout)![1]
+  const statuses: Array<number> = []
+  for (const r of requests) {
+    const res = await fetch(`${url}${r.path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(r.body) })
+    statuses.push(res.status)
+    await res.text()
+  }
+  run.child.kill("SIGTERM")
+  await new Promise((resolve) => run.child.once("exit", resolve))
+  return { statuses, output: run.stdout + run.stderr }
+}
+
+describe("stable aliases on the embeddings route (repeatable embeddings)", () => {
+  it("two identical requests, and the same after a restart, reach the provider byte-identical with no original value", async () => {
+    provider.reset()
+    const embed = { path: "/v1/embeddings", body: { model: "local-embed", input: ["Invoice for jane.doe@example.com", "call +44 20 7946 0958"] } }
+    const first = await throughProxy([embed, embed])
+    const second = await throughProxy([embed])
+    expect([...first.statuses, ...second.statuses]).toEqual([200, 200, 200])
+    const bodies = provider.received.filter((r) => r.path === "/v1/embeddings").map((r) => r.body.toString("utf8"))
+    expect(bodies).toHaveLength(3)
+    expect(bodies[1]).toBe(bodies[0])
+    expect(bodies[2]).toBe(bodies[0])
+    expect(JSON.parse(bodies[0]).input[0]).toMatch(/^Invoice for <EMAIL_[a-z2-9]{10}>$/)
+    const secret = readFileSync(join(dir, "config", "alias-secret"), "utf8").trim()
+    for (const r of provider.received) {
+      const seen = r.body.toString("utf8") + JSON.stringify(r.headers)
+      for (const value of ["jane.doe@example.com", "7946 0958", secret]) expect(seen).not.toContain(value)
+    }
+    expect(first.output + second.output).not.toContain(secret)
+  })
+
+  it("chat completions keep per-request aliases: the same prompt twice gets unrelated aliases", async () => {
+    provider.reset()
+    const chat = { path: "/v1/chat/completions", body: { model: "local-chat", messages: [{ role: "user", content: "Mail jane.doe@example.com" }] } }
+    expect((await throughProxy([chat, chat])).statuses).toEqual([200, 200])
+    const bodies = provider.received.filter((r) => r.path === "/v1/chat/completions").map((r) => JSON.parse(r.body.toString("utf8")).messages[0].content)
+    expect(bodies).toHaveLength(2)
+    for (const b of bodies) expect(b).toMatch(/^Mail <EMAIL_1_[a-z2-9]{4}>$/)
+    expect(bodies[0]).not.toBe(bodies[1])
+  })
+})
 
 describe("programs/proxy.ts", () => {
   it("starts on the port named in a PROXY_CONFIG file and answers /healthz", async () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { loadProxySettings, parseNameModelSetting } from "../../../src/client/proxyConfig.ts"
+import { loadProxySettings, parseEmbeddingAliases, parseNameModelSetting } from "../../../src/client/proxyConfig.ts"
 
 const dir = mkdtempSync(join(tmpdir(), "proxy-config-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -19,7 +19,8 @@ describe("proxy settings", () => {
       port: 8799,
       gatewayUrl: undefined,
       gatewayKeyFile: undefined,
-      nameModel: { kind: "builtin" }
+      nameModel: { kind: "builtin" },
+      embeddingAliases: "stable"
     })
   })
 
@@ -29,14 +30,16 @@ describe("proxy settings", () => {
       PROXY_PORT: "9001",
       GATEWAY_URL: "https://gw.example.com",
       GATEWAY_KEY_FILE: "/k",
-      NAME_MODEL: "off"
+      NAME_MODEL: "off",
+      EMBEDDING_ALIASES: "per-request"
     })
     expect(settings).toEqual({
       host: "::1",
       port: 9001,
       gatewayUrl: "https://gw.example.com",
       gatewayKeyFile: "/k",
-      nameModel: { kind: "off" }
+      nameModel: { kind: "off" },
+      embeddingAliases: "per-request"
     })
   })
 
@@ -68,5 +71,12 @@ describe("proxy settings", () => {
     expect(parseNameModelSetting("builtin")).toEqual({ kind: "builtin" })
     expect(parseNameModelSetting("https://ner.example/v1")).toEqual({ kind: "http", url: "https://ner.example/v1" })
     expect(() => parseNameModelSetting("spacy")).toThrow(/must be builtin, off, or an http\(s\) URL/)
+  })
+
+  it("EMBEDDING_ALIASES is stable (default) or per-request, also as embedding_aliases in the file", () => {
+    expect(parseEmbeddingAliases(undefined)).toBe("stable")
+    expect(parseEmbeddingAliases("per-request")).toBe("per-request")
+    expect(() => parseEmbeddingAliases("random")).toThrow(/EMBEDDING_ALIASES "random" must be stable or per-request/)
+    expect(loadProxySettings({ PROXY_CONFIG: configFile({ embedding_aliases: "per-request" }) }).embeddingAliases).toBe("per-request")
   })
 })

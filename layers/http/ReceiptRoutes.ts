@@ -21,6 +21,18 @@ const authRequired = (message: string) => new ApiError({ status: 401, code: "aut
 
 const decoder = new TextDecoder("utf-8", { fatal: true })
 
+/** An envelope sent as the object itself or as its standard base64 header value; undefined when it is neither. */
+const envelopeValue = (value: unknown): Record<string, unknown> | undefined => {
+  if (isRecord(value)) return value
+  if (typeof value !== "string") return undefined
+  try {
+    const decoded = decodeEnvelopeHeader(value)
+    return isRecord(decoded) ? decoded : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * Shape A: the envelope as the root (it has `v`). Shape B: `{ receipt }`, the envelope or the header value (base64).
  * Shape C: `{ jti }`: a bare id cannot be verified (the caller keeps the full receipt), 401 auth_required.
@@ -30,14 +42,8 @@ const envelopeOf = (body: unknown) =>
     if (!isRecord(body)) return yield* invalidPayload("Send a receipt envelope, { \"receipt\": <envelope> } or { \"jti\": <jti> }.")
     if ("v" in body) return body
     if ("receipt" in body) {
-      const receipt = body.receipt
-      if (isRecord(receipt)) return receipt
-      if (typeof receipt === "string") {
-        const decoded = yield* Effect.try({ try: () => decodeEnvelopeHeader(receipt), catch: () => undefined }).pipe(
-          Effect.orElseSucceed(() => undefined)
-        )
-        if (isRecord(decoded)) return decoded
-      }
+      const receipt = envelopeValue(body.receipt)
+      if (receipt !== undefined) return receipt
       return yield* invalidPayload("receipt must be the envelope object or its standard base64 header value.")
     }
     if ("jti" in body) {
@@ -65,6 +71,12 @@ export const ReceiptRoutes = HttpRouter.use(Effect.fn(function*(router) {
     const bytes = yield* readBodyBytes
     const body = yield* Effect.try({ try: () => JSON.parse(decoder.decode(bytes)) as unknown, catch: () => invalidPayload("The body is not JSON.") })
     const envelope = yield* envelopeOf(body)
+    // Shape B may carry the attestation a countersignature should bind (X-Service-Attestation's value or the object).
+    const attestationField = isRecord(body) && "receipt" in body ? body.attestation : undefined
+    const attestation = attestationField === undefined ? undefined : envelopeValue(attestationField)
+    if (attestationField !== undefined && attestation === undefined) {
+      return yield* invalidPayload("attestation must be the v3 envelope object or its standard base64 header value.")
+    }
     const keys = yield* ReceiptKeys
     const store = yield* ReceiptStore
     const kid = typeof envelope.kid === "string" ? envelope.kid : undefined
@@ -77,7 +89,8 @@ export const ReceiptRoutes = HttpRouter.use(Effect.fn(function*(router) {
       verifyReceipt(envelope, {
         resolveKey: async (k) => (k === kid ? key : undefined),
         nowSeconds: Math.floor(Date.now() / 1000),
-        previous: before?._tag === "found" ? before.envelope : undefined
+        previous: before?._tag === "found" ? before.envelope : undefined,
+        attestation
       })
     )
     // A receipt of a chain we hold whose predecessor has been removed: the link cannot be shown, so it fails.

@@ -13,13 +13,11 @@
 // `witness` says how the gateway knows provider/model/hashes: "relayed" = it relayed that call itself
 // (receipt_jti names the call's v2/v1 receipt); "asserted" = the caller supplied them to the
 // countersign endpoint and the gateway found no relayed call of that organisation matching them.
-import { base64UrlDecode } from "../crypto/base64.ts"
-import { verifyRaw } from "../crypto/ecdsa.ts"
+// Verification is verifyReceipt's (src/receipts/verify.ts), like every other envelope's.
 import { isSha256Hex } from "../crypto/hex.ts"
 import { v3EnvelopeShapeProblem, type V3Envelope } from "../attestation/v3.ts"
 import { envelopeHash, newJti, rfc3339Millis, unixSeconds } from "./chain.ts"
 import { signEnvelope, type Signer } from "./signer.ts"
-import { signingInput } from "./signing-input.ts"
 
 export type CountersignWitness = "relayed" | "asserted"
 
@@ -99,31 +97,27 @@ export const countersignAttestation = async (input: CountersignInput): Promise<V
   return { ...body, sig }
 }
 
-/**
- * Verifies a countersignature with the receipt key its kid names and, when the attestation is given,
- * that it countersigns exactly that attestation. Never throws.
- */
-export const verifyCountersignature = async (
-  countersignature: unknown,
-  options: {
-    readonly resolveKey: (kid: string) => Promise<CryptoKey | undefined>
-    readonly attestation?: unknown
+const RFC3339_MILLIS_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+const isNonEmptyString = (value: unknown): value is string => typeof value === "string" && value.length > 0
+
+/** The first member of a countersignature with the wrong type (or a broken invariant), else null. */
+export const countersignatureShapeProblem = (e: Record<string, unknown>): string | null => {
+  if (typeof e.alg !== "string") return "alg must be a string"
+  for (const member of ["kid", "iss", "provider", "model", "sig"] as const) {
+    if (!isNonEmptyString(e[member])) return `${member} must be a non-empty string`
   }
-): Promise<boolean> => {
-  try {
-    const cs = countersignature as V3Countersignature
-    if (typeof cs !== "object" || cs === null || cs.v !== "v3-countersignature" || cs.alg !== "ES256") return false
-    if (typeof cs.kid !== "string" || typeof cs.sig !== "string") return false
-    const key = await options.resolveKey(cs.kid)
-    if (key === undefined) return false
-    if (!(await verifyRaw(key, base64UrlDecode(cs.sig), signingInput(cs)))) return false
-    if (options.attestation !== undefined) {
-      const attestation = options.attestation as V3Envelope
-      if (cs.attestation_jti !== attestation.jti) return false
-      if (cs.attestation_sha256 !== (await envelopeHash(attestation))) return false
-    }
-    return true
-  } catch {
-    return false
+  for (const member of ["jti", "attestation_jti"] as const) {
+    if (typeof e[member] !== "string" || !/^[0-9a-f]{32}$/.test(e[member] as string)) return `${member} must be 32 lowercase hex`
   }
+  if (!Number.isSafeInteger(e.iat) || (e.iat as number) < 0) return "iat must be a non-negative integer (Unix seconds)"
+  if (typeof e.timestamp !== "string" || !RFC3339_MILLIS_UTC.test(e.timestamp)) return "timestamp must be RFC 3339 UTC with milliseconds"
+  for (const member of ["attestation_sha256", "egress_sha256", "hash_upstream_request", "hash_upstream_response"] as const) {
+    if (!isSha256Hex(e[member])) return `${member} must be 64 lowercase hex`
+  }
+  if (e.egress_sha256 !== e.hash_upstream_request) return "hash_upstream_request must equal the attested egress_sha256"
+  if (e.witness !== "relayed" && e.witness !== "asserted") return "witness must be \"relayed\" or \"asserted\""
+  if (e.receipt_jti !== null && (typeof e.receipt_jti !== "string" || !/^[0-9a-f]{32}$/.test(e.receipt_jti))) {
+    return "receipt_jti must be 32 lowercase hex or null"
+  }
+  return null
 }

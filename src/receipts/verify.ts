@@ -1,13 +1,18 @@
-// Offline verification of receipt envelopes (v1, v2, failed v2, v3), as POST /api/v1/receipts/verify
-// answers it. Five checks, always reported in this order with these exact labels (the spec's strings):
+// Offline verification of every envelope the gateway hands out (v1, v2, failed v2, the v3 countersignature)
+// and of client v3 attestations, as POST /api/v1/receipts/verify answers it. The one copy of this logic:
+// the verify route, the chain verifier and verifyCountersignature all call verifyReceipt. Five checks, always
+// reported in this order with these exact labels (the spec's strings):
 //
 //   "schema valid (OpenReceipt v1)"     the envelope has the members and types of its version
-//   "algorithm allow-listed"            v2: ES256; v1 and v3: ecdsa-p256-sha256
+//   "algorithm allow-listed"            v2, failed v2 and the countersignature: ES256; v1 and v3: ecdsa-p256-sha256
 //   "freshness (iat, nbf, exp)"         iat not more than 300 s in the future; nbf/exp when present
-//   "signature"                         raw r||s over the JCS bytes without sig/signature;
-//                                       v1/v2 with the key resolved by kid, v3 with its embedded key
+//   "signature"                         raw r||s over the JCS bytes without sig/signature; v1/v2 and the
+//                                       countersignature with the key resolved by kid, v3 with its embedded key
 //   "chain linkage (seq and prev_hash)" seq positive, prev_hash 64 hex, seq 1 <=> genesis, and, when
-//                                       the previous envelope is given, seq + 1 and its envelopeHash
+//                                       the previous envelope is given, seq + 1 and its envelopeHash. A
+//                                       countersignature is not chained: its link is to the attestation it
+//                                       countersigns (attestation_jti and attestation_sha256), compared when
+//                                       that attestation is given.
 //
 // Status values: "ok" = the check ran and passed; "fail" = it ran and failed; "skipped" = it was not
 // evaluated because an earlier check failed (later checks depend on earlier ones: a signature cannot
@@ -18,6 +23,7 @@ import { base64UrlDecode } from "../crypto/base64.ts"
 import { verifyRaw } from "../crypto/ecdsa.ts"
 import { isSha256Hex } from "../crypto/hex.ts"
 import { v3EnvelopeShapeProblem, verifyV3Signature, type V3Envelope } from "../attestation/v3.ts"
+import { countersignatureShapeProblem } from "./countersign.ts"
 import { envelopeHash, GENESIS_PREV_HASH } from "./chain.ts"
 import { signingInput } from "./signing-input.ts"
 
@@ -50,22 +56,25 @@ export interface VerifyReceiptOptions {
   readonly nowSeconds: number
   /** The envelope immediately before this one in its chain, when the caller has it. */
   readonly previous?: unknown
+  /** For a countersignature: the v3 attestation it should countersign, when the caller has it. */
+  readonly attestation?: unknown
 }
 
 /** Clock skew tolerated for iat and nbf, in seconds. */
 export const RECEIPT_MAX_SKEW_SECONDS = 300
 
-type Kind = "v1" | "v2" | "v2-failed" | "v3"
+type Kind = "v1" | "v2" | "v2-failed" | "v3" | "v3-countersignature"
 type Envelope = Record<string, unknown>
 
 const EXPECTED_ALG: Record<Kind, string> = {
   v1: "ecdsa-p256-sha256",
   v2: "ES256",
   "v2-failed": "ES256",
-  v3: "ecdsa-p256-sha256"
+  v3: "ecdsa-p256-sha256",
+  "v3-countersignature": "ES256"
 }
 
-const CHAIN_ID_PREFIX: Record<Exclude<Kind, "v3">, string> = {
+const CHAIN_ID_PREFIX: Record<Exclude<Kind, "v3" | "v3-countersignature">, string> = {
   v1: "tenant-",
   v2: "receipt-v2-org-",
   "v2-failed": "failed-v2-org-"
@@ -177,8 +186,11 @@ const classify = (value: unknown): { kind: Kind; envelope: Envelope } | { proble
   } else if (value.v === "v3") {
     kind = "v3"
     problem = v3EnvelopeShapeProblem(value)
+  } else if (value.v === "v3-countersignature") {
+    kind = "v3-countersignature"
+    problem = countersignatureShapeProblem(value)
   } else {
-    return { problem: "unknown envelope version (v must be \"v1\", 2 or \"v3\")" }
+    return { problem: "unknown envelope version (v must be \"v1\", 2, \"v3\" or \"v3-countersignature\")" }
   }
   return problem === null ? { kind, envelope: value } : { problem: `${kind} envelope: ${problem}` }
 }
@@ -223,8 +235,19 @@ const checkSignature = async (kind: Kind, e: Envelope, options: VerifyReceiptOpt
     : fail(`does not verify with key ${e.kid as string}`)
 }
 
-const checkChainLinkage = async (kind: Kind, e: Envelope, previous: unknown): Promise<Outcome> => {
+/** A countersignature's link: the attestation it names, by jti and by the hash of its JCS bytes. */
+const checkAttestationBinding = async (e: Envelope, attestation: unknown): Promise<Outcome> => {
+  if (attestation === undefined) return pass(`countersigns attestation ${e.attestation_jti as string}; attestation not supplied, binding not compared`)
+  if (!isRecord(attestation)) return fail("the supplied attestation is not an envelope")
+  if (attestation.jti !== e.attestation_jti) return fail(`countersigns attestation ${e.attestation_jti as string}, not ${String(attestation.jti)}`)
+  if ((await envelopeHash(attestation)) !== e.attestation_sha256) return fail("attestation_sha256 is not the hash of the supplied attestation")
+  return pass(`countersigns the supplied attestation ${e.attestation_jti as string}`)
+}
+
+const checkChainLinkage = async (kind: Kind, e: Envelope, options: VerifyReceiptOptions): Promise<Outcome> => {
+  const previous = options.previous
   if (kind === "v3") return pass("not applicable: v3 attestations are client-signed and not chained")
+  if (kind === "v3-countersignature") return checkAttestationBinding(e, options.attestation)
   const chain = e.chain as { chain_id: string; seq: number; prev_hash: string }
   const prefix = CHAIN_ID_PREFIX[kind]
   if (!chain.chain_id.startsWith(prefix) || chain.chain_id.length === prefix.length) {
@@ -273,9 +296,26 @@ export const verifyReceipt = async (envelope: unknown, options: VerifyReceiptOpt
   if (!record("freshness (iat, nbf, exp)", checkFreshness(e, options.nowSeconds))) return finish()
   if (!record("signature", await checkSignature(kind, e, options))) return finish()
   try {
-    record("chain linkage (seq and prev_hash)", await checkChainLinkage(kind, e, options.previous))
+    record("chain linkage (seq and prev_hash)", await checkChainLinkage(kind, e, options))
   } catch {
-    record("chain linkage (seq and prev_hash)", fail("the previous receipt cannot be canonicalised"))
+    record("chain linkage (seq and prev_hash)", fail("the previous receipt or the attestation cannot be canonicalised"))
   }
   return finish()
+}
+
+/**
+ * True when a countersignature verifies with the receipt key its kid names and, when the attestation is given,
+ * countersigns exactly that attestation: verifyReceipt's checks, as a boolean.
+ */
+export const verifyCountersignature = async (
+  countersignature: unknown,
+  options: { readonly resolveKey: VerifyReceiptOptions["resolveKey"]; readonly attestation?: unknown; readonly nowSeconds?: number }
+): Promise<boolean> => {
+  if (!isRecord(countersignature) || countersignature.v !== "v3-countersignature") return false
+  const result = await verifyReceipt(countersignature, {
+    resolveKey: options.resolveKey,
+    attestation: options.attestation,
+    nowSeconds: options.nowSeconds ?? Math.floor(Date.now() / 1000)
+  })
+  return result.valid
 }

@@ -3,7 +3,8 @@ import { buildAttestation } from "../../../src/attestation/v3.ts"
 import { generateSigningKeyPair } from "../../../src/crypto/ecdsa.ts"
 import { jsonBodySha256Hex } from "../../../src/crypto/jcs.ts"
 import { envelopeHash } from "../../../src/receipts/chain.ts"
-import { countersignAttestation, verifyCountersignature } from "../../../src/receipts/countersign.ts"
+import { countersignAttestation } from "../../../src/receipts/countersign.ts"
+import { verifyCountersignature } from "../../../src/receipts/verify.ts"
 import { makeKey } from "./fixtures.ts"
 
 const body = new TextEncoder().encode(JSON.stringify({ model: "local-chat", messages: [{ role: "user", content: "hi <PERSON_1>" }] }))

@@ -69,7 +69,7 @@ export const SelfServiceRoutes = HttpRouter.use(Effect.fn(function*(router) {
         tier: "free",
         limits: {
           rate_limit_rpm: FREE_TIER_RPM,
-          on_device: "On-device tokenisation (local proxy, SDKs, MCP server) is unlimited and free.",
+          on_device: "On-device tokenisation (the local proxy, npm run proxy) is unlimited and free.",
           relay: "Relay calls need a positive wallet balance; a fresh key starts at $0. Verify your e-mail for $2 trial credit."
         },
         warning: "This key is shown once and cannot be recovered. Store it now."

@@ -28,7 +28,9 @@ describe("POST /api/v1/self-service/key", () => {
     expect(body.key_prefix).toBe(body.api_key.slice(0, 10))
     expect(body.tier).toBe("free")
     expect(body.limits.rate_limit_rpm).toBe(20)
-    expect(typeof body.limits.on_device).toBe("string")
+    expect(body.limits.on_device).toContain("local proxy")
+    // It names only client components that exist (no SDKs, MCP server or starter app yet).
+    expect(`${body.limits.on_device} ${body.limits.relay} ${body.warning}`).not.toMatch(/SDK|MCP|starter/i)
     expect(typeof body.limits.relay).toBe("string")
     expect(body.warning).toMatch(/once/)
     const wallets = await gw.query<{ balance: string }>(

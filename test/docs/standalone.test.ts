@@ -1,0 +1,37 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+
+const ROOT = join(import.meta.dirname, "../..")
+
+/** What a user reads: README.md and every docs/*.md. */
+const USER_DOCS: ReadonlyArray<{ readonly name: string; readonly text: string }> = [
+  "README.md",
+  ...readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)
+].map((name) => ({ name, text: readFileSync(join(ROOT, name), "utf8") }))
+
+const linesMatching = (text: string, pattern: RegExp) =>
+  text.split("\n").flatMap((line, i) => (pattern.test(line) ? [`${i + 1}: ${line.trim()}`] : []))
+
+describe("user docs stand alone and name only what exists", () => {
+  it("no doc refers to the internal design notes (DESIGN.md), which users do not have", () => {
+    for (const doc of USER_DOCS) expect(linesMatching(doc.text, /\bDESIGN\b/), doc.name).toEqual([])
+  })
+
+  it("no doc offers client components this repository does not ship (MCP server, starter app, demo)", () => {
+    for (const doc of USER_DOCS) {
+      expect(linesMatching(doc.text, /\bMCP\b|starter[ -](app|kit)|programs\/(mcp|demo)\.ts|npm run demo|sdks\//i), doc.name).toEqual([])
+    }
+  })
+
+  it("every repository path a doc names exists", () => {
+    const missing: Array<string> = []
+    for (const doc of USER_DOCS) {
+      for (const match of doc.text.matchAll(/`((?:src|layers|programs|services|migrations|bench|docs|test)\/[A-Za-z0-9_./-]*)`/g)) {
+        const path = match[1]!.replace(/\/$/, "")
+        if (!path.includes("*") && !existsSync(join(ROOT, path))) missing.push(`${doc.name}: ${match[1]}`)
+      }
+    }
+    expect(missing).toEqual([])
+  })
+})

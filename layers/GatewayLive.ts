@@ -19,6 +19,7 @@ import { ModelRoutes } from "./http/ModelRoutes.ts"
 import { PublicRoutes } from "./http/PublicRoutes.ts"
 import { RelayRoutes } from "./http/RelayRoutes.ts"
 import { SelfServiceRoutes } from "./http/SelfServiceRoutes.ts"
+import { DemoRoutes } from "./http/DemoRoutes.ts"
 import { WebhookRoutes } from "./http/WebhookRoutes.ts"
 import { AdmissionCountersMemory } from "./memory/AdmissionCounters.ts"
 import { QuotasMemory } from "./memory/Quotas.ts"
@@ -98,6 +99,7 @@ const RoutesLive = Layer.mergeAll(
   PublicRoutes,
   ModelRoutes,
   SelfServiceRoutes,
+  DemoRoutes,
   AdminRoutes,
   KeyRoutes,
   AccountRoutes,

@@ -12,6 +12,7 @@ import apiKeyNotify from "./0011_api_key_notify.ts"
 import oidcAtRest from "./0012_oidc_at_rest.ts"
 import settlePlans from "./0013_settle_plans.ts"
 import keyAccounts from "./0014_key_accounts.ts"
+import demoKeys from "./0015_demo_keys.ts"
 
 /**
  * Every migration, by `<number>_<name>`, in order. Imported statically (not read from the file system) so the
@@ -31,5 +32,6 @@ export const migrations = {
   "0011_api_key_notify": apiKeyNotify,
   "0012_oidc_at_rest": oidcAtRest,
   "0013_settle_plans": settlePlans,
-  "0014_key_accounts": keyAccounts
+  "0014_key_accounts": keyAccounts,
+  "0015_demo_keys": demoKeys
 }

@@ -15,6 +15,17 @@ export interface GatewayPrincipal {
   readonly permissions: ReadonlyArray<string> | null
   /** Model allowlist; null or empty means every catalogue model. */
   readonly models: ReadonlyArray<string> | null
+  /** Epoch milliseconds after which the key is refused (401 `key_expired`); null = never (only demo keys expire). */
+  readonly expiresAt: number | null
+}
+
+/** An anonymous demo key (docs/demo.md): shown once, $2 of credit, expires, relay routes only, no receipts. */
+export interface IssuedDemoKey {
+  readonly apiKey: string
+  readonly keyPrefix: string
+  readonly orgId: string
+  readonly balanceMicros: bigint
+  readonly expiresAt: Date
 }
 
 export interface IssuedKey {
@@ -32,7 +43,9 @@ export interface IssuedKey {
 export class Keys extends Context.Service<Keys, {
   /** Self-service: a new organisation, account (unverified when an e-mail is given), empty wallet and free key. */
   readonly issueSelfService: (input: { readonly email?: string; readonly name?: string }) => Effect.Effect<IssuedKey, ApiError>
-  /** 401 `invalid_key` / `key_revoked`. */
+  /** A demo organisation, its anonymous account, a `demo` key expiring after 24 h and the $2 demo credit, at once. */
+  readonly issueDemo: () => Effect.Effect<IssuedDemoKey>
+  /** 401 `invalid_key` / `key_revoked` / `key_expired`. */
   readonly authenticate: (bearer: string) => Effect.Effect<GatewayPrincipal, ApiError>
   /** Revokes the key with this prefix; returns its id and organisation. 404 `not_found` when none. */
   readonly revokeByPrefix: (keyPrefix: string, actor: string) => Effect.Effect<{ readonly keyId: string; readonly orgId: string }, ApiError>

@@ -1,7 +1,7 @@
 import { Context, Effect } from "effect"
 import type { ApiError } from "../src/http/ApiError.ts"
 
-export type LedgerKind = "debit" | "topup" | "trial_credit" | "licence_credit" | "adjustment"
+export type LedgerKind = "debit" | "topup" | "trial_credit" | "licence_credit" | "adjustment" | "demo_credit"
 
 /** USD balance per organisation in integer micro-USD, changed only together with an append-only ledger row. */
 export class Wallets extends Context.Service<Wallets, {

@@ -28,7 +28,7 @@ export const ModelRoutes = HttpRouter.use(Effect.fn(function*(router) {
           extra: { details: { path: "include" } }
         })
       }
-      const principal = request.headers["authorization"] === undefined ? undefined : yield* requireGatewayKey(undefined)
+      const principal = request.headers["authorization"] === undefined ? undefined : yield* requireGatewayKey(undefined, { demo: "allowed" })
       const available = yield* providers.callable(principal)
       return HttpServerResponse.jsonUnsafe(modelList(available, include === "unavailable"))
     })

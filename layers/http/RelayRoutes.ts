@@ -5,6 +5,7 @@ import { ReceiptSealer } from "../../services/ReceiptSealer.ts"
 import { RequestContext } from "../../services/RequestContext.ts"
 import { DEFAULT_ENGINE_ALLOWLIST, type EngineAllowlist } from "../../src/attestation/engine-allowlist.ts"
 import type { AttestationRoute } from "../../src/attestation/v3.ts"
+import { issuesReceipts } from "../../src/keys/demo.ts"
 import type { Scope } from "../../src/keys/scopes.ts"
 import { relayCall } from "../relay/relayCall.ts"
 import { requireGatewayKey } from "./auth.ts"
@@ -23,13 +24,15 @@ export const RelayRoutes = HttpRouter.use(Effect.fn(function*(router) {
   const settings = { allowlist: engineAllowlist(config.env.ENGINE_ALLOWLIST_JSON) }
   const relay = (route: AttestationRoute, scope: Scope) =>
     Effect.gen(function*() {
-      const principal = yield* requireGatewayKey(scope)
+      const principal = yield* requireGatewayKey(scope, { demo: "allowed" })
       const { stages } = yield* RequestContext
       stages.end("auth")
       // From here the key is accepted: a failure carries a signed failed-call receipt (DESIGN.md section 4).
       return yield* withIdempotency(`${principal.orgId}|${route}`, relayCall(route, principal, settings)).pipe(
         Effect.catchTag("ApiError", (error) =>
           Effect.gen(function*() {
+            // A demo key gets no receipt of any kind, failed-call receipts included.
+            if (!issuesReceipts(principal)) return yield* error
             const ctx = yield* RequestContext
             stages.end("refused")
             const receipt = yield* sealer.sealFailed({

@@ -4,6 +4,7 @@ import { type GatewayPrincipal, Keys } from "../../services/Keys.ts"
 import { PortalSessions } from "../../services/PortalSessions.ts"
 import { type PortalPrincipal, PortalTokens } from "../../services/PortalTokens.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
+import { DEMO_TIER } from "../../src/keys/demo.ts"
 import type { Scope } from "../../src/keys/scopes.ts"
 
 const bearerOf = (authorization: string | undefined) => {
@@ -13,10 +14,11 @@ const bearerOf = (authorization: string | undefined) => {
 }
 
 /**
- * Relay routes: a gateway key (`svc_...`) with the route's scope. A portal token is never valid here.
- * 401 `invalid_key` / `key_revoked`, then 403 `insufficient_scope` (check order of DESIGN.md section 4).
+ * Routes of gateway keys: a gateway key (`svc_...`) with the route's scope. A portal token is never valid here.
+ * 401 `invalid_key` / `key_revoked` / `key_expired`, then 403 `demo_key_restricted` (a demo key on a route that does
+ * not allow it), then 403 `insufficient_scope`.
  */
-export const requireGatewayKey = (scope: Scope | undefined) =>
+export const requireGatewayKey = (scope: Scope | undefined, options: { readonly demo?: "allowed" } = {}) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const bearer = bearerOf(request.headers["authorization"])
@@ -31,6 +33,14 @@ export const requireGatewayKey = (scope: Scope | undefined) =>
       })
     }
     const principal = yield* (yield* Keys).authenticate(bearer)
+    // Demo keys may relay (and list models) only: a route lets them in explicitly, so a new route refuses them.
+    if (principal.tier === DEMO_TIER && options.demo !== "allowed") {
+      return yield* new ApiError({
+        status: 403,
+        code: "demo_key_restricted",
+        message: "Demo keys may only call the relay routes (chat completions, messages, embeddings) and list models."
+      })
+    }
     if (scope !== undefined) yield* checkScope(principal, scope)
     return principal
   })

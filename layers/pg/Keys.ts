@@ -3,8 +3,11 @@ import { SqlClient } from "effect/sql"
 import { type GatewayPrincipal, Keys } from "../../services/Keys.ts"
 import { Outbox } from "../../services/Outbox.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
+import { DEMO_CREDIT_MICROS, DEMO_KEY_LIFETIME_MS, DEMO_TIER } from "../../src/keys/demo.ts"
 import { isWellFormedGatewayKey, keyPrefixOf, newGatewayKey } from "../../src/keys/format.ts"
 import { sha256HexSync } from "../crypto/nodeSha256.ts"
+import { isoOrNull } from "./audit.ts"
+import { creditInTransaction } from "./creditWallet.ts"
 import { KeyCache } from "./KeyCache.ts"
 import { insertOrganisation } from "./Organisations.ts"
 import { isUniqueViolation } from "./sqlErrors.ts"
@@ -19,11 +22,17 @@ interface KeyRow {
   readonly status: string
   readonly permissions: ReadonlyArray<string> | null
   readonly models: ReadonlyArray<string> | null
+  readonly expires_at: unknown
 }
 
 const invalidKey = () =>
   new ApiError({ status: 401, code: "invalid_key", message: "The API key is missing, malformed or unknown." })
 const revoked = () => new ApiError({ status: 401, code: "key_revoked", message: "This API key has been revoked." })
+const expired = () =>
+  new ApiError({ status: 401, code: "key_expired", message: "This API key has expired (demo keys last 24 hours). Get a new one." })
+/** Checked on every call, cached or not: an expiry is a property of the key, not an event anyone announces. */
+const refuseExpired = (principal: GatewayPrincipal, now: number) =>
+  principal.expiresAt !== null && principal.expiresAt <= now ? Effect.fail(expired()) : Effect.succeed(principal)
 
 /** `last_used_at` is refreshed at most once a minute per key, off the request path. */
 const TOUCH_INTERVAL_MS = 60_000
@@ -53,13 +62,14 @@ export const KeysPg = Layer.effect(
         const now = yield* Clock.currentTimeMillis
         const cached = keyCache.principals.get(hash)
         if (cached !== undefined) {
+          yield* refuseExpired(cached, now)
           yield* touch(cached.keyId, now)
           return cached
         }
         // Read before the query: an eviction while it is in flight makes `store` drop the possibly stale row.
         const generation = keyCache.principals.generation()
         const rows = yield* sql<KeyRow>`
-          SELECT k.id, k.key_prefix, k.org_id, o.parent_id, k.account_id, k.tier, k.status, k.permissions, k.models
+          SELECT k.id, k.key_prefix, k.org_id, o.parent_id, k.account_id, k.tier, k.status, k.permissions, k.models, k.expires_at
           FROM api_keys k JOIN organisations o ON o.id = k.org_id
           WHERE k.key_hash = ${hash}`.pipe(Effect.orDie)
         const row = rows[0]
@@ -75,10 +85,11 @@ export const KeysPg = Layer.effect(
           accountId: row.account_id,
           tier: row.tier,
           permissions: row.permissions,
-          models: row.models
+          models: row.models,
+          expiresAt: row.expires_at === null ? null : new Date(isoOrNull(row.expires_at)!).getTime()
         }
         keyCache.principals.store(hash, principal, generation)
-        return principal
+        return yield* refuseExpired(principal, now)
       })
 
     const issueSelfService = (input: { email?: string; name?: string }) =>
@@ -138,9 +149,43 @@ export const KeysPg = Layer.effect(
       sql<{ id: string; org_id: string }>`SELECT id, org_id FROM api_keys WHERE key_prefix = ${keyPrefix} ORDER BY created_at DESC`
         .pipe(Effect.orDie)
 
+    const issueDemo = () =>
+      Effect.gen(function*() {
+        const apiKey = newGatewayKey()
+        const keyId = `key_${crypto.randomUUID().replaceAll("-", "")}`
+        const accountId = `acct_${crypto.randomUUID().replaceAll("-", "")}`
+        const expiresAt = new Date(Date.now() + DEMO_KEY_LIFETIME_MS)
+        const { orgId, balanceMicros } = yield* sql.withTransaction(Effect.gen(function*() {
+          const orgId = yield* insertOrganisation(sql, { name: "demo" })
+          // An anonymous account row, like an anonymous self-service key's: nobody signs in with it.
+          yield* sql`INSERT INTO accounts ${sql.insert({ id: accountId, org_id: orgId, email: null, email_verified: false })}`
+          yield* sql`INSERT INTO api_keys ${
+            sql.insert({
+              id: keyId,
+              org_id: orgId,
+              account_id: accountId,
+              key_hash: sha256HexSync(apiKey),
+              key_prefix: keyPrefixOf(apiKey),
+              tier: DEMO_TIER,
+              name: "demo",
+              permissions: null,
+              models: null,
+              expires_at: expiresAt.toISOString()
+            })
+          }`
+          yield* sql`INSERT INTO audit_log ${
+            sql.insert({ actor: "demo", action: "key.created", target: keyId, details: JSON.stringify({ org_id: orgId, tier: DEMO_TIER }) })
+          }`
+          const credited = yield* creditInTransaction(sql, outbox, { orgId, micros: DEMO_CREDIT_MICROS, kind: "demo_credit", reference: `demo:${keyId}` })
+          return { orgId, balanceMicros: credited!.balanceMicros }
+        })).pipe(Effect.orDie)
+        return { apiKey, keyPrefix: keyPrefixOf(apiKey), orgId, balanceMicros, expiresAt }
+      })
+
     return Keys.of({
       authenticate,
       issueSelfService,
+      issueDemo,
       orgOfPrefix: (keyPrefix) =>
         Effect.flatMap(findByPrefix(keyPrefix), (rows) =>
           rows.length === 0

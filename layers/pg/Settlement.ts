@@ -8,6 +8,7 @@ import { parseUsd } from "../../src/billing/money.ts"
 import { monthKey } from "../../src/billing/month.ts"
 import { billCall } from "../../src/billing/pricing.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
+import { issuesReceipts } from "../../src/keys/demo.ts"
 import { capabilityOf } from "../../src/relay/requestShape.ts"
 
 /** A hold lives at most this long; the sweep returns holds of calls that never settled (a crashed node). */
@@ -81,7 +82,7 @@ export const SettlementPg = Layer.effect(
           // recorded, wallet debited, ledger row appended. A crash anywhere leaves none of them.
           const { sealed, response } = yield* sealer.settle({
             orgId: call.principal.orgId,
-            seal: call.partial ? undefined : {
+            seal: call.partial || !issuesReceipts(call.principal) ? undefined : {
               orgId: call.principal.orgId,
               accountId: call.principal.accountId,
               keyId: call.principal.keyId,

@@ -11,6 +11,7 @@ import { RequestContext } from "../../services/RequestContext.ts"
 import { type CompletedCall, type Hold, Settlement } from "../../services/Settlement.ts"
 import type { EngineAllowlist } from "../../src/attestation/engine-allowlist.ts"
 import { type AttestationRoute, type V3Envelope, verifyAttestation } from "../../src/attestation/v3.ts"
+import { issuesReceipts } from "../../src/keys/demo.ts"
 import { countersignAttestation } from "../../src/receipts/countersign.ts"
 import { nodeAttestationCrypto } from "../crypto/nodeAttestationCrypto.ts"
 import { sha256HexSync } from "../crypto/nodeSha256.ts"
@@ -173,10 +174,16 @@ export const relayCall = (route: AttestationRoute, principal: GatewayPrincipal, 
     const idempotent = yield* IdempotentCallRef
     return shape.stream
       ? streamedResponse(base, upstream, settlement, responseHeaders, bodyBytes.byteLength, idempotent)
-      : yield* bufferedResponse(base, upstream, settlement, responseHeaders, bodyBytes.byteLength, {
-        attestation: verdict.attestation,
-        iss: config.publicBaseUrl
-      }, idempotent)
+      : yield* bufferedResponse(
+        base,
+        upstream,
+        settlement,
+        responseHeaders,
+        bodyBytes.byteLength,
+        // A demo key gets no receipt of any kind, the countersignature included.
+        issuesReceipts(principal) ? { attestation: verdict.attestation, iss: config.publicBaseUrl } : undefined,
+        idempotent
+      )
   })
 
 type CallBase = Omit<CompletedCall, "providerResponseId" | "inputTokens" | "outputTokens" | "estimated" | "partial" | "hashUpstreamResponse">
@@ -210,7 +217,7 @@ const bufferedResponse = (
   settlement: Settlement["Service"],
   headers: Record<string, string>,
   requestBytes: number,
-  witness: { readonly attestation: V3Envelope; readonly iss: string },
+  witness: { readonly attestation: V3Envelope; readonly iss: string } | undefined,
   idempotent: IdempotentCall | undefined
 ) =>
   Effect.gen(function*() {
@@ -246,6 +253,7 @@ const bufferedResponse = (
         receiptHeaders["x-service-receipt-v2"] = Buffer.from(JSON.stringify(receipt.v2)).toString("base64")
         receiptHeaders["x-service-receipt-v2-jti"] = receipt.jti
       }
+      if (witness === undefined) return { status: upstream.status, headers: receiptHeaders, body, streamed: false }
       // The gateway witnesses the client's attestation: provider, model and the upstream byte hashes.
       const countersignature = await countersignAttestation({
         attestation: witness.attestation,

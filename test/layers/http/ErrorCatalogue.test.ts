@@ -100,6 +100,15 @@ const relayCases = (r: RelayRoute): Array<Case> => {
       }
     },
     {
+      code: "key_expired",
+      where,
+      provoke: async () => {
+        const apiKey = await demoKey()
+        await fx.gw.query("UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE key_prefix = $1", apiKey.slice(0, 10))
+        return relay(r, apiKey)
+      }
+    },
+    {
       code: "insufficient_scope",
       where,
       provoke: async () => {
@@ -180,7 +189,19 @@ let network = 0
 const selfService = (body: unknown, ip: string) =>
   send("POST", "/api/v1/self-service/key", { body: JSON.stringify(body), headers: { "x-forwarded-for": ip } })
 
+/** An anonymous demo key, each from its own pretend network (two per network per day). */
+const demoKey = async () => {
+  const res = await send("POST", "/api/v1/demo/key", { headers: { "x-forwarded-for": `198.22.${Math.floor(++network / 250)}.${network % 250}` } })
+  expect(res.status).toBe(201)
+  return (await res.json()).api_key as string
+}
+
 const otherCases: Array<Case> = [
+  {
+    code: "demo_key_restricted",
+    where: "POST /api/v1/receipts/countersign",
+    provoke: async () => send("POST", "/api/v1/receipts/countersign", { body: JSON.stringify({ note: MARKER }), headers: { authorization: `Bearer ${await demoKey()}` } })
+  },
   ...["/api/v1/nope", "/api/v1/tokenize", "/api/v1/detect", "/api/v1/detokenize", "/api/v1/reconstruct"].map((path): Case => ({
     code: "not_found",
     where: `POST ${path}`,

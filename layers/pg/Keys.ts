@@ -92,6 +92,41 @@ export const KeysPg = Layer.effect(
         return yield* refuseExpired(principal, now)
       })
 
+    /** A new organisation with its first account and key, inside the caller's transaction (self-service, demo). */
+    const insertOrgAccountAndKey = (input: {
+      readonly orgName: string
+      readonly email: string | null
+      readonly accountId: string
+      readonly keyId: string
+      readonly apiKey: string
+      readonly tier: string
+      readonly keyName: string | null
+      readonly expiresAt: Date | null
+      readonly actor: string
+    }) =>
+      Effect.gen(function*() {
+        const orgId = yield* insertOrganisation(sql, { name: input.orgName })
+        yield* sql`INSERT INTO accounts ${sql.insert({ id: input.accountId, org_id: orgId, email: input.email, email_verified: false })}`
+        yield* sql`INSERT INTO api_keys ${
+          sql.insert({
+            id: input.keyId,
+            org_id: orgId,
+            account_id: input.accountId,
+            key_hash: sha256HexSync(input.apiKey),
+            key_prefix: keyPrefixOf(input.apiKey),
+            tier: input.tier,
+            name: input.keyName,
+            permissions: null,
+            models: null,
+            expires_at: input.expiresAt === null ? null : input.expiresAt.toISOString()
+          })
+        }`
+        yield* sql`INSERT INTO audit_log ${
+          sql.insert({ actor: input.actor, action: "key.created", target: input.keyId, details: JSON.stringify({ org_id: orgId, tier: input.tier }) })
+        }`
+        return orgId
+      })
+
     const issueSelfService = (input: { email?: string; name?: string }) =>
       Effect.gen(function*() {
         const apiKey = newGatewayKey()
@@ -102,24 +137,17 @@ export const KeysPg = Layer.effect(
             const existing = yield* sql`SELECT 1 FROM accounts WHERE lower(email) = lower(${input.email})`
             if (existing.length > 0) return yield* accountExists()
           }
-          const orgId = yield* insertOrganisation(sql, { name: input.name ?? input.email ?? "self-service" })
-          yield* sql`INSERT INTO accounts ${sql.insert({ id: accountId, org_id: orgId, email: input.email ?? null, email_verified: false })}`
-          yield* sql`INSERT INTO api_keys ${
-            sql.insert({
-              id: keyId,
-              org_id: orgId,
-              account_id: accountId,
-              key_hash: sha256HexSync(apiKey),
-              key_prefix: keyPrefixOf(apiKey),
-              tier: "free",
-              name: input.name ?? null,
-              permissions: null,
-              models: null
-            })
-          }`
-          yield* sql`INSERT INTO audit_log ${
-            sql.insert({ actor: "self-service", action: "key.created", target: keyId, details: JSON.stringify({ org_id: orgId }) })
-          }`
+          const orgId = yield* insertOrgAccountAndKey({
+            orgName: input.name ?? input.email ?? "self-service",
+            email: input.email ?? null,
+            accountId,
+            keyId,
+            apiKey,
+            tier: "free",
+            keyName: input.name ?? null,
+            expiresAt: null,
+            actor: "self-service"
+          })
           if (input.email !== undefined) {
             yield* outbox.record({ orgId, event: "user.created", data: { account_id: accountId, org_id: orgId, source: "self-service" } })
           }
@@ -156,26 +184,18 @@ export const KeysPg = Layer.effect(
         const accountId = `acct_${crypto.randomUUID().replaceAll("-", "")}`
         const expiresAt = new Date(Date.now() + DEMO_KEY_LIFETIME_MS)
         const { orgId, balanceMicros } = yield* sql.withTransaction(Effect.gen(function*() {
-          const orgId = yield* insertOrganisation(sql, { name: "demo" })
           // An anonymous account row, like an anonymous self-service key's: nobody signs in with it.
-          yield* sql`INSERT INTO accounts ${sql.insert({ id: accountId, org_id: orgId, email: null, email_verified: false })}`
-          yield* sql`INSERT INTO api_keys ${
-            sql.insert({
-              id: keyId,
-              org_id: orgId,
-              account_id: accountId,
-              key_hash: sha256HexSync(apiKey),
-              key_prefix: keyPrefixOf(apiKey),
-              tier: DEMO_TIER,
-              name: "demo",
-              permissions: null,
-              models: null,
-              expires_at: expiresAt.toISOString()
-            })
-          }`
-          yield* sql`INSERT INTO audit_log ${
-            sql.insert({ actor: "demo", action: "key.created", target: keyId, details: JSON.stringify({ org_id: orgId, tier: DEMO_TIER }) })
-          }`
+          const orgId = yield* insertOrgAccountAndKey({
+            orgName: "demo",
+            email: null,
+            accountId,
+            keyId,
+            apiKey,
+            tier: DEMO_TIER,
+            keyName: "demo",
+            expiresAt,
+            actor: "demo"
+          })
           const credited = yield* creditInTransaction(sql, outbox, { orgId, micros: DEMO_CREDIT_MICROS, kind: "demo_credit", reference: `demo:${keyId}` })
           return { orgId, balanceMicros: credited!.balanceMicros }
         })).pipe(Effect.orDie)

@@ -1,10 +1,11 @@
 import { Effect } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { ApiError } from "../../src/http/ApiError.ts"
+import { MAX_REQUEST_BODY_BYTES } from "../../src/http/bodyLimit.ts"
 import { parseJsonObject } from "../../src/http/validate.ts"
 
 /** Largest request body the gateway reads (relay bodies included); larger ones get 413 `payload_too_large`. */
-export const MAX_BODY_BYTES = 8 * 1024 * 1024
+export const MAX_BODY_BYTES = MAX_REQUEST_BODY_BYTES
 
 /** The raw request body bytes, exactly as received. */
 export const readBodyBytes = Effect.gen(function*() {

@@ -24,11 +24,21 @@ export interface ProxySettings {
   readonly nameModel: NameModelSetting
   /** Aliases on the embeddings route: `stable` (default; repeatable embeddings) or `per-request`. */
   readonly embeddingAliases: EmbeddingAliases
+  /** Time budget for tokenising one request; undefined: the server's default. */
+  readonly tokeniseTimeoutMs: number | undefined
 }
 
 export type EmbeddingAliases = "stable" | "per-request"
 
-const FILE_KEYS = ["host", "port", "gateway_url", "gateway_key_file", "name_model", "embedding_aliases"] as const
+const FILE_KEYS = [
+  "host",
+  "port",
+  "gateway_url",
+  "gateway_key_file",
+  "name_model",
+  "embedding_aliases",
+  "tokenise_timeout_ms"
+] as const
 type FileKey = (typeof FILE_KEYS)[number]
 
 const readConfigFile = (path: string): Partial<Record<FileKey, string>> => {
@@ -52,8 +62,9 @@ const readConfigFile = (path: string): Partial<Record<FileKey, string>> => {
         `PROXY_CONFIG file ${path} has an unknown key "${key}"; the keys are ${FILE_KEYS.join(", ")} (there is no provider URL setting: the proxy only talks to a gateway).`
       )
     }
-    if (typeof value !== "string" && !(key === "port" && typeof value === "number")) {
-      throw new ProxyStartError(`PROXY_CONFIG file ${path}: "${key}" must be a string${key === "port" ? " or a number" : ""}.`)
+    const numeric = key === "port" || key === "tokenise_timeout_ms"
+    if (typeof value !== "string" && !(numeric && typeof value === "number")) {
+      throw new ProxyStartError(`PROXY_CONFIG file ${path}: "${key}" must be a string${numeric ? " or a number" : ""}.`)
     }
     out[key as FileKey] = String(value)
   }
@@ -63,6 +74,13 @@ const readConfigFile = (path: string): Partial<Record<FileKey, string>> => {
 const parsePort = (raw: string): number => {
   if (!/^\d+$/.test(raw) || Number(raw) > 65535) {
     throw new ProxyStartError(`PROXY_PORT ${JSON.stringify(raw)} is not a port number (0-65535; 0 picks a free port).`)
+  }
+  return Number(raw)
+}
+
+const parseTimeout = (raw: string): number => {
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 3_600_000) {
+    throw new ProxyStartError(`TOKENISE_TIMEOUT_MS ${JSON.stringify(raw)} must be a whole number of milliseconds between 1 and 3600000.`)
   }
   return Number(raw)
 }
@@ -97,12 +115,14 @@ export const loadProxySettings = (env: Readonly<Record<string, string | undefine
     return fromEnv !== undefined && fromEnv !== "" ? fromEnv : file[fileKey]
   }
   const port = pick("PROXY_PORT", "port")
+  const tokeniseTimeout = pick("TOKENISE_TIMEOUT_MS", "tokenise_timeout_ms")
   return {
     host: pick("PROXY_HOST", "host") ?? DEFAULT_PROXY_HOST,
     port: port === undefined ? DEFAULT_PROXY_PORT : parsePort(port),
     gatewayUrl: pick("GATEWAY_URL", "gateway_url"),
     gatewayKeyFile: pick("GATEWAY_KEY_FILE", "gateway_key_file"),
     nameModel: parseNameModelSetting(pick("NAME_MODEL", "name_model")),
-    embeddingAliases: parseEmbeddingAliases(pick("EMBEDDING_ALIASES", "embedding_aliases"))
+    embeddingAliases: parseEmbeddingAliases(pick("EMBEDDING_ALIASES", "embedding_aliases")),
+    tokeniseTimeoutMs: tokeniseTimeout === undefined ? undefined : parseTimeout(tokeniseTimeout)
   }
 }

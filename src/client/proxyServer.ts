@@ -16,10 +16,12 @@ import {
   type AttestationRoute,
   type EngineIdentity
 } from "../attestation/v3.ts"
-import { InvalidRequestBody, NameModelUnavailable, tokeniseRequest, type NameModel } from "../tokeniser/index.ts"
+import { MAX_REQUEST_BODY_BYTES } from "../http/bodyLimit.ts"
+import { InvalidRequestBody, NameModelUnavailable } from "../tokeniser/index.ts"
 import { catalogueModelList } from "./catalogueModels.ts"
 import { detokeniseResponseText } from "./detokeniseResponse.ts"
 import { ProxyStartError } from "./ProxyStartError.ts"
+import type { RequestTokeniser } from "./RequestTokeniser.ts"
 
 export interface ProxyDependencies {
   /** Checked gateway base URL (parseGatewayUrl + probeGateway), no trailing slash. */
@@ -29,18 +31,26 @@ export interface ProxyDependencies {
   /** The device attester key pair that signs the v3 attestations. */
   readonly deviceKey: CryptoKeyPair
   readonly engine: EngineIdentity
-  /** The name model, or "off". A failing model refuses the request (fail-closed). */
-  readonly names: NameModel | "off"
   /**
-   * The device-held secret of stable aliases, used on the embeddings route only (the same input then gives the
-   * same tokenised body, so embeddings are repeatable; docs/tokeniser.md). Absent: per-request aliases everywhere.
+   * Tokenises request bodies (workerTokeniser in the proxy; a failing name model refuses the request,
+   * fail-closed). The server does not close it.
    */
-  readonly stableAliasSecret?: Uint8Array
+  readonly tokeniser: RequestTokeniser
   /** Used for every call to the gateway (tests observe egress through it). */
   readonly fetch?: typeof fetch
   /** How long one gateway call may take. Default 300 s (model answers can be slow). */
   readonly gatewayTimeoutMs?: number
+  /**
+   * How long tokenising one request may take before it is refused (422 `tokenisation_timeout`, nothing
+   * sent). Default DEFAULT_TOKENISE_TIMEOUT_MS.
+   */
+  readonly tokeniseTimeoutMs?: number
+  /** Largest body taken from a client and sent to the gateway. Default: the gateway's, MAX_REQUEST_BODY_BYTES. */
+  readonly maxBodyBytes?: number
 }
+
+/** Default time budget for tokenising one request: a request at the size limit fits in it on a slow laptop. */
+export const DEFAULT_TOKENISE_TIMEOUT_MS = 60_000
 
 export interface RunningProxyServer {
   readonly url: string
@@ -48,8 +58,6 @@ export interface RunningProxyServer {
   readonly close: () => Promise<void>
 }
 
-/** Largest request body accepted from the local client. */
-export const MAX_REQUEST_BYTES = 32 * 1024 * 1024
 
 const RELAY_ROUTES: Readonly<Record<string, { readonly route: AttestationRoute; readonly gatewayPath: string }>> = {
   "/v1/chat/completions": { route: "chat.completions", gatewayPath: "/api/v1/chat/completions" },
@@ -71,10 +79,29 @@ const passesBack = (name: string): boolean =>
 class ProxyHttpError extends Error {
   readonly status: number
   readonly code: string
-  constructor(status: number, code: string, message: string) {
+  /** Close the connection after answering: the client may still be sending a body nobody will read. */
+  readonly closeConnection: boolean
+  constructor(status: number, code: string, message: string, options: { readonly closeConnection?: boolean } = {}) {
     super(message)
     this.status = status
     this.code = code
+    this.closeConnection = options.closeConnection ?? false
+  }
+}
+
+const tooLarge = (limit: number, what: string) =>
+  new ProxyHttpError(
+    413,
+    "payload_too_large",
+    `${what} is larger than ${limit} bytes (${limit / (1024 * 1024)} MiB), the gateway's limit; it was not sent. Send a shorter request.`,
+    { closeConnection: true }
+  )
+
+/** The client closed its connection before its answer: nobody to answer, and the work stops. */
+class ClientGone extends Error {
+  constructor() {
+    super("the client closed the connection")
+    this.name = "ClientGone"
   }
 }
 
@@ -89,16 +116,25 @@ const sendJson = (res: ServerResponse, status: number, body: unknown, headers: R
 }
 
 const sendError = (res: ServerResponse, error: ProxyHttpError) =>
-  sendJson(res, error.status, { error: { code: error.code, message: error.message } })
+  sendJson(
+    res,
+    error.status,
+    { error: { code: error.code, message: error.message } },
+    error.closeConnection ? { connection: "close" } : {}
+  )
 
-const readBody = async (req: IncomingMessage): Promise<Buffer> => {
+/**
+ * The request body, refused (413) before a byte is read when its Content-Length is over `limit`, and as
+ * soon as it grows past `limit` when it has none (chunked): nothing over the limit is buffered.
+ */
+const readBody = async (req: IncomingMessage, limit: number): Promise<Buffer> => {
+  const declared = req.headers["content-length"]
+  if (declared !== undefined && Number(declared) > limit) throw tooLarge(limit, "the request body")
   const chunks: Array<Buffer> = []
   let size = 0
   for await (const chunk of req) {
     size += (chunk as Buffer).length
-    if (size > MAX_REQUEST_BYTES) {
-      throw new ProxyHttpError(413, "payload_too_large", `request body is larger than ${MAX_REQUEST_BYTES} bytes`)
-    }
+    if (size > limit) throw tooLarge(limit, "the request body")
     chunks.push(chunk as Buffer)
   }
   return Buffer.concat(chunks)
@@ -133,16 +169,19 @@ const checkLocalCaller = (req: IncomingMessage, boundHost: string): void => {
 export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: string) => {
   const gatewayFetch = deps.fetch ?? fetch
   const timeoutMs = deps.gatewayTimeoutMs ?? 300_000
+  const tokeniseTimeoutMs = deps.tokeniseTimeoutMs ?? DEFAULT_TOKENISE_TIMEOUT_MS
+  const maxBodyBytes = deps.maxBodyBytes ?? MAX_REQUEST_BODY_BYTES
   const engineHeader = engineHeaderValue(deps.engine)
 
-  const callGateway = async (path: string, init: RequestInit): Promise<Response> => {
+  const callGateway = async (path: string, init: RequestInit, clientGone: AbortSignal): Promise<Response> => {
     try {
       return await gatewayFetch(`${deps.gatewayUrl}${path}`, {
         ...init,
         redirect: "error",
-        signal: AbortSignal.timeout(timeoutMs)
+        signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), clientGone])
       })
     } catch (error) {
+      if (clientGone.aborted) throw clientGone.reason
       throw new ProxyHttpError(502, "gateway_unreachable", `the gateway ${deps.gatewayUrl} did not answer: ${(error as Error).message}`)
     }
   }
@@ -155,8 +194,41 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
     return headers
   }
 
+  /**
+   * Tokenises the request body on this device, within the time budget and only while the client is
+   * still there: a client that goes away stops the work at the next window of text.
+   */
+  const tokenise = async (route: AttestationRoute, body: unknown, clientGone: AbortSignal) => {
+    const budget = AbortSignal.timeout(tokeniseTimeoutMs)
+    try {
+      return await deps.tokeniser.tokenise(route, body, AbortSignal.any([clientGone, budget]))
+    } catch (error) {
+      if (budget.aborted && !clientGone.aborted) {
+        throw new ProxyHttpError(
+          422,
+          "tokenisation_timeout",
+          `tokenising this request took longer than ${tokeniseTimeoutMs} ms; it was not sent (fail-closed). Send a shorter request, or raise TOKENISE_TIMEOUT_MS.`
+        )
+      }
+      if (error instanceof NameModelUnavailable) {
+        throw new ProxyHttpError(
+          503,
+          "name_model_unavailable",
+          `the name model is unavailable (${error.message}); the request was not sent (fail-closed). Fix the NAME_MODEL endpoint, or set NAME_MODEL=off or builtin.`
+        )
+      }
+      if (error instanceof InvalidRequestBody) throw new ProxyHttpError(400, "invalid_request", error.message)
+      throw error
+    }
+  }
+
   const relay = async (req: IncomingMessage, res: ServerResponse, target: (typeof RELAY_ROUTES)[string]) => {
-    const raw = await readBody(req)
+    // Aborted when the client's connection closes before it has its answer.
+    const client = new AbortController()
+    res.once("close", () => {
+      if (!res.writableFinished) client.abort(new ClientGone())
+    })
+    const raw = await readBody(req, maxBodyBytes)
     let body: unknown
     try {
       body = JSON.parse(raw.toString("utf8"))
@@ -170,21 +242,9 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
         "stream: true is not supported by the local proxy; send the request without stream (or stream: false)"
       )
     }
-    let tokenised: Awaited<ReturnType<typeof tokeniseRequest>>
-    try {
-      const stable = target.route === "embeddings" && deps.stableAliasSecret !== undefined
-      tokenised = await tokeniseRequest(target.route, body, { names: deps.names, ...(stable ? { stableAliasSecret: deps.stableAliasSecret } : {}) })
-    } catch (error) {
-      if (error instanceof NameModelUnavailable) {
-        throw new ProxyHttpError(
-          503,
-          "name_model_unavailable",
-          `the name model is unavailable (${error.message}); the request was not sent (fail-closed). Fix the NAME_MODEL endpoint, or set NAME_MODEL=off or builtin.`
-        )
-      }
-      if (error instanceof InvalidRequestBody) throw new ProxyHttpError(400, "invalid_request", error.message)
-      throw error
-    }
+    const tokenised = await tokenise(target.route, body, client.signal)
+    // Aliases can be longer than the values they replace: the gateway would refuse what grew past its limit.
+    if (tokenised.bodyBytes.byteLength > maxBodyBytes) throw tooLarge(maxBodyBytes, "the tokenised request body")
     const attestation = await buildAttestation({
       route: target.route,
       bodyBytes: tokenised.bodyBytes,
@@ -203,11 +263,11 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
       const value = req.headers[name]
       if (typeof value === "string") headers[name] = value
     }
-    const response = await callGateway(target.gatewayPath, {
-      method: "POST",
-      headers,
-      body: tokenised.bodyBytes as Uint8Array<ArrayBuffer>
-    })
+    const response = await callGateway(
+      target.gatewayPath,
+      { method: "POST", headers, body: tokenised.bodyBytes as Uint8Array<ArrayBuffer> },
+      client.signal
+    )
     const text = await response.text()
     // Errors carry no user content (the gateway is content-blind), so they pass through unchanged.
     const out = response.ok ? detokeniseResponseText(text, tokenised.map) : text
@@ -264,7 +324,7 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
       }
       throw new ProxyHttpError(404, "not_found", `no route ${req.method} ${path} on the local proxy`)
     } catch (error) {
-      if (res.headersSent) {
+      if (res.headersSent || error instanceof ClientGone) {
         res.destroy()
         return
       }

@@ -5,7 +5,6 @@
  * Every failure is a ProxyStartError with a message that says how to fix it.
  */
 import type { EngineIdentity } from "../attestation/v3.ts"
-import { builtinNameModel, httpNameModel, type NameModel } from "../tokeniser/index.ts"
 import { loadOrCreateAliasSecret } from "./aliasSecret.ts"
 import { loadOrCreateDeviceKey } from "./deviceKey.ts"
 import { ENGINE } from "./engine.ts"
@@ -13,22 +12,13 @@ import { readGatewayKeyFile } from "./gatewayKeyFile.ts"
 import { parseGatewayUrl, probeGateway } from "./gatewayUrl.ts"
 import { loadProxySettings, type NameModelSetting } from "./proxyConfig.ts"
 import { listenProxyServer, type RunningProxyServer } from "./proxyServer.ts"
+import { workerTokeniser } from "./workerTokeniser.ts"
 
 export interface StartedProxy extends RunningProxyServer {
   readonly gatewayUrl: string
   readonly nameModel: NameModelSetting
 }
 
-export const nameModelFor = (setting: NameModelSetting): NameModel | "off" => {
-  switch (setting.kind) {
-    case "builtin":
-      return builtinNameModel
-    case "off":
-      return "off"
-    case "http":
-      return httpNameModel({ url: setting.url })
-  }
-}
 
 export const startProxy = async (
   env: Readonly<Record<string, string | undefined>>,
@@ -39,18 +29,29 @@ export const startProxy = async (
   const gatewayKey = readGatewayKeyFile(settings.gatewayKeyFile)
   const deviceKey = await loadOrCreateDeviceKey(env)
   await probeGateway(gatewayUrl, { fetch: options.fetch })
+  const tokeniser = workerTokeniser(settings.nameModel, {
+    stableAliasSecret: settings.embeddingAliases === "stable" ? loadOrCreateAliasSecret(env) : undefined
+  })
   const server = await listenProxyServer(
     {
       gatewayUrl,
       gatewayKey,
       deviceKey,
       engine: options.engine ?? ENGINE,
-      names: nameModelFor(settings.nameModel),
-      stableAliasSecret: settings.embeddingAliases === "stable" ? loadOrCreateAliasSecret(env) : undefined,
+      tokeniser,
+      tokeniseTimeoutMs: settings.tokeniseTimeoutMs,
       fetch: options.fetch
     },
     settings.host,
     settings.port
-  )
-  return { ...server, gatewayUrl, nameModel: settings.nameModel }
+  ).catch(async (error: unknown) => {
+    await tokeniser.close()
+    throw error
+  })
+  return {
+    ...server,
+    gatewayUrl,
+    nameModel: settings.nameModel,
+    close: () => Promise.all([server.close(), tokeniser.close()]).then(() => undefined)
+  }
 }

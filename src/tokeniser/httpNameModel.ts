@@ -20,7 +20,7 @@ export interface HttpNameModelOptions {
  * NameModelUnavailable.
  */
 export const httpNameModel = (options: HttpNameModelOptions): NameModel => ({
-  detect: async (text) => {
+  detect: async (text, call) => {
     const doFetch = options.fetch ?? globalThis.fetch
     let response: Response
     try {
@@ -28,7 +28,10 @@ export const httpNameModel = (options: HttpNameModelOptions): NameModel => ({
         method: "POST",
         headers: { "content-type": "application/json", accept: "application/json", ...options.headers },
         body: JSON.stringify({ text }),
-        signal: AbortSignal.timeout(options.timeoutMs ?? 5000)
+        signal: AbortSignal.any([
+          AbortSignal.timeout(options.timeoutMs ?? 5000),
+          ...(call?.signal === undefined ? [] : [call.signal])
+        ])
       })
     } catch (cause) {
       throw new NameModelUnavailable(`name model endpoint unreachable: ${options.url}`, cause)

@@ -1,5 +1,5 @@
 import type { CountryCode } from "libphonenumber-js/max"
-import { formatAlias, formatStableAlias, STABLE_TAG_LENGTH, tagFromMac } from "./alias.ts"
+import { ALIAS_PATTERN, formatAlias, formatStableAlias, STABLE_TAG_LENGTH, tagFromMac } from "./alias.ts"
 import { structuredDetectors } from "./detectStructured.ts"
 import type { Detector } from "./detectors/Detector.ts"
 import { builtinNameModel } from "./builtinNameModel.ts"
@@ -56,10 +56,12 @@ export const createSession = (opts: SessionOptions = {}): TokeniserSession => {
   const byValue = new Map<string, Promise<string>>()
   const counters = new Map<EntityType, number>()
   const fired: Record<string, number> = {}
-  const observed: Array<string> = []
+  // Every alias-shaped string in the request's texts: looked up per minted alias instead of searching
+  // every text again for each new alias (which cost the text length times the number of aliases).
+  const observed = new Set<string>()
   let nameModelSkipped = false
 
-  const collides = (alias: string) => map.has(alias) || observed.some((t) => t.includes(alias))
+  const collides = (alias: string) => map.has(alias) || observed.has(alias)
 
   // Stable: from the value (attempt 0 is the alias every request agrees on; a clash with text of this request or
   // with another value's alias, practically never, moves this request to the next attempt). Per request: from
@@ -92,7 +94,7 @@ export const createSession = (opts: SessionOptions = {}): TokeniserSession => {
       return nameModelSkipped
     },
     observe: (text) => {
-      observed.push(text)
+      for (const [aliasLike] of text.matchAll(ALIAS_PATTERN)) observed.add(aliasLike)
     },
     aliasFor: (type, value) => {
       const id = `${type}\u0000${value}`

@@ -1,4 +1,5 @@
 import canonicalize from "canonicalize"
+import { createCheckpoint } from "./checkpoint.ts"
 import { createSession, type SessionOptions, type TokeniserSession } from "./session.ts"
 import { tokeniseText } from "./tokeniseText.ts"
 import type { AliasMap } from "./types.ts"
@@ -8,6 +9,11 @@ export type Route = "chat.completions" | "messages" | "embeddings"
 export interface TokeniseRequestOptions extends SessionOptions {
   /** An existing session for this request; by default a fresh one is created from the options. */
   readonly session?: TokeniserSession
+  /**
+   * Aborting it (the client went away, the time budget ran out) stops the work between two windows of
+   * text; the promise then rejects with the signal's reason and nothing may be sent.
+   */
+  readonly signal?: AbortSignal
 }
 
 export interface TokenisedRequest {
@@ -91,8 +97,8 @@ const slotsFor = (route: Route, body: Json): Array<TextSlot> => {
  * `messages[].content` (strings or text parts), Anthropic `system`, embeddings `input`. Every other
  * field is left untouched. A streamed chat completion gets `stream_options.include_usage: true` so the
  * provider reports usage (the gateway relays bytes unchanged and cannot add it).
- * Rejects with NameModelUnavailable when names are enabled, the model fails and failOpen is not set:
- * the caller must then send nothing.
+ * Rejects with NameModelUnavailable when names are enabled, the model fails and failOpen is not set,
+ * and with `opts.signal`'s reason when it is aborted: the caller must then send nothing.
  */
 export const tokeniseRequest = async (
   route: Route,
@@ -105,8 +111,11 @@ export const tokeniseRequest = async (
   const slots = slotsFor(route, copy)
   // Register every text first so no alias can coincide with a string already present anywhere in the request.
   for (const s of slots) session.observe(s.text)
+  // One checkpoint for the whole request: many short texts yield as often as one long one.
+  const checkpoint = createCheckpoint(opts.signal)
   // In order, one at a time: aliases are numbered by first appearance in the request.
-  for (const s of slots) s.write(await tokeniseText(s.text, session))
+  for (const s of slots) s.write(await tokeniseText(s.text, session, { signal: opts.signal, checkpoint }))
+  await checkpoint()
   if (route === "chat.completions" && copy.stream === true) {
     const streamOptions = isObject(copy.stream_options) ? copy.stream_options : {}
     copy.stream_options = { ...streamOptions, include_usage: true }

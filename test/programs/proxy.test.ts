@@ -147,6 +147,28 @@ describe("programs/proxy.ts", () => {
     expect(run.child.exitCode).toBe(0)
   })
 
+  it("SIGTERM while a long request is being tokenised: /healthz still answers and the proxy exits promptly", async () => {
+    const run = await runProxy({ NAME_MODEL: "builtin" })
+    expect(run.code).toBeNull()
+    const url = /listening on (http:\/\/[^\s]+)/.exec(run.stdout)![1]
+    const sentences = Array.from({ length: 40_000 }, (_, i) => `Yesterday Alice Number${i} met Bob Person${i} about report ${i}.`)
+    const body = JSON.stringify({ model: "local-chat", messages: [{ role: "user", content: sentences.join(" ") }] })
+    const long = fetch(`${url}/v1/chat/completions`, { method: "POST", body }).then(
+      (res) => res.status,
+      () => "connection closed"
+    )
+    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    const health = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(2_000) })
+    expect(health.status).toBe(200)
+    const exited = new Promise<number | null>((resolve) => run.child.once("exit", (code) => resolve(code)))
+    const signalled = performance.now()
+    run.child.kill("SIGTERM")
+    expect(await exited).toBe(0)
+    expect(performance.now() - signalled).toBeLessThan(3_000)
+    // The long request never got an answer from the gateway: its connection was closed.
+    expect(await long).toBe("connection closed")
+  })
+
   it("port in use: clear error, non-zero exit, and it does not move to another port", async () => {
     const occupier = await listeningServer()
     try {

@@ -20,7 +20,8 @@ describe("proxy settings", () => {
       gatewayUrl: undefined,
       gatewayKeyFile: undefined,
       nameModel: { kind: "builtin" },
-      embeddingAliases: "stable"
+      embeddingAliases: "stable",
+      tokeniseTimeoutMs: undefined
     })
   })
 
@@ -31,7 +32,8 @@ describe("proxy settings", () => {
       GATEWAY_URL: "https://gw.example.com",
       GATEWAY_KEY_FILE: "/k",
       NAME_MODEL: "off",
-      EMBEDDING_ALIASES: "per-request"
+      EMBEDDING_ALIASES: "per-request",
+      TOKENISE_TIMEOUT_MS: "15000"
     })
     expect(settings).toEqual({
       host: "::1",
@@ -39,14 +41,22 @@ describe("proxy settings", () => {
       gatewayUrl: "https://gw.example.com",
       gatewayKeyFile: "/k",
       nameModel: { kind: "off" },
-      embeddingAliases: "per-request"
+      embeddingAliases: "per-request",
+      tokeniseTimeoutMs: 15000
     })
   })
 
   it("reads a PROXY_CONFIG file with the same keys; the environment wins", () => {
-    const path = configFile({ port: 9100, gateway_url: "https://a.example", gateway_key_file: "/f", name_model: "http://127.0.0.1:7000/ner" })
+    const path = configFile({
+      port: 9100,
+      gateway_url: "https://a.example",
+      gateway_key_file: "/f",
+      name_model: "http://127.0.0.1:7000/ner",
+      tokenise_timeout_ms: 30000
+    })
     expect(loadProxySettings({ PROXY_CONFIG: path })).toMatchObject({
       port: 9100,
+      tokeniseTimeoutMs: 30000,
       gatewayUrl: "https://a.example",
       gatewayKeyFile: "/f",
       nameModel: { kind: "http", url: "http://127.0.0.1:7000/ner" }
@@ -64,6 +74,8 @@ describe("proxy settings", () => {
     expect(() => loadProxySettings({ PROXY_CONFIG: configFile("{oops") })).toThrow(/not valid JSON/)
     expect(() => loadProxySettings({ PROXY_PORT: "http" })).toThrow(/not a port number/)
     expect(() => loadProxySettings({ PROXY_PORT: "70000" })).toThrow(/not a port number/)
+    expect(() => loadProxySettings({ TOKENISE_TIMEOUT_MS: "0" })).toThrow(/TOKENISE_TIMEOUT_MS "0" must be a whole number/)
+    expect(() => loadProxySettings({ TOKENISE_TIMEOUT_MS: "1.5s" })).toThrow(/TOKENISE_TIMEOUT_MS/)
   })
 
   it("NAME_MODEL is builtin, off or an http(s) URL", () => {

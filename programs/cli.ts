@@ -1,90 +1,112 @@
 /**
  * The operator CLI: `node programs/cli.ts <command> [--flag value ...]`. Prints one JSON object on stdout; on
- * failure prints `{"error":{"code","message"}}` and exits non-zero. Secrets never come from argv: the admin
+ * failure prints `{"error":{"code","message"}}` and exits non-zero. `help`, `--help` and `<command> --help` print
+ * plain text instead and exit 0. Secrets never come from argv: the admin
  * token is read from DATA_DIR/admin-token, database and Redis URLs from the environment.
  *
  * Storage: with DATABASE_URL it connects directly. With embedded storage (PGlite, single-process) it calls the
  * running gateway's admin API when DATA_DIR/gateway.json names a live process, and otherwise opens DATA_DIR itself.
  */
-import { Effect, Layer, ManagedRuntime } from "effect"
+import type { Effect, Layer } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import {
-  checkLedger,
-  createLicence,
-  createOidcClient,
-  createOrg,
-  createPortalToken,
-  creditWallet,
-  revokeKey,
-  rotateReceiptKeys
-} from "../layers/AdminOperations.ts"
-import { gatewayServicesLayer } from "../layers/GatewayLive.ts"
-import { parseGatewayConfig } from "../services/AppConfig.ts"
-import { ApiError } from "../src/http/ApiError.ts"
+import { parseGatewayConfig } from "../src/config/gatewayConfig.ts"
+import type { ApiError } from "../src/http/ApiError.ts"
 
+// Only light modules are imported up front: help and the admin-API path (a running embedded gateway, the
+// Quickstart's case) need neither Effect nor the gateway's layers, whose loading took most of the CLI's 8 s.
+// The direct path imports them when it runs (see `direct`).
+type AdminOperations = typeof import("../layers/AdminOperations.ts")
 type Flags = Record<string, string>
-type Operation = (flags: Flags) => Effect.Effect<unknown, ApiError, any>
 
 interface Command {
   readonly usage: string
+  /** One line for the command list. */
+  readonly summary: string
+  /** The rest of `help <command>`: what it does, its flags, what it prints. */
+  readonly details: string
   /** The admin API route serving this command for a running embedded gateway. */
   readonly route: { readonly method: "GET" | "POST"; readonly path: string }
   /** Flags -> the JSON input shared by the API and the direct operation. */
   readonly input: (flags: Flags) => Record<string, unknown>
-  readonly run: (input: Record<string, unknown>) => Effect.Effect<unknown, ApiError, any>
+  readonly run: (ops: AdminOperations, input: Record<string, unknown>) => Effect.Effect<unknown, ApiError, any>
 }
 
 const orgInput = (f: Flags) => ({ org_id: f.org, key_prefix: f["key-prefix"] })
 
+const ORG_CHOICE = "--org ORG_ID names the organisation; --key-prefix svc_xxxxxx means that key's organisation\n" +
+  "(so an operator can act on a self-service key's organisation)."
+
 const COMMANDS: Record<string, Command> = {
   "org create": {
     usage: "org create --name NAME [--parent ORG_ID]",
+    summary: "create an organisation (with an empty wallet)",
+    details: "--parent makes it a sub-organisation of ORG_ID (partner mode).\nPrints {\"org_id\"}.",
     route: { method: "POST", path: "/api/admin/orgs" },
     input: (f) => ({ name: f.name, parent_id: f.parent }),
-    run: createOrg
+    run: (ops, input) => ops.createOrg(input)
   },
   "portal-token create": {
     usage: "portal-token create (--org ORG_ID | --key-prefix svc_xxxxxx) --abilities a,b [--name NAME]",
+    summary: "create a portal token (spt_...) with abilities",
+    details: `${ORG_CHOICE}\n--abilities is a comma list: ability:keys.read, ability:keys.write, ability:billing.read,\n` +
+      "ability:billing.write, ability:byok.write, abilities:write, ability:admin, webhooks.manage, webhooks.read.\n" +
+      "Prints {\"token\",\"abilities\",\"org_id\"}; the token is shown once.",
     route: { method: "POST", path: "/api/admin/portal-tokens" },
     input: (f) => ({ ...orgInput(f), abilities: f.abilities, name: f.name }),
-    run: createPortalToken
+    run: (ops, input) => ops.createPortalToken(input)
   },
   "wallet credit": {
     usage: "wallet credit (--org ORG_ID | --key-prefix svc_xxxxxx) --usd AMOUNT",
+    summary: "add USD to an organisation's wallet",
+    details: `${ORG_CHOICE}\n--usd is a decimal amount (5, 12.50).\nPrints {\"org_id\",\"balance_micros\"}.`,
     route: { method: "POST", path: "/api/admin/wallets/credit" },
     input: (f) => ({ ...orgInput(f), usd: f.usd }),
-    run: creditWallet
+    run: (ops, input) => ops.creditWallet(input)
   },
   "key revoke": {
     usage: "key revoke --prefix svc_xxxxxx",
+    summary: "revoke a gateway key at once",
+    details: "Requests with the key then get 401 key_revoked; a key.revoked event is sent.\n" +
+      "Prints {\"key_id\",\"org_id\",\"key_prefix\",\"status\":\"revoked\"}.",
     route: { method: "POST", path: "/api/admin/keys/revoke" },
     input: (f) => ({ key_prefix: f.prefix ?? f["key-prefix"] }),
-    run: (input) => revokeKey(input, "cli")
+    run: (ops, input) => ops.revokeKey(input, "cli")
   },
   "licence create": {
     usage: "licence create --usd AMOUNT",
+    summary: "create a signed licence code worth AMOUNT, redeemable once",
+    details: "Redeemed with POST /api/billing/redeem-license (docs/billing.md).\n" +
+      "Prints {\"code\",\"licence_id\",\"usd\",\"issued_at\"}.",
     route: { method: "POST", path: "/api/admin/licences" },
     input: (f) => ({ usd: f.usd }),
-    run: createLicence
+    run: (ops, input) => ops.createLicence(input)
   },
   "oidc client create": {
     usage: "oidc client create --redirect-uri URI[,URI] [--name NAME]",
+    summary: "register an OpenID Connect client",
+    details: "Prints {\"client_id\",\"client_secret\"}; the secret is shown once.",
     route: { method: "POST", path: "/api/admin/oidc/clients" },
     input: (f) => ({ redirect_uri: f["redirect-uri"], name: f.name }),
-    run: createOidcClient
+    run: (ops, input) => ops.createOidcClient(input)
   },
   "receipts keys rotate": {
     usage: "receipts keys rotate",
+    summary: "sign receipts with a new key from now on",
+    details: "Old keys stay published in the JWKS, so receipts signed before still verify.\n" +
+      "Prints {\"kid\",\"previous_kid\"}.",
     route: { method: "POST", path: "/api/admin/receipts/keys/rotate" },
     input: () => ({}),
-    run: () => rotateReceiptKeys
+    run: (ops) => ops.rotateReceiptKeys
   },
   "ledger check": {
     usage: "ledger check",
+    summary: "check every wallet against its ledger, and usage against receipts",
+    details: "Prints {\"ok\",\"mismatches\",\"usage_without_receipt\",\"receipts_without_usage\"}; \"ok\": false lists\n" +
+      "what disagrees. Exit status 0 either way (the check ran).",
     route: { method: "GET", path: "/api/admin/ledger/check" },
     input: () => ({}),
-    run: () => checkLedger
+    run: (ops) => ops.checkLedger
   }
 }
 
@@ -108,8 +130,8 @@ const parseArgs = (argv: ReadonlyArray<string>) => {
   return { words, flags }
 }
 
-const fail = (code: string, message: string): never => {
-  process.stdout.write(JSON.stringify({ error: { code, message } }) + "\n")
+const fail = (code: string, message: string, extra: Record<string, unknown> = {}): never => {
+  process.stdout.write(JSON.stringify({ error: { code, message, ...extra } }) + "\n")
   process.exit(1)
 }
 
@@ -152,31 +174,88 @@ const viaAdminApi = async (url: string, dataDir: string, command: Command, input
   return body
 }
 
-const direct = async (env: Record<string, string | undefined>, command: Command, input: Record<string, unknown>) => {
+/** Opens the storage itself: loads Effect and the gateway's services (seconds), so it says so on stderr first. */
+const direct = async (env: Record<string, string | undefined>, command: Command, input: Record<string, unknown>, progress: string) => {
+  process.stderr.write(`privacy-relay cli: ${progress} (this takes a few seconds)...\n`)
+  const [{ Effect, ManagedRuntime }, { gatewayServicesLayer }, ops] = await Promise.all([
+    import("effect"),
+    import("../layers/GatewayLive.ts"),
+    import("../layers/AdminOperations.ts")
+  ])
   const runtime = ManagedRuntime.make(gatewayServicesLayer({ ...env, LOG_LEVEL: env.LOG_LEVEL ?? "error" }) as Layer.Layer<any, any, never>)
   try {
     return await runtime.runPromise(
-      command.run(input).pipe(Effect.catchTag("ApiError", (e) => Effect.sync(() => fail(e.code, e.message)))) as Effect.Effect<unknown, never, any>
+      command.run(ops, input).pipe(Effect.catchTag("ApiError", (e) => Effect.sync(() => fail(e.code, e.message)))) as Effect.Effect<unknown, never, any>
     )
   } finally {
     await runtime.dispose()
   }
 }
 
+const PROGRAM = "node programs/cli.ts"
+
+const generalHelp = (): string => {
+  const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length))
+  return [
+    "Privacy Relay operator CLI",
+    "",
+    `Usage: ${PROGRAM} <command> [--flag value ...]`,
+    `       ${PROGRAM} help [<command>]     (also --help, or <command> --help)`,
+    "",
+    "Commands:",
+    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`),
+    "",
+    "Each command prints one JSON object on stdout and exits 0; on failure it prints",
+    "{\"error\":{\"code\",\"message\"}} and exits 1. Nothing secret is ever taken from the command line.",
+    "",
+    "Storage: with DATABASE_URL the CLI connects to PostgreSQL itself. With embedded storage (DATA_DIR, default",
+    "./.data) it asks the running gateway (DATA_DIR/gateway.json, authorised by DATA_DIR/admin-token), or, when no",
+    "gateway runs, opens DATA_DIR itself (slower: it loads the gateway and the embedded database; it says so on stderr).",
+    "Settings: docs/configuration.md.",
+    ""
+  ].join("\n")
+}
+
+const commandHelp = (name: string, command: Command): string =>
+  [`${PROGRAM} ${command.usage}`, "", `${command.summary[0]!.toUpperCase()}${command.summary.slice(1)}.`, command.details, ""].join("\n")
+
+const findCommand = (words: ReadonlyArray<string>) =>
+  Object.keys(COMMANDS).find((n) => n.split(" ").every((w, i) => words[i] === w))
+
+const unknownCommand = (words: ReadonlyArray<string>): never =>
+  fail(
+    "unknown_command",
+    `${words.length === 0 ? "No command given" : `Unknown command "${words.join(" ").slice(0, 80)}"`}; ` +
+      `run "${PROGRAM} --help" for the list.`,
+    { commands: Object.values(COMMANDS).map((c) => c.usage) }
+  )
+
+/** `help`, `help <command>`, `--help`/`-h` anywhere: plain text on stdout. Answers whether help was asked for. */
+const printHelpIfAsked = (argv: ReadonlyArray<string>): boolean => {
+  const flagged = argv.some((a) => a === "--help" || a === "-h")
+  const words = argv.filter((a) => a !== "--help" && a !== "-h" && !a.startsWith("--"))
+  const topic = words[0] === "help" ? words.slice(1) : flagged ? words : undefined
+  if (topic === undefined) return false
+  const name = findCommand(topic)
+  if (topic.length > 0 && name === undefined) unknownCommand(topic)
+  process.stdout.write(name === undefined ? generalHelp() : commandHelp(name, COMMANDS[name]!))
+  return true
+}
+
 export const main = async (argv: ReadonlyArray<string>, env: Record<string, string | undefined>) => {
+  if (printHelpIfAsked(argv)) return
   const { words, flags } = parseArgs(argv)
-  const name = Object.keys(COMMANDS).find((n) => n.split(" ").every((w, i) => words[i] === w))
-  if (name === undefined) {
-    fail("unknown_command", `Commands:\n${Object.values(COMMANDS).map((c) => `  node programs/cli.ts ${c.usage}`).join("\n")}`)
-    return
-  }
-  const command = COMMANDS[name]
+  const name = findCommand(words)
+  if (name === undefined) return unknownCommand(words)
+  const command = COMMANDS[name]!
   const input = Object.fromEntries(Object.entries(command.input(flags)).filter(([, v]) => v !== undefined))
   const config = parseGatewayConfig(env)
   const url = config.databaseUrl === undefined ? runningGateway(config.dataDir) : undefined
   const result = url !== undefined
     ? await viaAdminApi(url, config.dataDir!, command, input)
-    : await direct(env, command, input)
+    : await direct(env, command, input, config.databaseUrl === undefined
+      ? `no running gateway found for DATA_DIR ${config.dataDir ?? ":memory:"}; opening the embedded database itself`
+      : "connecting to PostgreSQL (DATABASE_URL)")
   process.stdout.write(JSON.stringify(result) + "\n")
 }
 

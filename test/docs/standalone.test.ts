@@ -24,6 +24,18 @@ describe("user docs stand alone and name only what exists", () => {
     }
   })
 
+  it("no table is cut in two by a blank line (the rows after it would render as plain text)", () => {
+    for (const doc of USER_DOCS) {
+      const lines = doc.text.split("\n")
+      const cut = lines.flatMap((line, i) =>
+        line === "" && lines[i - 1]?.startsWith("|") && lines[i + 1]?.startsWith("|") && !/^\|[\s|:-]+\|$/.test(lines[i + 2] ?? "")
+          ? [`${i + 1}: blank line before ${lines[i + 1]!.slice(0, 40)}`]
+          : []
+      )
+      expect(cut, doc.name).toEqual([])
+    }
+  })
+
   it("every repository path a doc names exists", () => {
     const missing: Array<string> = []
     for (const doc of USER_DOCS) {

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process"
-import { mkdtempSync } from "node:fs"
+import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -7,13 +7,15 @@ import { startTestGateway, type TestGateway } from "../support/gateway.ts"
 
 /** Runs `node programs/cli.ts ...` as an operator would; secrets only via env and files. */
 const cli = (args: Array<string>, env: Record<string, string>) =>
-  new Promise<{ code: number | null; json: any; stdout: string }>((resolve) => {
+  new Promise<{ code: number | null; json: any; stdout: string; stderr: string }>((resolve) => {
     const child = spawn(process.execPath, ["programs/cli.ts", ...args], {
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", LOG_LEVEL: "error", ...env },
       stdio: ["ignore", "pipe", "pipe"]
     })
     let stdout = ""
+    let stderr = ""
     child.stdout.on("data", (c) => (stdout += c))
+    child.stderr.on("data", (c) => (stderr += c))
     child.on("close", (code) => {
       let json: any
       try {
@@ -21,7 +23,7 @@ const cli = (args: Array<string>, env: Record<string, string>) =>
       } catch {
         json = undefined
       }
-      resolve({ code, json, stdout })
+      resolve({ code, json, stdout, stderr })
     })
   })
 
@@ -65,7 +67,60 @@ describe("operator CLI against a running gateway (embedded: through its admin AP
     const unknown = await cli(["frobnicate"], env)
     expect(unknown.code).not.toBe(0)
     expect(unknown.json.error.code).toBe("unknown_command")
+    expect(unknown.json.error.message).toBe('Unknown command "frobnicate"; run "node programs/cli.ts --help" for the list.')
+    expect(unknown.json.error.commands).toContain("ledger check")
+    expect(unknown.stdout.trim().split("\n")).toHaveLength(1)
+    const unknownTopic = await cli(["help", "frobnicate"], env)
+    expect(unknownTopic.code).toBe(1)
+    expect(unknownTopic.json.error.code).toBe("unknown_command")
   }, 120_000)
+
+  it("is quiet on stderr when it asks the running gateway; says so when it connects to PostgreSQL itself", async () => {
+    const ledger = await cli(["ledger", "check"], env)
+    expect(ledger.code).toBe(0)
+    expect(ledger.json.ok).toBe(true)
+    expect(ledger.stderr).toBe(
+      env.DATABASE_URL === undefined ? "" : "privacy-relay cli: connecting to PostgreSQL (DATABASE_URL) (this takes a few seconds)...\n"
+    )
+  }, 120_000)
+})
+
+describe("operator CLI help", () => {
+  const commands = ["org create", "portal-token create", "wallet credit", "key revoke", "licence create", "oidc client create", "receipts keys rotate", "ledger check"]
+
+  it("--help, -h and help print the command list as plain text on stdout and exit 0", async () => {
+    for (const args of [["--help"], ["-h"], ["help"]]) {
+      const help = await cli(args, {})
+      expect(help.code, args.join(" ")).toBe(0)
+      expect(help.json).toBeUndefined() // not JSON
+      expect(help.stderr).toBe("")
+      expect(help.stdout).toContain("Usage: node programs/cli.ts <command> [--flag value ...]")
+      for (const name of commands) expect(help.stdout).toMatch(new RegExp(`^  ${name} +\\S`, "m"))
+      expect(help.stdout).not.toContain("\\n")
+    }
+  }, 120_000)
+
+  it("help <command> and <command> --help print that command's usage, what it does and what it prints", async () => {
+    for (const name of commands) {
+      for (const args of [["help", ...name.split(" ")], [...name.split(" "), "--help"]]) {
+        const help = await cli(args, {})
+        expect(help.code, args.join(" ")).toBe(0)
+        expect(help.stdout.split("\n")[0]).toMatch(new RegExp(`^node programs/cli\\.ts ${name}`))
+        expect(help.stdout).toContain("Prints {")
+      }
+    }
+    // Flags beside --help do not run the command.
+    const credit = await cli(["wallet", "credit", "--usd", "5", "--help"], {})
+    expect(credit.code).toBe(0)
+    expect(credit.stdout).toContain("--key-prefix svc_xxxxxx")
+  }, 180_000)
+
+  it("loads only light modules up front: Effect and the gateway are imported when a command opens storage itself", () => {
+    const source = readFileSync(join(import.meta.dirname, "../../programs/cli.ts"), "utf8")
+    const eager = [...source.matchAll(/^import (?!type )[^\n]*? from "([^"]+)"/gm)].map((m) => m[1])
+    expect(eager.sort()).toEqual(["../src/config/gatewayConfig.ts", "node:fs", "node:path"])
+    expect(readFileSync(join(import.meta.dirname, "../../src/config/gatewayConfig.ts"), "utf8")).not.toMatch(/^import /m)
+  })
 })
 
 describe("operator CLI with no gateway running (opens embedded storage itself)", () => {
@@ -74,6 +129,9 @@ describe("operator CLI with no gateway running (opens embedded storage itself)",
     const org = await cli(["org", "create", "--name", "solo"], { DATA_DIR: dataDir })
     expect(org.code).toBe(0)
     expect(org.json.org_id).toMatch(/^org_/)
+    // The slow path says what it is doing on stderr (stdout stays one JSON object).
+    expect(org.stderr).toBe(`privacy-relay cli: no running gateway found for DATA_DIR ${dataDir}; opening the embedded database itself (this takes a few seconds)...\n`)
+    expect(org.stdout.trim().split("\n")).toHaveLength(1)
     const again = await cli(["wallet", "credit", "--org", org.json.org_id, "--usd", "1"], { DATA_DIR: dataDir })
     expect(again.json).toEqual({ org_id: org.json.org_id, balance_micros: 1_000_000 })
   }, 180_000)

@@ -1,0 +1,78 @@
+/**
+ * Every setting the gateway reads, parsed once from the environment (see docs/configuration.md).
+ * Secrets are never here as values: only the paths of the files that hold them.
+ *
+ * No imports, on purpose: the operator CLI reads these settings (is there a database URL, where is the data
+ * directory) before it decides whether it needs the gateway's modules at all, and loading `effect` alone takes
+ * seconds on a busy machine.
+ */
+export interface GatewayConfig {
+  readonly host: string
+  readonly port: number
+  /** Receipt `iss`, OIDC issuer. */
+  readonly publicBaseUrl: string
+  readonly databaseUrl: string | undefined
+  readonly redisUrl: string | undefined
+  /** Prefix for every Redis key, so several gateways (or test runs) can share one Redis. */
+  readonly redisPrefix: string
+  /** Embedded storage directory; `undefined` keeps PGlite in memory (tests). */
+  readonly dataDir: string | undefined
+  readonly portalOrigin: string | undefined
+  /** Honour X-Forwarded-For only when the socket peer is one of these addresses. */
+  readonly trustedProxies: ReadonlyArray<string>
+  readonly kekFile: string | undefined
+  readonly logLevel: "debug" | "info" | "warn" | "error"
+  readonly otlpEndpoint: string | undefined
+  readonly traceSampleRatio: number
+  /** SERVER_TIMING=off leaves out the Server-Timing header (default on: each response tells how long its stages took). */
+  readonly serverTiming: boolean
+  readonly env: Readonly<Record<string, string | undefined>>
+}
+
+export class ConfigInvalid extends Error {
+  readonly _tag = "ConfigInvalid"
+}
+
+const LOG_LEVELS = ["debug", "info", "warn", "error"] as const
+
+export const parseGatewayConfig = (env: Readonly<Record<string, string | undefined>>): GatewayConfig => {
+  const host = env.HOST ?? "127.0.0.1"
+  const port = parsePort(env.PORT ?? "8080", "PORT")
+  const logLevel = (env.LOG_LEVEL ?? "info").toLowerCase()
+  if (!LOG_LEVELS.includes(logLevel as any)) throw new ConfigInvalid(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}`)
+  const ratio = Number(env.TRACE_SAMPLE_RATIO ?? "0.01")
+  if (!(ratio >= 0 && ratio <= 1)) throw new ConfigInvalid("TRACE_SAMPLE_RATIO must be a number between 0 and 1")
+  return {
+    host,
+    port,
+    publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://${host.includes(":") ? `[${host}]` : host}:${port}`).replace(/\/+$/, ""),
+    databaseUrl: nonEmpty(env.DATABASE_URL),
+    redisUrl: nonEmpty(env.REDIS_URL),
+    redisPrefix: env.REDIS_PREFIX ?? "pr:",
+    dataDir: env.DATA_DIR === ":memory:" ? undefined : (nonEmpty(env.DATA_DIR) ?? "./.data"),
+    portalOrigin: nonEmpty(env.PORTAL_ORIGIN),
+    trustedProxies: (env.TRUSTED_PROXIES ?? "").split(",").map((s) => s.trim()).filter(Boolean),
+    kekFile: nonEmpty(env.KEK_FILE),
+    logLevel: logLevel as GatewayConfig["logLevel"],
+    otlpEndpoint: nonEmpty(env.OTEL_EXPORTER_OTLP_ENDPOINT),
+    traceSampleRatio: ratio,
+    serverTiming: parseOnOff(env.SERVER_TIMING, "SERVER_TIMING", true),
+    env
+  }
+}
+
+const parseOnOff = (raw: string | undefined, name: string, fallback: boolean): boolean => {
+  const v = raw?.trim().toLowerCase()
+  if (v === undefined || v === "") return fallback
+  if (["on", "1", "true"].includes(v)) return true
+  if (["off", "0", "false"].includes(v)) return false
+  throw new ConfigInvalid(`${name} must be on or off`)
+}
+
+const nonEmpty = (s: string | undefined) => (s === undefined || s.trim() === "" ? undefined : s.trim())
+
+const parsePort = (s: string, name: string) => {
+  const n = Number(s)
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigInvalid(`${name} must be a port number (0-65535)`)
+  return n
+}

@@ -44,6 +44,8 @@ export interface FakeProviderOptions {
   delayMs?: number
   /** pause between SSE frames */
   chunkDelayMs?: number
+  /** stream replies in pieces of this many characters instead of word by word (cuts aliases across frames) */
+  streamPieceChars?: number
   /** keep only the most recent N recorded requests (default: all; the program keeps 10 000) */
   maxRecorded?: number
 }
@@ -124,6 +126,7 @@ export const fakeEmbedding = (input: unknown): number[] => {
 
 /** Words keeping their trailing whitespace, so the frames concatenate back to the exact reply. */
 const splitIntoWords = (text: string): string[] => text.match(/\S+\s*|\s+/g) ?? [text]
+const splitIntoPieces = (size: number) => (text: string): string[] => text.match(new RegExp(`[\\s\\S]{1,${size}}`, "g")) ?? [text]
 
 /** Text of a content field: a string, or an array of `{type:"text", text}` parts joined with "\n". */
 const textOf = (content: unknown): string => {
@@ -308,6 +311,8 @@ interface Ctx {
   outcome: Outcome
   seq: number
   chunkDelayMs: number
+  /** how a streamed reply is cut into frames */
+  pieces: (text: string) => string[]
   timers: Set<NodeJS.Timeout>
 }
 
@@ -340,7 +345,7 @@ const chatCompletions = async (ctx: Ctx): Promise<void> => {
   const sse = openSse(res, cutAfterOf(ctx.outcome), ctx.chunkDelayMs, ctx.timers)
   const chunk = (choices: unknown[], extra?: Record<string, unknown>): string =>
     `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices, ...extra })}\n\n`
-  const words = splitIntoWords(reply)
+  const words = ctx.pieces(reply)
   for (let i = 0; i < words.length; i++) {
     const delta = i === 0 ? { role: "assistant", content: words[i] } : { content: words[i] }
     if (!(await sse.frame(chunk([{ index: 0, delta, logprobs: null, finish_reason: null }])))) return
@@ -393,7 +398,7 @@ const messages = async (ctx: Ctx): Promise<void> => {
       }),
     () => event("content_block_start", { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }),
     () => event("ping", { type: "ping" }),
-    ...splitIntoWords(reply).map((w) => () =>
+    ...ctx.pieces(reply).map((w) => () =>
       event("content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: w } })
     ),
     () => event("content_block_stop", { type: "content_block_stop", index: 0 }),
@@ -477,6 +482,7 @@ export const startFakeProvider = async (opts: FakeProviderOptions = {}): Promise
   const host = opts.host ?? FAKE_PROVIDER_DEFAULT_HOST
   const baseDelayMs = opts.delayMs ?? 0
   const chunkDelayMs = opts.chunkDelayMs ?? 0
+  const pieces = opts.streamPieceChars === undefined ? splitIntoWords : splitIntoPieces(opts.streamPieceChars)
   const received: RecordedRequest[] = []
   const timers = new Set<NodeJS.Timeout>()
   let behaviour: Behaviour = { kind: "normal" }
@@ -587,7 +593,7 @@ export const startFakeProvider = async (opts: FakeProviderOptions = {}): Promise
       if (outcome.kind === "cut-stream") return sendCutJson(res, modelsList())
       return sendJson(res, 200, modelsList())
     }
-    await route!.handle({ res, body: json, bodyBytes: body.length, outcome, seq: mySeq, chunkDelayMs, timers })
+    await route!.handle({ res, body: json, bodyBytes: body.length, outcome, seq: mySeq, chunkDelayMs, pieces, timers })
   }
 
   const server: Server = createServer((req, res) => {

@@ -1,0 +1,61 @@
+/**
+ * Builds the publishable package into dist/: ESM bundles for Node/Deno (`index.js`, `effect.js`, `cli.js`) and for
+ * browsers (`browser.js`), with the engine and the wire-format code of the repository bundled in (they have one copy,
+ * shared with the gateway) and the runtime libraries left as dependencies; then the type declarations (tsc).
+ *
+ * The engine identity is fixed at build time: the package version and the fingerprint of the engine sources (the
+ * same recipe as src/client/engine.ts), so a built package attests the code it was built from, with no file reads.
+ */
+import { execFileSync } from "node:child_process"
+import { readFileSync, rmSync, writeFileSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import * as esbuild from "esbuild"
+import { ENGINE_ID, engineSourceSha256 } from "../../src/client/engine.ts"
+
+const here = dirname(fileURLToPath(import.meta.url))
+const repo = join(here, "..", "..")
+const pkg = JSON.parse(readFileSync(join(here, "package.json"), "utf8")) as { version: string; dependencies: Record<string, string> }
+const engine = { id: ENGINE_ID, version: pkg.version, sha256: engineSourceSha256(repo) }
+
+/** src/client/engine.ts reads files at load; the package carries its identity instead. */
+const engineIdentityPlugin: esbuild.Plugin = {
+  name: "engine-identity",
+  setup(build) {
+    build.onResolve({ filter: /\/client\/engine\.ts$/ }, () => ({ path: "engine-identity", namespace: "engine-identity" }))
+    build.onLoad({ filter: /.*/, namespace: "engine-identity" }, () => ({
+      contents: `export const ENGINE_ID = ${JSON.stringify(engine.id)}; export const ENGINE = ${JSON.stringify(engine)};`,
+      loader: "js"
+    }))
+  }
+}
+
+const dist = join(here, "dist")
+rmSync(dist, { recursive: true, force: true })
+const common: esbuild.BuildOptions = {
+  bundle: true,
+  format: "esm",
+  target: "es2022",
+  sourcemap: true,
+  external: Object.keys(pkg.dependencies),
+  plugins: [engineIdentityPlugin],
+  logLevel: "warning"
+}
+await esbuild.build({
+  ...common,
+  platform: "node",
+  entryPoints: { index: join(here, "src/index.ts"), effect: join(here, "src/effect.ts"), cli: join(here, "src/cli.ts") },
+  outdir: dist,
+  banner: { js: "" }
+})
+await esbuild.build({ ...common, platform: "browser", entryPoints: { browser: join(here, "src/browser.ts") }, outdir: dist })
+const cli = join(dist, "cli.js")
+writeFileSync(cli, `#!/usr/bin/env node\n${readFileSync(cli, "utf8")}`, { mode: 0o755 })
+
+// Declarations: the SDK's own entry points and everything they reach, under dist/types.
+execFileSync(
+  join(repo, "node_modules", ".bin", "tsc"),
+  ["-p", join(here, "tsconfig.build.json")],
+  { stdio: "inherit" }
+)
+console.log(JSON.stringify({ built: dist, engine }))

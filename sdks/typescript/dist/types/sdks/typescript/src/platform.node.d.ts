@@ -1,0 +1,2 @@
+import type { Platform } from "./platform.ts";
+export declare const nodePlatform: Platform;

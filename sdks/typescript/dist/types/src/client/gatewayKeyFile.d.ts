@@ -1,0 +1,1 @@
+export declare const readGatewayKeyFile: (path: string | undefined) => string;

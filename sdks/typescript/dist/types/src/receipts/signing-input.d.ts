@@ -1,0 +1,1 @@
+export declare const signingInput: (envelope: object) => Uint8Array;

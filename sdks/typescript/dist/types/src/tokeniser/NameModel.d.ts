@@ -1,0 +1,15 @@
+import type { Span } from "./types.ts";
+/**
+ * A service that finds free-form personal names. Implementations: the built-in on-device model
+ * (`builtinNameModel`, compromise) and an HTTP model endpoint (`httpNameModel`). Any rejection means
+ * "unavailable": the tokeniser then fails closed unless the caller opted into fail-open.
+ */
+export interface NameModel {
+    readonly detect: (text: string) => Promise<ReadonlyArray<Span>>;
+}
+/** Names were enabled but the model could not answer: nothing may be sent. */
+export declare class NameModelUnavailable extends Error {
+    readonly _tag = "NameModelUnavailable";
+    readonly cause: unknown;
+    constructor(message: string, cause?: unknown);
+}

@@ -1,0 +1,1 @@
+export declare const hasValidBech32Checksum: (address: string) => boolean;

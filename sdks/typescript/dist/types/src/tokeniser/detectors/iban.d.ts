@@ -1,0 +1,2 @@
+import type { Detector } from "./Detector.ts";
+export declare const ibanDetector: Detector;

@@ -1,0 +1,16 @@
+/**
+ * Shared vocabulary of the client-side tokeniser. Pure TypeScript: runs in Node, Deno and browsers.
+ */
+/** Every category the engine can tokenise. The alias of a value carries its category, e.g. `<EMAIL_1_k3f9>`. */
+export declare const ENTITY_TYPES: readonly ["EMAIL", "PHONE", "CARD", "US_SSN", "UK_NINO", "ES_DNI", "FR_NIR", "NL_BSN", "IBAN", "IPV4", "IPV6", "DATE_OF_BIRTH", "PASSPORT", "CRYPTO_WALLET", "URL_CREDENTIALS", "PERSON"];
+export type EntityType = (typeof ENTITY_TYPES)[number];
+/** The types found by deterministic, validated detectors (no model involved). */
+export type StructuredType = Exclude<EntityType, "PERSON">;
+/** A detected value: UTF-16 code unit offsets into the scanned text, `end` exclusive. */
+export interface Span {
+    readonly start: number;
+    readonly end: number;
+    readonly type: EntityType;
+}
+/** Alias -> original value, for ONE request. It never leaves the device. */
+export type AliasMap = ReadonlyMap<string, string>;

@@ -1,0 +1,395 @@
+/**
+ * The Privacy Relay client: every relay call is tokenised and attested on this device, sent to the gateway, and
+ * answered with the originals restored here (streams too). Gateway-locked: it talks only to an https (or loopback)
+ * URL that answers the gateway identity probe. Runtime specifics (files, the device key) come from a Platform, so
+ * the same class serves Node, Deno and browsers (see index.ts and browser.ts).
+ */
+import type { AttestationRoute, EngineIdentity } from "../../../src/attestation/v3.ts"
+import { detokeniseResponseText } from "../../../src/client/detokeniseResponse.ts"
+import { GATEWAY_IDENTITY_PROBE_PATH, parseGatewayUrl, probeGateway } from "../../../src/client/gatewayUrl.ts"
+import { ProxyStartError } from "../../../src/client/ProxyStartError.ts"
+import type { VerificationResult } from "../../../src/receipts/verify.ts"
+import { type Engine, nameModelOf, type NameModelSetting, prepareCall, type PreparedCall } from "./engine.ts"
+import { ConfigurationError, errorFromAnswer, GatewayIdentityError, RelayError, StreamError } from "./errors.ts"
+import type { Platform } from "./platform.ts"
+import { createReceiptChecker, type Jwks, type ReceiptChecker } from "./receiptCheck.ts"
+import { RestApi } from "./rest.ts"
+import { createSseDetokeniser, serialiseEvent, type SseEvent, type StreamRoute } from "./sseDetokeniser.ts"
+import { createTransport, DEFAULT_RETRY_POLICY, newTraceparent, type Transport } from "./transport.ts"
+
+export interface RelayClientOptions {
+  /** The gateway's base URL: https, or http to a loopback address for development. */
+  readonly gatewayUrl: string
+  /** The gateway key (`svc_...`). Prefer `apiKeyFile` on servers: a key in code or argv leaks. */
+  readonly apiKey?: string
+  /** A file (mode 0600) holding the gateway key (Node and Deno). */
+  readonly apiKeyFile?: string
+  /** A portal token (`spt_...`) for the portal operations (keys, receipts list, webhooks, billing). */
+  readonly portalToken?: string
+  /** `builtin` (default), `off`, or the URL of a name model service. Fail-closed: if it fails, nothing is sent. */
+  readonly nameModel?: NameModelSetting
+  /** Retries after the first attempt on 429, 5xx and network errors (default 2). */
+  readonly retries?: number
+  /** Per attempt (default 60,000 ms). */
+  readonly timeoutMs?: number
+  /** A fetch to reach the gateway with (default: the global fetch). */
+  readonly fetch?: typeof fetch
+  /** The device attester key pair (default: the platform's: a file in the config directory on Node and Deno). */
+  readonly deviceKey?: CryptoKeyPair
+  /** Stable (keyed) aliases for embeddings, so equal inputs embed equally (default true; docs: tokeniser). */
+  readonly stableEmbeddingAliases?: boolean
+  /** Override of the engine identity (tests, custom builds). */
+  readonly engine?: EngineIdentity
+}
+
+/** Per-call options. */
+export interface CallOptions {
+  readonly signal?: AbortSignal
+  readonly timeoutMs?: number
+  /** Sent as Idempotency-Key; one is generated for every relay call and every retried write when absent. */
+  readonly idempotencyKey?: string
+  /** W3C traceparent to continue your trace; a new trace is started when absent. */
+  readonly traceparent?: string
+}
+
+/** What every answer of a relay call carries besides the provider's shape. */
+export interface RelayMeta {
+  /** The gateway's X-Request-Id. */
+  readonly requestId: string | undefined
+  /** The decoded v2 receipt (header or stream trailer); undefined when the key gets none (demo keys). */
+  readonly receipt: Record<string, unknown> | undefined
+  /** The receipt verified offline against the gateway's JWKS; undefined when there is no receipt. */
+  readonly receiptVerified: boolean | undefined
+  readonly receiptVerification: VerificationResult | undefined
+  /** The gateway's countersignature of this device's attestation (X-Service-Receipt-V3), decoded. */
+  readonly countersignature: Record<string, unknown> | undefined
+  /** The tokenised request: exactly what left this device. */
+  readonly tokenisedRequest: unknown
+}
+
+export type WithMeta<T> = T & RelayMeta
+
+/** A streamed answer: chunks (OpenAI) or events (Anthropic) with originals restored, then `receipt` once it ends. */
+export interface RelayStream<T> extends AsyncIterable<T> {
+  readonly requestId: string | undefined
+  readonly tokenisedRequest: unknown
+  /** Set once the stream has ended. */
+  receipt: Record<string, unknown> | undefined
+  receiptVerified: boolean | undefined
+  receiptVerification: VerificationResult | undefined
+  /** Stops reading and cancels the call. */
+  readonly abort: () => void
+}
+
+type Json = Record<string, any>
+
+const decodeHeader = (value: string | null): Record<string, unknown> | undefined => {
+  if (value === null) return undefined
+  try {
+    return JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(value), (c) => c.charCodeAt(0))))
+  } catch {
+    return undefined
+  }
+}
+
+const ROUTE_PATHS: Record<AttestationRoute, string> = {
+  "chat.completions": "/api/v1/chat/completions",
+  messages: "/api/v1/messages",
+  embeddings: "/api/v1/embeddings"
+}
+
+/** Which relay route a URL of an official SDK means (by its path's end), for `client.fetch`. */
+const routeOfPath = (pathname: string): AttestationRoute | "models" | undefined => {
+  if (pathname.endsWith("/chat/completions")) return "chat.completions"
+  if (pathname.endsWith("/messages")) return "messages"
+  if (pathname.endsWith("/embeddings")) return "embeddings"
+  if (pathname.endsWith("/models")) return "models"
+  return undefined
+}
+
+/** Request headers of an official SDK that mean something to the gateway; the rest (its own auth included) stay here. */
+const FORWARDED_HEADERS = ["idempotency-key", "traceparent", "tracestate", "anthropic-version", "anthropic-beta"]
+
+export class RelayClientCore {
+  readonly gatewayUrl: string
+  readonly rest: RestApi
+  /**
+   * A `fetch` for the official `openai` and `@anthropic-ai/sdk` packages (their `fetch` option): their requests are
+   * tokenised and attested here, sent to this client's gateway with this client's key, and their answers (streams
+   * included) come back with the originals restored. Their own API key and base URL are not used.
+   */
+  readonly fetch: typeof fetch
+  readonly chat: { readonly completions: { readonly create: { (body: Json & { stream: true }, options?: CallOptions): Promise<RelayStream<Json>>; (body: Json, options?: CallOptions): Promise<WithMeta<Json>> } } }
+  readonly messages: { readonly create: { (body: Json & { stream: true }, options?: CallOptions): Promise<RelayStream<Json>>; (body: Json, options?: CallOptions): Promise<WithMeta<Json>> } }
+  readonly embeddings: { readonly create: (body: Json, options?: CallOptions) => Promise<WithMeta<Json>> }
+  readonly models: { readonly list: (options?: CallOptions) => Promise<Json> }
+
+  readonly #apiKey: () => string
+  readonly #engine: Engine
+  readonly #transport: Transport
+  readonly #fetch: typeof fetch
+  readonly #receipts: ReceiptChecker
+  #identity: Promise<Jwks> | undefined
+
+  constructor(options: RelayClientOptions, platform: Platform) {
+    try {
+      this.gatewayUrl = parseGatewayUrl(options.gatewayUrl)
+    } catch (error) {
+      throw new ConfigurationError({ status: 0, code: "configuration_error", message: (error as Error).message.replaceAll("GATEWAY_URL", "gatewayUrl"), cause: error })
+    }
+    if (options.apiKey !== undefined && options.apiKeyFile !== undefined) {
+      throw new ConfigurationError({ status: 0, code: "configuration_error", message: "Give apiKey or apiKeyFile, not both." })
+    }
+    const fileKey = options.apiKeyFile === undefined ? undefined : platform.readApiKeyFile(options.apiKeyFile)
+    const apiKey = options.apiKey ?? fileKey
+    if (apiKey !== undefined && !/^svc_[a-z2-7]+$/.test(apiKey)) {
+      throw new ConfigurationError({ status: 0, code: "configuration_error", message: "apiKey is not a gateway key (svc_...)." })
+    }
+    this.#apiKey = () => {
+      if (apiKey === undefined) throw new ConfigurationError({ status: 0, code: "configuration_error", message: "This call needs a gateway key: give apiKey or apiKeyFile." })
+      return apiKey
+    }
+    this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis)
+    this.#transport = createTransport(this.#fetch, { ...DEFAULT_RETRY_POLICY, retries: options.retries ?? DEFAULT_RETRY_POLICY.retries }, options.timeoutMs ?? 60_000)
+    const stable = options.stableEmbeddingAliases ?? true
+    let deviceKey: Promise<CryptoKeyPair> | undefined = options.deviceKey === undefined ? undefined : Promise.resolve(options.deviceKey)
+    let aliasSecret: Promise<Uint8Array | undefined> | undefined
+    this.#engine = {
+      identity: options.engine ?? platform.engine(),
+      deviceKey: () => (deviceKey ??= platform.deviceKey()),
+      names: nameModelOf(options.nameModel, options.fetch),
+      stableAliasSecret: stable ? () => (aliasSecret ??= platform.stableAliasSecret()) : undefined
+    }
+    this.#receipts = createReceiptChecker(() => this.#probe())
+    this.rest = new RestApi({
+      gatewayUrl: this.gatewayUrl,
+      transport: this.#transport,
+      apiKey: () => this.#apiKey(),
+      portalToken: options.portalToken,
+      verify: (envelope) => this.#receipts.verify(envelope)
+    })
+
+    const create = (route: StreamRoute) => ((body: Json, callOptions?: CallOptions) => this.#relay(route, body, callOptions ?? {})) as any
+    this.chat = { completions: { create: create("chat.completions") } }
+    this.messages = { create: create("messages") }
+    this.embeddings = { create: (body, callOptions) => this.#relay("embeddings", body, callOptions ?? {}) as Promise<WithMeta<Json>> }
+    this.models = {
+      list: async (callOptions) => {
+        await this.#ready()
+        const res = await this.#transport.send(`${this.gatewayUrl}/api/v1/models`, { headers: this.#headers({}, callOptions ?? {}) }, { retry: true, ...callOptions })
+        return res.json()
+      }
+    }
+    this.fetch = (input, init) => this.#officialSdkFetch(new Request(input, init))
+  }
+
+  /** The gateway identity probe, once per client (again after a failure): its JWKS also verifies receipts. */
+  #probe(): Promise<Jwks> {
+    return (async () => {
+      try {
+        await probeGateway(this.gatewayUrl, { fetch: this.#fetch })
+      } catch (error) {
+        const message = error instanceof ProxyStartError ? error.message.replaceAll("GATEWAY_URL", "gatewayUrl") : String(error)
+        throw new GatewayIdentityError({ status: 0, code: "gateway_identity_failed", message, cause: error })
+      }
+      const res = await this.#fetch(`${this.gatewayUrl}${GATEWAY_IDENTITY_PROBE_PATH}`, { headers: { accept: "application/json" }, redirect: "error" })
+      return (await res.json()) as Jwks
+    })()
+  }
+
+  #ready(): Promise<Jwks> {
+    return (this.#identity ??= this.#probe().catch((error) => {
+      this.#identity = undefined
+      throw error
+    }))
+  }
+
+  #headers(extra: Record<string, string>, options: CallOptions): Record<string, string> {
+    return {
+      authorization: `Bearer ${this.#apiKey()}`,
+      accept: "application/json",
+      traceparent: options.traceparent ?? newTraceparent(),
+      ...extra
+    }
+  }
+
+  async #send(route: AttestationRoute, prepared: PreparedCall, options: CallOptions, stream: boolean): Promise<Response> {
+    await this.#ready()
+    const headers = this.#headers(
+      {
+        "content-type": "application/json",
+        accept: stream ? "text/event-stream" : "application/json",
+        "idempotency-key": options.idempotencyKey ?? crypto.randomUUID(),
+        ...prepared.headers
+      },
+      options
+    )
+    return this.#transport.send(`${this.gatewayUrl}${ROUTE_PATHS[route]}`, { method: "POST", headers, body: prepared.bodyBytes as BodyInit }, {
+      retry: true,
+      signal: options.signal,
+      // A stream's time limit covers its first byte; the stream itself may run longer.
+      timeoutMs: options.timeoutMs
+    })
+  }
+
+  async #verify(receipt: Record<string, unknown> | undefined) {
+    if (receipt === undefined) return { receiptVerified: undefined, receiptVerification: undefined }
+    const verification = await this.#receipts.verify(receipt)
+    return { receiptVerified: verification.valid, receiptVerification: verification }
+  }
+
+  async #relay(route: AttestationRoute, body: Json, options: CallOptions): Promise<WithMeta<Json> | RelayStream<Json>> {
+    const prepared = await prepareCall(this.#engine, route, body)
+    const stream = route !== "embeddings" && body.stream === true
+    const response = await this.#send(route, prepared, options, stream)
+    const requestId = response.headers.get("x-request-id") ?? undefined
+    if (stream) return this.#stream(route as StreamRoute, prepared, response, requestId)
+    const answer = JSON.parse(detokeniseResponseText(await response.text(), prepared.map)) as Json
+    const receipt = decodeHeader(response.headers.get("x-service-receipt-v2"))
+    const meta = {
+      requestId,
+      receipt,
+      ...(await this.#verify(receipt)),
+      countersignature: decodeHeader(response.headers.get("x-service-receipt-v3")),
+      tokenisedRequest: prepared.tokenisedBody
+    }
+    // Not enumerable: the answer still serialises to exactly the provider's shape.
+    for (const [key, value] of Object.entries(meta)) Object.defineProperty(answer, key, { value, enumerable: false })
+    return answer as WithMeta<Json>
+  }
+
+  #stream(route: StreamRoute, prepared: PreparedCall, response: Response, requestId: string | undefined): RelayStream<Json> {
+    const sse = createSseDetokeniser(route, prepared.map)
+    const reader = response.body!.getReader()
+    const verify = (receipt: unknown) => this.#verify(receipt as Record<string, unknown> | undefined)
+    const result: RelayStream<Json> = {
+      requestId,
+      tokenisedRequest: prepared.tokenisedBody,
+      receipt: undefined,
+      receiptVerified: undefined,
+      receiptVerification: undefined,
+      abort: () => void reader.cancel().catch(() => {}),
+      async *[Symbol.asyncIterator]() {
+        const decoder = new TextDecoder()
+        const emit = function*(events: ReadonlyArray<SseEvent>) {
+          for (const e of events) if (e.event !== "receipt-v2" && e.data !== "[DONE]" && e.json !== undefined) yield e.json as Json
+        }
+        try {
+          for (;;) {
+            const { done, value } = await reader.read()
+            if (done) break
+            yield* emit(sse.push(decoder.decode(value, { stream: true })))
+          }
+          yield* emit(sse.push(decoder.decode()))
+          yield* emit(sse.end())
+        } catch (error) {
+          if (error instanceof RelayError) throw error
+          throw new StreamError({ status: response.status, code: "stream_error", message: `The stream broke: ${(error as Error).message}`, requestId, cause: error })
+        } finally {
+          reader.releaseLock()
+        }
+        if (!sse.completed()) {
+          throw new StreamError({ status: response.status, code: "stream_error", message: "The stream ended before its end marker (the upstream cut it); the answer is incomplete.", requestId })
+        }
+        const receipt = sse.receipt() as Record<string, unknown> | undefined
+        const checked = await verify(receipt)
+        result.receipt = receipt
+        result.receiptVerified = checked.receiptVerified
+        result.receiptVerification = checked.receiptVerification
+      }
+    }
+    return result
+  }
+
+  /** `client.fetch`: an official SDK's request, made private. */
+  async #officialSdkFetch(request: Request): Promise<Response> {
+    const route = routeOfPath(new URL(request.url).pathname)
+    const forwarded: Record<string, string> = {}
+    for (const name of FORWARDED_HEADERS) {
+      const value = request.headers.get(name)
+      if (value !== null) forwarded[name] = value
+    }
+    try {
+      if (route === "models") {
+        await this.#ready()
+        const res = await this.#fetch(`${this.gatewayUrl}/api/v1/models`, { headers: this.#headers(forwarded, {}), signal: request.signal, redirect: "error" })
+        return new Response(res.body, { status: res.status, headers: res.headers })
+      }
+      if (route === undefined || request.method !== "POST") {
+        return errorResponse(route === "messages", 404, "not_found", `client.fetch relays chat completions, messages, embeddings and the model list; not ${request.method} ${new URL(request.url).pathname}.`)
+      }
+      let body: Json
+      try {
+        body = await request.json()
+      } catch {
+        return errorResponse(route === "messages", 400, "invalid_request", "The request body is not JSON.")
+      }
+      const prepared = await prepareCall(this.#engine, route, body)
+      await this.#ready()
+      const stream = route !== "embeddings" && body.stream === true
+      const response = await this.#fetch(`${this.gatewayUrl}${ROUTE_PATHS[route]}`, {
+        method: "POST",
+        headers: this.#headers({ "content-type": "application/json", accept: stream ? "text/event-stream" : "application/json", ...forwarded, ...prepared.headers }, {}),
+        body: prepared.bodyBytes as BodyInit,
+        signal: request.signal,
+        redirect: "error"
+      })
+      const headers = new Headers(response.headers)
+      headers.delete("content-length")
+      headers.delete("content-encoding")
+      if (!response.ok) {
+        // Errors carry no user content; an Anthropic client reads Anthropic's error shape.
+        const error = errorFromAnswer(response.status, response.headers, await response.text())
+        return errorResponse(route === "messages", response.status, error.code, error.message, headers)
+      }
+      if (!stream) return new Response(detokeniseResponseText(await response.text(), prepared.map), { status: response.status, headers })
+      return new Response(detokenisedSse(route as StreamRoute, prepared, response.body!), { status: response.status, headers })
+    } catch (error) {
+      if (error instanceof RelayError) {
+        return errorResponse(route === "messages", error.status === 0 ? statusOfLocalError(error) : error.status, error.code, error.message)
+      }
+      throw error
+    }
+  }
+}
+
+/** Local failures answered to an official SDK: not retried by it unless they are (connection, timeout). */
+const statusOfLocalError = (error: RelayError): number => {
+  switch (error.code) {
+    case "name_model_unavailable":
+      return 503
+    case "connection_error":
+    case "gateway_identity_failed":
+      return 502
+    case "timeout":
+      return 504
+    default:
+      return 400
+  }
+}
+
+const errorResponse = (anthropic: boolean, status: number, code: string, message: string, headers = new Headers()) => {
+  headers.set("content-type", "application/json")
+  const body = anthropic ? { type: "error", error: { type: code, message } } : { error: { code, message, type: code } }
+  return new Response(JSON.stringify(body), { status, headers })
+}
+
+/** The gateway's SSE with originals restored frame by frame (aliases across chunk boundaries included). */
+const detokenisedSse = (route: StreamRoute, prepared: PreparedCall, upstream: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> => {
+  const sse = createSseDetokeniser(route, prepared.map)
+  const decoder = new TextDecoder()
+  const encoder = new TextEncoder()
+  const encode = (events: ReadonlyArray<SseEvent>) => encoder.encode(events.map(serialiseEvent).join(""))
+  return upstream.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform: (chunk, controller) => {
+        const out = sse.push(decoder.decode(chunk, { stream: true }))
+        if (out.length > 0) controller.enqueue(encode(out))
+      },
+      flush: (controller) => {
+        const out = [...sse.push(decoder.decode()), ...sse.end()]
+        if (out.length > 0) controller.enqueue(encode(out))
+      }
+    })
+  )
+}

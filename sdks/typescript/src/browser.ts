@@ -1,0 +1,14 @@
+/** @privacy-relay/sdk in browsers: the same API as index.ts, with the browser platform. */
+import { browserPlatform } from "./platform.browser.ts"
+import { RelayClientCore, type RelayClientOptions } from "./RelayClient.ts"
+
+export class RelayClient extends RelayClientCore {
+  constructor(options: RelayClientOptions) {
+    super(options, browserPlatform)
+  }
+}
+
+export type { CallOptions, RelayClientOptions, RelayMeta, RelayStream, WithMeta } from "./RelayClient.ts"
+export type { NameModelSetting } from "./engine.ts"
+export * from "./errors.ts"
+export { decodeReceipt } from "./rest.ts"

@@ -1,0 +1,87 @@
+/**
+ * The on-device half of every private call: tokenise the body (detect -> alias), attest the exact egress bytes with
+ * the device key, and later restore the originals in the answer. Portable: WebCrypto only.
+ */
+import { buildAttestation, encodeAttestationHeader, engineHeaderValue, type AttestationRoute, type EngineIdentity } from "../../../src/attestation/v3.ts"
+import {
+  type AliasMap,
+  builtinNameModel,
+  httpNameModel,
+  InvalidRequestBody,
+  type NameModel,
+  NameModelUnavailable,
+  tokeniseRequest
+} from "../../../src/tokeniser/index.ts"
+import { ConfigurationError, InvalidRequestError, NameModelUnavailableError } from "./errors.ts"
+
+/** `builtin` (the default), `off`, or the http(s) URL of a name model service. */
+export type NameModelSetting = "builtin" | "off" | (string & {})
+
+export interface Engine {
+  readonly identity: EngineIdentity
+  readonly deviceKey: () => Promise<CryptoKeyPair>
+  readonly names: NameModel | "off"
+  /** Present when stable aliases may be used (embeddings by default); never leaves the device. */
+  readonly stableAliasSecret: (() => Promise<Uint8Array | undefined>) | undefined
+}
+
+export const nameModelOf = (setting: NameModelSetting | undefined, fetchImpl?: typeof fetch): NameModel | "off" => {
+  if (setting === undefined || setting === "builtin") return builtinNameModel
+  if (setting === "off") return "off"
+  let url: URL
+  try {
+    url = new URL(setting)
+  } catch {
+    throw new ConfigurationError({ status: 0, code: "configuration_error", message: `nameModel must be "builtin", "off" or an http(s) URL, not ${JSON.stringify(setting)}.` })
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ConfigurationError({ status: 0, code: "configuration_error", message: "A name model URL must be http(s)." })
+  }
+  return httpNameModel({ url: url.toString(), ...(fetchImpl ? { fetch: fetchImpl } : {}) })
+}
+
+/** What leaves the device for one call, and what stays to restore the answer. */
+export interface PreparedCall {
+  readonly bodyBytes: Uint8Array
+  /** `X-Service-Engine` and `X-Service-Attestation`. */
+  readonly headers: Readonly<Record<string, string>>
+  /** Alias -> original; stays on the device. */
+  readonly map: AliasMap
+  /** The tokenised body (what the provider will see), for display ("what left your device"). */
+  readonly tokenisedBody: unknown
+  readonly detectorsFired: Readonly<Record<string, number>>
+}
+
+/** Tokenises and attests one relay body. Throws NameModelUnavailableError (fail-closed) or InvalidRequestError. */
+export const prepareCall = async (engine: Engine, route: AttestationRoute, body: unknown): Promise<PreparedCall> => {
+  const secret = route === "embeddings" && engine.stableAliasSecret !== undefined ? await engine.stableAliasSecret() : undefined
+  let tokenised: Awaited<ReturnType<typeof tokeniseRequest>>
+  try {
+    tokenised = await tokeniseRequest(route, body, { names: engine.names, ...(secret === undefined ? {} : { stableAliasSecret: secret }) })
+  } catch (error) {
+    if (error instanceof NameModelUnavailable) {
+      throw new NameModelUnavailableError({
+        status: 0,
+        code: "name_model_unavailable",
+        message: `The name model is unavailable (${error.message}); nothing was sent (fail-closed). Fix the name model, or use nameModel "builtin" or "off".`,
+        cause: error
+      })
+    }
+    if (error instanceof InvalidRequestBody) throw new InvalidRequestError({ status: 0, code: "invalid_request", message: error.message, cause: error })
+    throw error
+  }
+  const attestation = await buildAttestation({
+    route,
+    bodyBytes: tokenised.bodyBytes,
+    detectorsFired: tokenised.detectorsFired,
+    engine: engine.identity,
+    keyPair: await engine.deviceKey()
+  })
+  return {
+    bodyBytes: tokenised.bodyBytes,
+    headers: { "x-service-engine": engineHeaderValue(engine.identity), "x-service-attestation": encodeAttestationHeader(attestation) },
+    map: tokenised.map,
+    tokenisedBody: tokenised.body,
+    detectorsFired: tokenised.detectorsFired
+  }
+}

@@ -1,0 +1,17 @@
+/**
+ * @privacy-relay/sdk for Node and Deno: the RelayClient with on-device tokenisation, the REST capability set, offline
+ * receipt and webhook verification. Browsers import the same names from the package's browser build.
+ */
+import { nodePlatform } from "./platform.node.ts"
+import { RelayClientCore, type RelayClientOptions } from "./RelayClient.ts"
+
+export class RelayClient extends RelayClientCore {
+  constructor(options: RelayClientOptions) {
+    super(options, nodePlatform)
+  }
+}
+
+export type { CallOptions, RelayClientOptions, RelayMeta, RelayStream, WithMeta } from "./RelayClient.ts"
+export type { NameModelSetting } from "./engine.ts"
+export * from "./errors.ts"
+export { decodeReceipt } from "./rest.ts"

@@ -1,0 +1,141 @@
+/**
+ * The gateway's REST capability set beside the relay: keys, receipts, transparency, webhooks, billing, self-service
+ * and demo keys. Routes that the gateway reserves for the portal take the client's `portalToken`; the others its
+ * gateway key, or nothing. Writes carry an Idempotency-Key (generated when the caller gives none) so a retried write
+ * is never applied twice; reads are retried freely.
+ */
+import type { VerificationResult } from "../../../src/receipts/verify.ts"
+import { ConfigurationError } from "./errors.ts"
+import { newTraceparent, type Transport } from "./transport.ts"
+
+type Json = Record<string, any>
+
+export interface RestOptions {
+  readonly signal?: AbortSignal
+  readonly timeoutMs?: number
+  readonly idempotencyKey?: string
+  readonly traceparent?: string
+}
+
+type Auth = "key" | "portal" | "none"
+
+export class RestApi {
+  readonly #gatewayUrl: string
+  readonly #transport: Transport
+  readonly #apiKey: () => string
+  readonly #portalToken: string | undefined
+  readonly #verify: (envelope: unknown) => Promise<VerificationResult>
+
+  constructor(input: {
+    readonly gatewayUrl: string
+    readonly transport: Transport
+    readonly apiKey: () => string
+    readonly portalToken: string | undefined
+    readonly verify: (envelope: unknown) => Promise<VerificationResult>
+  }) {
+    this.#gatewayUrl = input.gatewayUrl
+    this.#transport = input.transport
+    this.#apiKey = input.apiKey
+    this.#portalToken = input.portalToken
+    this.#verify = input.verify
+  }
+
+  async #call(method: string, path: string, auth: Auth, body?: unknown, options: RestOptions = {}): Promise<Json> {
+    const headers: Record<string, string> = { accept: "application/json", traceparent: options.traceparent ?? newTraceparent() }
+    if (auth === "key") headers.authorization = `Bearer ${this.#apiKey()}`
+    if (auth === "portal") {
+      if (this.#portalToken === undefined) {
+        throw new ConfigurationError({ status: 0, code: "configuration_error", message: `${method} ${path} needs a portal token: give portalToken (spt_...) to the client.` })
+      }
+      headers.authorization = `Bearer ${this.#portalToken}`
+    }
+    const write = method !== "GET"
+    if (body !== undefined) headers["content-type"] = "application/json"
+    if (write) headers["idempotency-key"] = options.idempotencyKey ?? crypto.randomUUID()
+    const response = await this.#transport.send(
+      `${this.#gatewayUrl}${path}`,
+      { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) },
+      { retry: true, signal: options.signal, timeoutMs: options.timeoutMs }
+    )
+    const text = await response.text()
+    return text === "" ? {} : JSON.parse(text)
+  }
+
+  readonly keys = {
+    create: (input: { name?: string; permissions?: Array<string>; models?: Array<string>; rotation_days?: number; org_id?: string } = {}, o?: RestOptions) =>
+      this.#call("POST", "/api/keys", "portal", input, o),
+    list: (query: { org_id?: string } = {}, o?: RestOptions) => this.#call("GET", `/api/v1/keys${queryString(query)}`, "portal", undefined, o),
+    update: (id: string, changes: { name?: string | null; permissions?: Array<string> | null; models?: Array<string> | null; rotation_days?: number | null }, o?: RestOptions) =>
+      this.#call("PATCH", `/api/keys/${encodeURIComponent(id)}`, "portal", changes, o),
+    rotate: (id: string, o?: RestOptions) => this.#call("POST", `/api/keys/${encodeURIComponent(id)}/rotate`, "portal", {}, o),
+    revoke: (id: string, o?: RestOptions) => this.#call("POST", `/api/keys/${encodeURIComponent(id)}/revoke`, "portal", {}, o),
+    /** The scopes and model allowlist of a key, as the portal lists it. */
+    scopes: async (id: string, o?: RestOptions) => {
+      const { keys } = await this.#call("GET", "/api/v1/keys", "portal", undefined, o)
+      const key = (keys as Array<Json>).find((k) => k.id === id)
+      return key === undefined ? undefined : { permissions: key.permissions as Array<string>, models: key.models as Array<string> | null }
+    }
+  }
+
+  readonly receipts = {
+    /** Offline, against the gateway's JWKS (fetched once, again on an unknown kid). */
+    verify: (headerValueOrEnvelope: unknown): Promise<VerificationResult> => this.#verify(decodeReceipt(headerValueOrEnvelope)),
+    /** Online: the gateway's own verify route. */
+    verifyOnline: (headerValueOrEnvelope: unknown, o?: RestOptions) =>
+      this.#call("POST", "/api/v1/receipts/verify", "none", decodeReceipt(headerValueOrEnvelope), o),
+    list: (query: { limit?: number; cursor?: string; from?: string; to?: string; model?: string } = {}, o?: RestOptions) =>
+      this.#call("GET", `/api/v1/receipts${queryString(query)}`, "portal", undefined, o),
+    get: (jti: string, o?: RestOptions) => this.#call("GET", `/api/v1/receipts/${encodeURIComponent(jti)}`, "portal", undefined, o),
+    countersign: (input: Json, o?: RestOptions) => this.#call("POST", "/api/v1/receipts/countersign", "key", input, o),
+    signedTreeHead: (o?: RestOptions) => this.#call("GET", "/api/v1/transparency/sth", "none", undefined, o),
+    inclusionProof: (jti: string, o?: RestOptions) => this.#call("GET", `/api/v1/transparency/proof/${encodeURIComponent(jti)}`, "none", undefined, o)
+  }
+
+  readonly webhooks = {
+    endpoints: {
+      create: (input: { url: string; events?: Array<string> }, o?: RestOptions) =>
+        this.#call("POST", "/api/v1/webhooks/endpoints", "portal", input, o),
+      list: (o?: RestOptions) => this.#call("GET", "/api/v1/webhooks/endpoints", "portal", undefined, o),
+      get: (id: string | number, o?: RestOptions) => this.#call("GET", `/api/v1/webhooks/endpoints/${id}`, "portal", undefined, o),
+      update: (id: string | number, changes: Json, o?: RestOptions) => this.#call("PATCH", `/api/v1/webhooks/endpoints/${id}`, "portal", changes, o),
+      delete: (id: string | number, o?: RestOptions) => this.#call("DELETE", `/api/v1/webhooks/endpoints/${id}`, "portal", undefined, o),
+      rotateSecret: (id: string | number, o?: RestOptions) => this.#call("POST", `/api/v1/webhooks/endpoints/${id}/rotate`, "portal", {}, o),
+      test: (id: string | number, o?: RestOptions) => this.#call("POST", `/api/v1/webhooks/endpoints/${id}/test`, "portal", {}, o),
+      resume: (id: string | number, o?: RestOptions) => this.#call("POST", `/api/v1/webhooks/endpoints/${id}/resume`, "portal", {}, o)
+    },
+    deliveries: {
+      list: (query: Record<string, string | number> = {}, o?: RestOptions) =>
+        this.#call("GET", `/api/v1/webhooks/deliveries${queryString(query)}`, "portal", undefined, o),
+      get: (id: string | number, o?: RestOptions) => this.#call("GET", `/api/v1/webhooks/deliveries/${id}`, "portal", undefined, o),
+      replay: (id: string | number, o?: RestOptions) => this.#call("POST", `/api/v1/webhooks/deliveries/${id}/replay`, "portal", {}, o)
+    }
+  }
+
+  readonly billing = {
+    balance: (o?: RestOptions) => this.#call("GET", "/api/v1/billing/balance", "portal", undefined, o),
+    topUp: (input: { amount_usd: string | number }, o?: RestOptions) => this.#call("POST", "/api/v1/billing/topup", "portal", input, o),
+    redeemLicence: (input: { code: string }, o?: RestOptions) => this.#call("POST", "/api/v1/billing/redeem-license", "portal", input, o),
+    ledger: (query: Record<string, string | number> = {}, o?: RestOptions) => this.#call("GET", `/api/v1/billing/ledger${queryString(query)}`, "portal", undefined, o),
+    usage: (query: Record<string, string | number> = {}, o?: RestOptions) => this.#call("GET", `/api/v1/billing/usage${queryString(query)}`, "portal", undefined, o)
+  }
+
+  /** A free-tier key (shown once). No auth. */
+  readonly selfServiceKey = (input: { email?: string; name?: string } = {}, o?: RestOptions) => this.#call("POST", "/api/v1/self-service/key", "none", input, o)
+  /** An anonymous demo key: $2, 24 hours, relay only, no receipts (shown once). No auth. */
+  readonly demoKey = (o?: RestOptions) => this.#call("POST", "/api/v1/demo/key", "none", {}, o)
+}
+
+const queryString = (query: Record<string, unknown>) => {
+  const params = new URLSearchParams()
+  for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value))
+  const text = params.toString()
+  return text === "" ? "" : `?${text}`
+}
+
+/** A receipt as a header value (standard base64 of the JSON), a JSON string or an object: the object. */
+export const decodeReceipt = (value: unknown): unknown => {
+  if (typeof value !== "string") return value
+  const text = value.trim()
+  if (text.startsWith("{")) return JSON.parse(text)
+  return JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(text), (c) => c.charCodeAt(0))))
+}

@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process"
+import { startFakeProvider } from "../../programs/fake-provider.ts"
 import { readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -51,5 +52,33 @@ describe("README Quickstart keeps the gateway key out of git", () => {
       expect(gitIgnores(path), path).toBe(true)
     }
     expect(gitIgnores("README.md")).toBe(false)
+  })
+})
+
+describe("README Quickstart shows what the provider received", () => {
+  const commands = quickstartCommands()
+
+  it("its last step's command prints each request the fake provider recorded (GET /_fake/received)", async () => {
+    const step = /curl -s (http:\/\/127\.0\.0\.1:8788\/_fake\/received) \\\n\s*\| node_modules\/\.bin\/node -e '([^']+)'/.exec(commands)
+    expect(step, "the Quickstart pipes GET /_fake/received into a node one-liner").not.toBeNull()
+    const provider = await startFakeProvider({ port: 0 })
+    try {
+      const body = JSON.stringify({ messages: [{ content: "Email <EMAIL_1_kgzt> about the invoice", role: "user" }], model: "local-chat" })
+      await (await fetch(`${provider.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body })).text()
+      const received = await (await fetch(step![1]!.replace("http://127.0.0.1:8788", provider.url))).text()
+      const printed = execFileSync(process.execPath, ["-e", step![2]!], { input: received, encoding: "utf8" })
+      expect(printed).toBe(`POST /v1/chat/completions ${body}\n`)
+      expect(commands).toContain(`# -> POST /v1/chat/completions ${body}`)
+    } finally {
+      await provider.close()
+    }
+  })
+
+  it("docs/providers.md documents every control route of the fake provider", () => {
+    const source = readFileSync(join(ROOT, "programs/fake-provider.ts"), "utf8")
+    const routes = [...source.matchAll(/req\.method === "(GET|POST)" && path === "(\/_fake\/[a-z]+)"/g)].map((m) => `${m[1]} ${m[2]}`)
+    expect(routes.length).toBeGreaterThanOrEqual(4)
+    const doc = readFileSync(join(ROOT, "docs/providers.md"), "utf8")
+    for (const route of routes) expect(doc).toContain(`| \`${route}\` |`)
   })
 })

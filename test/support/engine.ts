@@ -39,3 +39,14 @@ export const attestingFetch = (route: AttestationRoute): typeof fetch => async (
   for (const [k, v] of Object.entries(await attestedHeaders(route, text))) headers.set(k, v)
   return fetch(input, { ...init, headers })
 }
+
+/** POSTs an attested chat completion to a gateway; answers the response and the attestation header sent. */
+export const relayChatAttested = async (gatewayUrl: string, apiKey: string, body: string) => {
+  const headers = await attestedHeaders("chat.completions", body)
+  const res = await fetch(`${gatewayUrl}/api/v1/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json", ...headers },
+    body
+  })
+  return { res, attestation: headers["x-service-attestation"] }
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { createPortalToken } from "../../../layers/AdminOperations.ts"
-import { attestedHeaders } from "../../support/engine.ts"
+import { attestedHeaders, relayChatAttested } from "../../support/engine.ts"
 import { useRelayFixture } from "../../support/relayFixture.ts"
 import { fundedKey } from "../../support/tenant.ts"
 
@@ -23,15 +23,7 @@ const LABELS = [
 const chatBody = (extra: Record<string, unknown> = {}) =>
   JSON.stringify({ model: "local-chat", messages: [{ role: "user", content: `Receipt me <EMAIL_1> ${crypto.randomUUID()}` }], ...extra })
 
-const relay = async (apiKey: string, body: string) => {
-  const headers = await attestedHeaders("chat.completions", body)
-  const res = await fetch(`${fx.gw.url}/api/v1/chat/completions`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json", ...headers },
-    body
-  })
-  return { res, attestation: headers["x-service-attestation"] }
-}
+const relay = (apiKey: string, body: string) => relayChatAttested(fx.gw.url, apiKey, body)
 
 const verify = async (body: unknown) => {
   const res = await fetch(`${fx.gw.url}/api/v1/receipts/verify`, {

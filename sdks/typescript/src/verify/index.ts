@@ -1,0 +1,15 @@
+// Offline verification: receipts (v1, v2, failed, v3 countersignature, v3 attestation), exported chains,
+// transparency inclusion proofs and webhook deliveries. WebCrypto only: Node >= 20, Deno and browsers.
+export { verifyChain } from "./chain.ts"
+export type { ChainBreak, ChainVerification } from "./chain.ts"
+export type { EnvelopeInput } from "./envelopeInput.ts"
+export { JwksError, WebhookVerificationError } from "./errors.ts"
+export type { JwksErrorCode, WebhookVerificationCode } from "./errors.ts"
+export { TRANSPARENCY_CHECK_LABELS, verifyInclusionProof } from "./inclusion.ts"
+export type { InclusionProof, InclusionVerification, SignedTreeHead, TransparencyCheck } from "./inclusion.ts"
+export { createJwksCache, DEFAULT_JWKS_TTL_MS } from "./jwks.ts"
+export type { Jwks, JwksCache, JwksCacheOptions, JwksOption, JwksSource, ReceiptJwk } from "./jwks.ts"
+export { CHECK_LABELS, verifyReceipt } from "./receipt.ts"
+export type { CheckLabel, CheckStatus, VerificationCheck, VerificationResult, VerifyReceiptOptions } from "./receipt.ts"
+export { createWebhookDeduper, DEFAULT_DEDUPE_TTL_MS, DEFAULT_TOLERANCE_SECONDS, verifyWebhook } from "./webhook.ts"
+export type { VerifyWebhookInput, WebhookDeduper, WebhookHeaders } from "./webhook.ts"

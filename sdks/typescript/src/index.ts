@@ -15,3 +15,4 @@ export type { CallOptions, RelayClientOptions, RelayMeta, RelayStream, WithMeta 
 export type { NameModelSetting } from "./engine.ts"
 export * from "./errors.ts"
 export { decodeReceipt } from "./rest.ts"
+export * from "./verify/index.ts"

@@ -6,9 +6,10 @@ import type { Detector } from "./detectors/Detector.ts"
 import { emailDetector } from "./detectors/email.ts"
 import { esDniDetector } from "./detectors/esDni.ts"
 import { frNirDetector } from "./detectors/frNir.ts"
-import { ibanDetector } from "./detectors/iban.ts"
+import { ibanDetector, rejectedIbanRuns } from "./detectors/iban.ts"
 import { ipv4Detector } from "./detectors/ipv4.ts"
 import { ipv6Detector } from "./detectors/ipv6.ts"
+import { nationalIdDetector } from "./detectors/nationalId.ts"
 import { nlBsnDetector } from "./detectors/nlBsn.ts"
 import { passportDetector } from "./detectors/passport.ts"
 import { DEFAULT_PHONE_REGIONS, makePhoneDetector } from "./detectors/phone.ts"
@@ -33,6 +34,7 @@ export const PRIORITY: ReadonlyArray<EntityType> = [
   "UK_NINO",
   "ES_DNI",
   "NL_BSN",
+  "NATIONAL_ID",
   "DATE_OF_BIRTH",
   "PASSPORT",
   "CRYPTO_WALLET",
@@ -57,6 +59,7 @@ export const structuredDetectors = (options: StructuredOptions = {}): ReadonlyAr
   ukNinoDetector,
   esDniDetector,
   nlBsnDetector,
+  nationalIdDetector,
   dateOfBirthDetector,
   passportDetector,
   cryptoWalletDetector,
@@ -71,12 +74,23 @@ export const resolveOverlaps = (spans: ReadonlyArray<Span>): Array<Span> => {
   const ordered = [...spans].sort(
     (a, b) => rank(a) - rank(b) || b.end - b.start - (a.end - a.start) || a.start - b.start
   )
+  // Kept spans stay sorted by start and never overlap, so one binary search finds the only two neighbours
+  // a new span could overlap (linear-logarithmic instead of quadratic on long texts).
   const kept: Array<Span> = []
   for (const s of ordered) {
     if (s.end <= s.start) continue
-    if (kept.every((k) => s.end <= k.start || s.start >= k.end)) kept.push(s)
+    let lo = 0
+    let hi = kept.length
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if (kept[mid]!.start < s.start) lo = mid + 1
+      else hi = mid
+    }
+    const next = kept[lo]
+    const previous = kept[lo - 1]
+    if ((next === undefined || s.end <= next.start) && (previous === undefined || previous.end <= s.start)) kept.splice(lo, 0, s)
   }
-  return kept.sort((a, b) => a.start - b.start)
+  return kept
 }
 
 /** `text` with every span replaced by as many "Q"s (offsets unchanged), built in one pass: linear in the text. */
@@ -103,8 +117,12 @@ export const detectStructured = (
   text: string,
   detectors: ReadonlyArray<Detector> = structuredDetectors()
 ): Array<Span> => {
-  const others = detectors.filter((d) => d.type !== "PHONE").flatMap((d) => d.detect(text))
+  // A rejected IBAN-shaped run is consumed: its digit groups must not come back as a phone or a card.
+  const rejected = detectors.some((d) => d.type === "IBAN") ? rejectedIbanRuns(text) : []
+  const outsideRejected = (s: Span) => !rejected.some((r) => s.start < r.end && s.end > r.start)
+  const others = detectors.filter((d) => d.type !== "PHONE").flatMap((d) => d.detect(text)).filter(outsideRejected)
   const phones = detectors.filter((d) => d.type === "PHONE")
   if (phones.length === 0) return resolveOverlaps(others)
-  return resolveOverlaps([...others, ...phones.flatMap((d) => d.detect(maskSpans(text, others)))])
+  const masked = maskSpans(text, [...others, ...rejected.map((r) => ({ ...r, type: "IBAN" as const }))])
+  return resolveOverlaps([...others, ...phones.flatMap((d) => d.detect(masked))])
 }

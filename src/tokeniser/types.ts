@@ -12,6 +12,8 @@ export const ENTITY_TYPES = [
   "ES_DNI",
   "FR_NIR",
   "NL_BSN",
+  /** Other national identifiers validated by their check rule (Swiss AHV, Belgian, PPSN, Steuer-ID, codice fiscale, PESEL, personnummer, CPR, HETU). */
+  "NATIONAL_ID",
   "IBAN",
   "IPV4",
   "IPV6",

@@ -1,6 +1,7 @@
 import { followsNonPersonalLabel, isDelimited } from "./context.ts"
 import type { Span } from "../types.ts"
 import type { Detector } from "./Detector.ts"
+import { wholeValueKindAt, fieldKindAt } from "./fieldKinds.ts"
 import { passesLuhn } from "./luhn.ts"
 
 interface Scheme {
@@ -42,8 +43,9 @@ export const isValidCardNumber = (digits: string): boolean =>
   /^\d{13,19}$/.test(digits) && cardScheme(digits) !== undefined && passesLuhn(digits)
 
 // Digit groups joined by ONE kind of separator (none, single spaces, or single dashes), as printed on
-// cards and receipts. The whole run is validated; we never look for a card inside a longer number.
-const CARD_CANDIDATE = /(?<![\d\-])\d+(?:(?: \d+)+|(?:-\d+)+)?(?![\d]|-\d)/g
+// cards and receipts. The whole run is validated; we never look for a card inside a longer number. A run
+// after "+" is an international phone number ("+49 157 76849593" is also a Luhn-valid 13-digit Visa shape).
+const CARD_CANDIDATE = /(?<![\d\-+])\d+(?:(?: \d+)+|(?:-\d+)+)?(?![\d]|-\d)/g
 
 /** Groups of one separator-joined digit run, with their offsets. */
 const groupsOf = (run: string, offset: number): Array<Group> => {
@@ -72,6 +74,8 @@ const cardsIn = (text: string, groups: ReadonlyArray<Group>): Array<Span> => {
       const start = chosen[0]!.start
       const end = chosen[size - 1]!.end
       if (!isDelimited(text, start, end) || followsNonPersonalLabel(text, start)) continue
+      // Under an order/invoice/id column or key the number is a reference, like after "Order #".
+      if (wholeValueKindAt(text, start, end) === "reference") continue
       return [...cardsIn(text, groups.slice(0, i)), { start, end, type: "CARD" }, ...cardsIn(text, groups.slice(i + size))]
     }
   }

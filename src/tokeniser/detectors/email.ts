@@ -3,8 +3,9 @@ import { spansFromRegex, type Detector } from "./Detector.ts"
 // Local part: dot-atoms (no leading, trailing or doubled dots). Domain: LDH labels and an alphabetic TLD.
 // The lookbehind keeps us from starting in the middle of a longer token; a sentence-final dot is not
 // part of the domain because the TLD must be letters followed by a non-label character.
+// Letters of any script are allowed in both parts (internationalised addresses, RFC 6531: "josé@café.example").
 const EMAIL =
-  /(?<![\p{L}\p{N}._%+\-])[A-Za-z0-9_%+\-]+(?:\.[A-Za-z0-9_%+\-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}(?![\p{L}\p{N}\-]|\.[A-Za-z0-9])/gu
+  /(?<![\p{L}\p{N}\p{M}._%+\-])[\p{L}\p{M}\p{N}_%+\-]+(?:\.[\p{L}\p{M}\p{N}_%+\-]+)*@(?:[\p{L}\p{N}](?:[\p{L}\p{M}\p{N}\-]{0,61}[\p{L}\p{M}\p{N}])?\.)+\p{L}[\p{L}\p{M}]{1,62}(?![\p{L}\p{M}\p{N}\-]|\.[\p{L}\p{N}])/gu
 
 export const emailDetector: Detector = {
   type: "EMAIL",

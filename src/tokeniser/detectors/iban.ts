@@ -1,4 +1,4 @@
-import { electronicFormatIBAN, isValidIBAN } from "ibantools"
+import { countrySpecs, electronicFormatIBAN, isValidIBAN } from "ibantools"
 import type { Span } from "../types.ts"
 import type { Detector } from "./Detector.ts"
 
@@ -33,4 +33,29 @@ export const ibanDetector: Detector = {
     }
     return spans
   }
+}
+
+/**
+ * Runs shaped exactly like an IBAN of a known country (country code, two digits, the country's length,
+ * written contiguous or in groups of four) that fail its check. They are not IBANs, but neither are their
+ * digit groups phones or cards: detectStructured consumes these ranges so nothing else re-mines them.
+ */
+export const rejectedIbanRuns = (text: string): Array<{ start: number; end: number }> => {
+  const runs: Array<{ start: number; end: number }> = []
+  const candidates = new RegExp(IBAN_CANDIDATE.source, "gu")
+  for (let m = candidates.exec(text); m !== null; m = candidates.exec(text)) {
+    const length = countrySpecs[m[0].slice(0, 2).toUpperCase()]?.chars
+    let candidate = m[0]
+    for (;;) {
+      const electronic = electronicFormatIBAN(candidate) ?? ""
+      if (length !== undefined && electronic.length === length && /^(?:\S+|\S{4}(?: \S{4})*(?: \S{1,4})?)$/.test(candidate)) {
+        if (!isValidIBAN(electronic)) runs.push({ start: m.index, end: m.index + candidate.length })
+        break
+      }
+      const cut = candidate.lastIndexOf(" ")
+      if (cut <= 4) break
+      candidate = candidate.slice(0, cut)
+    }
+  }
+  return runs
 }

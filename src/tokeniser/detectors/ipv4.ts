@@ -1,5 +1,6 @@
 import { textBefore } from "./context.ts"
 import { spansFromRegex, type Detector } from "./Detector.ts"
+import { fieldKindAt, wholeValueKindAt } from "./fieldKinds.ts"
 
 // Four dotted decimal octets 0-255 without leading zeros ("010.001.000.001" is a serial, not how
 // addresses are written). Not part of a longer dotted run ("1.2.3.4.5"), not glued to letters
@@ -7,6 +8,9 @@ import { spansFromRegex, type Detector } from "./Detector.ts"
 const IPV4 = /(?<![\p{L}\p{N}._\-])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?![\p{L}\p{N}_]|\.\d|-[A-Za-z])/gu
 
 // A version cue right before the number always wins: "version 10.0.0.1", "v 10.0.0.1", "release 4.2.0.1".
+// "Upgraded from 7.4.18.8 to 4.29.10.86": from/to after an upgrade word are versions, not hosts.
+const UPGRADE_CUE = /\b(?:upgrad|updat|downgrad|migrat|bump|aktualisier|mis à jour|actualiz|bijgewerkt)\w*\b[^\n\d]{0,20}(?:\d[\w.\-]*[^\n\d]{1,12})?(?:from|to|von|auf|de|à|a|naar|van)\s*$/i
+
 const VERSION_CUE =
   /(?:\b(?:v|ver|version|versión|versione|release|build|firmware|fw|rev|revision|update|patch|sdk|api|kb|chrome|firefox|edge|windows|ios|android|macos)\.?\s*[:=]?\s*|\bv)$/i
 
@@ -14,15 +18,23 @@ const VERSION_CUE =
 // so an address must be announced by its context: a network word in the same line, a port or prefix
 // length right after it ("10.0.0.1:8080", "100.64.0.1/10"), or the start of a line (log lines).
 const NETWORK_CUE =
-  /\b(?:ip|ipv4|ips|address|addresses|addr|host|hosts|hostname|server|servers|client|peer|from|to|connect|connected|connection|login|logged|access|log|logs|firewall|blocked|block|ban|banned|allow|allowlist|whitelist|blacklist|denylist|gateway|router|dns|resolver|nameserver|proxy|vpn|subnet|netmask|route|ping|ssh|telnet|listen|bind|nat|lan|wan|remote|source|destination|src|dst|adresse|adresa|dirección|direccion|indirizzo|ip-adresse|attacker)\b/i
+  /\b(?:ip|ipv4|ips|address|addresses|addr|host|hosts|hostname|server|servers|client|peer|from|to|connect|connected|connection|login|logged|access|log|logs|firewall|blocked|block|ban|banned|allow|allowlist|whitelist|blacklist|denylist|gateway|router|dns|resolver|nameserver|proxy|vpn|subnet|netmask|route|ping|ssh|telnet|listen|bind|nat|lan|wan|remote|source|destination|src|dst|adresse|adresa|dirección|direccion|indirizzo|ip-adresse|attacker|vanaf|vandaan|depuis|desde|von|aus|connexion|anmeldung|zugriff|acceso|conexión|conexion|inlog|inlogpoging|inloggen|verbinding|aanmelding)\b/i
+
+/**
+ * Version numbers have small parts and a small major ("4.12.0.3", "2.3.0.15"); addresses in the 1-9
+ * first octet ranges with every octet under 100 are rare. Used only where a field calls itself a client
+ * or version, so a real address there ("client=10.0.0.5", "client=84.12.9.201") is still tokenised.
+ */
+const looksLikeVersion = (parts: ReadonlyArray<string>): boolean => Number(parts[0]) < 10 && parts.every((p) => Number(p) < 100)
 
 const isOctet = (s: string): boolean => (s === "0" || !s.startsWith("0")) && Number(s) <= 255
 
+/** Up to 80 characters before and 40 after, within the line (only that much is read: linear on long lines). */
 const lineAround = (text: string, start: number, end: number): { before: string; after: string } => {
-  const lineStart = text.lastIndexOf("\n", start - 1) + 1
-  const nl = text.indexOf("\n", end)
-  const lineEnd = nl === -1 ? text.length : nl
-  return { before: text.slice(Math.max(lineStart, start - 80), start), after: text.slice(end, Math.min(lineEnd, end + 40)) }
+  const before = text.slice(Math.max(0, start - 80), start)
+  const after = text.slice(end, end + 40)
+  const nl = after.indexOf("\n")
+  return { before: before.slice(before.lastIndexOf("\n") + 1), after: nl === -1 ? after : after.slice(0, nl) }
 }
 
 export const ipv4Detector: Detector = {
@@ -31,8 +43,15 @@ export const ipv4Detector: Detector = {
     spansFromRegex(text, IPV4, "IPV4", (m) => {
       const start = m.index
       const end = start + m[0].length
-      if (![m[1]!, m[2]!, m[3]!, m[4]!].every(isOctet)) return undefined
-      if (VERSION_CUE.test(textBefore(text, start, 30))) return undefined
+      const parts = [m[1]!, m[2]!, m[3]!, m[4]!]
+      if (!parts.every(isOctet)) return undefined
+      // A field label decides first: an "ip" column or key announces an address, a "version", "client" or
+      // "build" field holds a version ("client=4.12.0.3"), an id/order/amount field a reference.
+      const kind = fieldKindAt(text, start, end)
+      if (kind === "ip") return { start, end }
+      if (wholeValueKindAt(text, start, end) === "reference") return undefined
+      if (kind === "version" && looksLikeVersion(parts)) return undefined
+      if (VERSION_CUE.test(textBefore(text, start, 30)) || UPGRADE_CUE.test(textBefore(text, start, 60))) return undefined
       const { before, after } = lineAround(text, start, end)
       const announced =
         NETWORK_CUE.test(before) ||

@@ -58,4 +58,5 @@ execFileSync(
   ["-p", join(here, "tsconfig.build.json")],
   { stdio: "inherit" }
 )
-console.log(JSON.stringify({ built: dist, engine }))
+// On stderr: `npm pack --json` owns stdout.
+console.error(JSON.stringify({ built: dist, engine }))

@@ -172,7 +172,7 @@ var P256_SPKI_PREFIX = new Uint8Array([
 ]);
 
 // engine-identity:engine-identity
-var ENGINE = { "id": "relay-ts", "version": "0.4.0", "sha256": "aab0cce8b2d612b79864c217999c1941824e30bd82d8e6a01379f26104802289" };
+var ENGINE = { "id": "relay-ts", "version": "0.4.0", "sha256": "24e8c9710a9fb7046a714fed8b7b5e57ade5ce2761a8cca73f753e74fc53d40b" };
 
 // src/errors.ts
 var RelayError = class extends Error {
@@ -500,8 +500,14 @@ var verifyV3Signature = async (envelope, backend = webCryptoAttestationCrypto) =
 import nlp from "compromise";
 var HONORIFIC = /^(?:(?:mr|mrs|ms|mx|dr|prof|sir|dame|madame|mme|mlle|monsieur|herr|frau|señor|señora|sr|sra)\.?\s+)+/i;
 var TRAILING = /[\s.,;:!?'"’)]+$/u;
+var OFFSETS_ONLY = { offset: true, terms: false };
+var personMatches = (text) => {
+  const candidates = nlp(text).splitAfter("@hasComma").match("#Honorific+? #Person+");
+  const possessive = candidates.match("#Possessive").ifNo("(his|her)");
+  return candidates.splitAfter(possessive).json(OFFSETS_ONLY);
+};
 var detectNamesWithCompromise = (text) => {
-  const people = nlp(text).people().json({ offset: true });
+  const people = personMatches(text);
   const spans = [];
   for (const p of people) {
     let start = p.offset.start;
@@ -1039,7 +1045,7 @@ var NameModelUnavailable = class extends Error {
 
 // ../../src/tokeniser/httpNameModel.ts
 var httpNameModel = (options) => ({
-  detect: async (text) => {
+  detect: async (text, call) => {
     const doFetch = options.fetch ?? globalThis.fetch;
     let response;
     try {
@@ -1047,7 +1053,10 @@ var httpNameModel = (options) => ({
         method: "POST",
         headers: { "content-type": "application/json", accept: "application/json", ...options.headers },
         body: JSON.stringify({ text }),
-        signal: AbortSignal.timeout(options.timeoutMs ?? 5e3)
+        signal: AbortSignal.any([
+          AbortSignal.timeout(options.timeoutMs ?? 5e3),
+          ...call?.signal === void 0 ? [] : [call.signal]
+        ])
       });
     } catch (cause) {
       throw new NameModelUnavailable(`name model endpoint unreachable: ${options.url}`, cause);
@@ -1092,9 +1101,9 @@ var createSession = (opts = {}) => {
   const byValue = /* @__PURE__ */ new Map();
   const counters = /* @__PURE__ */ new Map();
   const fired = {};
-  const observed = [];
+  const observed = /* @__PURE__ */ new Set();
   let nameModelSkipped = false;
-  const collides = (alias) => map.has(alias) || observed.some((t) => t.includes(alias));
+  const collides = (alias) => map.has(alias) || observed.has(alias);
   const candidate = async (type, index, value, attempt) => stableKey === void 0 ? formatAlias(type, index, tagFromMac(await hmac(key, `${type}_${index}#${attempt}`))) : formatStableAlias(
     type,
     tagFromMac(await hmac(stableKey, attempt === 0 ? `${type}\0${value}` : `${type}\0${value}\0${attempt}`), STABLE_TAG_LENGTH)
@@ -1118,7 +1127,7 @@ var createSession = (opts = {}) => {
       return nameModelSkipped;
     },
     observe: (text) => {
-      observed.push(text);
+      for (const [aliasLike] of text.matchAll(ALIAS_PATTERN)) observed.add(aliasLike);
     },
     aliasFor: (type, value) => {
       const id = `${type}\0${value}`;
@@ -1170,13 +1179,93 @@ var createStreamingDetokeniser = (map) => {
 // ../../src/tokeniser/tokeniseRequest.ts
 import canonicalize2 from "canonicalize";
 
+// ../../src/tokeniser/checkpoint.ts
+var DEFAULT_SLICE_MS = 20;
+var nextTurn = () => new Promise((resolve) => {
+  const immediate = globalThis.setImmediate;
+  if (immediate !== void 0) immediate(resolve);
+  else setTimeout(resolve, 0);
+});
+var createCheckpoint = (signal, sliceMs = DEFAULT_SLICE_MS) => {
+  let since = performance.now();
+  return async () => {
+    signal?.throwIfAborted();
+    if (performance.now() - since < sliceMs) return;
+    await nextTurn();
+    since = performance.now();
+    signal?.throwIfAborted();
+  };
+};
+
+// ../../src/tokeniser/textWindows.ts
+var DEFAULT_WINDOW_SIZE = 8192;
+var DEFAULT_WINDOW_OVERLAP = 512;
+var isSpace = (code) => code === 32 || code === 9 || code === 10 || code === 13 || code === 12;
+var isSentenceEnd = (code) => code === 46 || code === 33 || code === 63;
+var isHighSurrogate = (code) => code >= 55296 && code <= 56319;
+var cutPoint = (text, floor, limit) => {
+  let sentence = -1;
+  let space = -1;
+  for (let i = limit - 1; i > floor; i--) {
+    const code = text.charCodeAt(i);
+    if (code === 10) return i + 1;
+    if (isSpace(code)) {
+      if (sentence < 0 && isSentenceEnd(text.charCodeAt(i - 1))) sentence = i + 1;
+      if (space < 0) space = i + 1;
+    }
+  }
+  if (sentence > 0) return sentence;
+  if (space > 0) return space;
+  return limit < text.length && isHighSurrogate(text.charCodeAt(limit - 1)) ? limit - 1 : limit;
+};
+var wordStartAfter = (text, from, to) => {
+  for (let i = from; i < to; i++) if (isSpace(text.charCodeAt(i))) return i + 1;
+  return from;
+};
+var wordEndBefore = (text, from, to) => {
+  for (let i = from; i > to; i--) if (isSpace(text.charCodeAt(i - 1))) return i - 1;
+  return from;
+};
+var textWindows = (text, options = {}) => {
+  const size = Math.max(2, options.size ?? DEFAULT_WINDOW_SIZE);
+  const overlap = Math.max(0, options.overlap ?? DEFAULT_WINDOW_OVERLAP);
+  const windows = [];
+  let ownStart = 0;
+  while (ownStart < text.length) {
+    const limit = ownStart + size;
+    const ownEnd = limit >= text.length ? text.length : cutPoint(text, ownStart + (size >> 1), limit);
+    const viewStart = ownStart === 0 ? 0 : wordStartAfter(text, Math.max(0, ownStart - overlap), ownStart);
+    const viewEnd = ownEnd === text.length ? ownEnd : wordEndBefore(text, Math.min(text.length, ownEnd + overlap), ownEnd);
+    windows.push({ viewStart, viewEnd, ownStart, ownEnd });
+    ownStart = ownEnd;
+  }
+  return windows;
+};
+var mergeWindowSpans = (spans, resolve) => {
+  const ordered = [...spans].sort((a, b) => a.start - b.start || b.end - a.end);
+  const out = [];
+  let group = [];
+  let groupEnd = -1;
+  for (const span of ordered) {
+    if (group.length > 0 && span.start >= groupEnd) {
+      out.push(...group.length === 1 ? group : resolve(group));
+      group = [];
+    }
+    group.push(span);
+    groupEnd = Math.max(group.length === 1 ? span.end : groupEnd, span.end);
+  }
+  if (group.length > 0) out.push(...group.length === 1 ? group : resolve(group));
+  return out;
+};
+
 // ../../src/tokeniser/tokeniseText.ts
-var detectNames = async (text, session) => {
+var detectNames = async (text, session, signal) => {
   if (session.names === "off") return [];
   try {
-    const spans = await session.names.detect(text);
+    const spans = await session.names.detect(text, { signal });
     return spans.filter((s) => s.start >= 0 && s.end <= text.length && s.end > s.start);
   } catch (cause) {
+    if (signal?.aborted) throw signal.reason;
     if (session.failOpen) {
       session.markNameModelSkipped();
       return [];
@@ -1184,15 +1273,34 @@ var detectNames = async (text, session) => {
     throw cause instanceof NameModelUnavailable ? cause : new NameModelUnavailable("name model failed; nothing was sent", cause);
   }
 };
-var detectSpans = async (text, session) => {
-  const structured = detectStructured(text, session.detectors);
-  const names = await detectNames(text, session);
+var detectInView = async (view, session, signal) => {
+  const structured = detectStructured(view, session.detectors);
+  const names = await detectNames(view, session, signal);
   return resolveOverlaps([...structured, ...names.map((s) => ({ start: s.start, end: s.end, type: "PERSON" }))]);
 };
-var tokeniseText = async (text, session) => {
+var detectSpans = async (text, session, options = {}) => {
+  const checkpoint = options.checkpoint ?? createCheckpoint(options.signal);
+  const seen = /* @__PURE__ */ new Map();
+  const found = [];
+  for (const w of textWindows(text, options.windows)) {
+    await checkpoint();
+    const view = text.slice(w.viewStart, w.viewEnd);
+    const ownStart = w.ownStart - w.viewStart;
+    const ownEnd = w.ownEnd - w.viewStart;
+    const key = `${ownStart}:${ownEnd}:${view}`;
+    let owned = seen.get(key);
+    if (owned === void 0) {
+      owned = (await detectInView(view, session, options.signal)).filter((s) => s.start >= ownStart && s.start < ownEnd);
+      seen.set(key, owned);
+    }
+    for (const s of owned) found.push({ start: s.start + w.viewStart, end: s.end + w.viewStart, type: s.type });
+  }
+  return mergeWindowSpans(found, resolveOverlaps);
+};
+var tokeniseText = async (text, session, options = {}) => {
   session.observe(text);
   if (text.length === 0) return text;
-  const spans = await detectSpans(text, session);
+  const spans = await detectSpans(text, session, options);
   let out = "";
   let at = 0;
   for (const span of spans) {
@@ -1256,7 +1364,9 @@ var tokeniseRequest = async (route, body, opts = {}) => {
   const session = opts.session ?? createSession(opts);
   const slots = slotsFor(route, copy);
   for (const s of slots) session.observe(s.text);
-  for (const s of slots) s.write(await tokeniseText(s.text, session));
+  const checkpoint = createCheckpoint(opts.signal);
+  for (const s of slots) s.write(await tokeniseText(s.text, session, { signal: opts.signal, checkpoint }));
+  await checkpoint();
   if (route === "chat.completions" && copy.stream === true) {
     const streamOptions = isObject(copy.stream_options) ? copy.stream_options : {};
     copy.stream_options = { ...streamOptions, include_usage: true };

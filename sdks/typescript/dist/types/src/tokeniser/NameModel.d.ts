@@ -5,7 +5,14 @@ import type { Span } from "./types.ts";
  * "unavailable": the tokeniser then fails closed unless the caller opted into fail-open.
  */
 export interface NameModel {
-    readonly detect: (text: string) => Promise<ReadonlyArray<Span>>;
+    /**
+     * PERSON spans in `text`. The engine calls it once per window of a long text (a few KB). An aborted
+     * `signal` means the caller has given up: stop as soon as possible.
+     */
+    readonly detect: (text: string, options?: NameModelCallOptions) => Promise<ReadonlyArray<Span>>;
+}
+export interface NameModelCallOptions {
+    readonly signal?: AbortSignal;
 }
 /** Names were enabled but the model could not answer: nothing may be sent. */
 export declare class NameModelUnavailable extends Error {

@@ -4,6 +4,11 @@ export type Route = "chat.completions" | "messages" | "embeddings";
 export interface TokeniseRequestOptions extends SessionOptions {
     /** An existing session for this request; by default a fresh one is created from the options. */
     readonly session?: TokeniserSession;
+    /**
+     * Aborting it (the client went away, the time budget ran out) stops the work between two windows of
+     * text; the promise then rejects with the signal's reason and nothing may be sent.
+     */
+    readonly signal?: AbortSignal;
 }
 export interface TokenisedRequest {
     /** The request body with every text field tokenised (a copy; the input is not modified). */
@@ -26,7 +31,7 @@ export declare class InvalidRequestBody extends Error {
  * `messages[].content` (strings or text parts), Anthropic `system`, embeddings `input`. Every other
  * field is left untouched. A streamed chat completion gets `stream_options.include_usage: true` so the
  * provider reports usage (the gateway relays bytes unchanged and cannot add it).
- * Rejects with NameModelUnavailable when names are enabled, the model fails and failOpen is not set:
- * the caller must then send nothing.
+ * Rejects with NameModelUnavailable when names are enabled, the model fails and failOpen is not set,
+ * and with `opts.signal`'s reason when it is aborted: the caller must then send nothing.
  */
 export declare const tokeniseRequest: (route: Route, body: unknown, opts?: TokeniseRequestOptions) => Promise<TokenisedRequest>;

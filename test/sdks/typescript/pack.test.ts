@@ -1,0 +1,75 @@
+// The SDK as a user gets it: `npm pack` of the workspace, installed into an empty folder (no workspace, no gateway
+// dependencies), imported by plain JavaScript run on the machine's system Node (>= 20, no TypeScript stripping) and
+// type-checked by a TypeScript consumer, then used against a running gateway.
+import { execFileSync } from "node:child_process"
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { useRelayFixture } from "../../support/relayFixture.ts"
+import { fundedKey } from "../../support/tenant.ts"
+
+const fx = useRelayFixture()
+const repo = join(import.meta.dirname, "..", "..", "..")
+const GATEWAY_ONLY = ["@electric-sql/pglite", "@effect/sql-pg", "ioredis", "oidc-provider", "stripe", "nodemailer", "@effect/platform-node"]
+
+/** The machine's own node (not the project's pinned one), so the package is proven on what users have. */
+const systemNode = () => {
+  for (const candidate of ["/usr/bin/node", "/usr/local/bin/node"]) if (existsSync(candidate)) return candidate
+  return execFileSync("bash", ["-lc", "command -v node"], { encoding: "utf8" }).trim()
+}
+
+describe("npm pack of @privacy-relay/sdk", () => {
+  it("installs into an empty folder without gateway dependencies and makes a private call on plain Node", async () => {
+    const out = mkdtempSync(join(tmpdir(), "pr-sdk-pack-"))
+    const packed = JSON.parse(execFileSync("npm", ["pack", "--workspace", "@privacy-relay/sdk", "--pack-destination", out, "--json"], { cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }))
+    const tarball = join(out, packed[0].filename)
+    const files = (packed[0].files as Array<{ path: string }>).map((f) => f.path)
+    expect(files).toContain("dist/index.js")
+    expect(files).toContain("dist/browser.js")
+    expect(files.filter((f) => f.startsWith("src/") || /(^|\/)test\//.test(f))).toEqual([])
+
+    const app = mkdtempSync(join(tmpdir(), "pr-sdk-app-"))
+    writeFileSync(join(app, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }))
+    execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball], { cwd: app, stdio: ["ignore", "ignore", "inherit"] })
+    const installed = readdirSync(join(app, "node_modules")).flatMap((d) => (d.startsWith("@") ? readdirSync(join(app, "node_modules", d)).map((s) => `${d}/${s}`) : [d]))
+    for (const name of GATEWAY_ONLY) expect(installed).not.toContain(name)
+
+    const { apiKey } = await fundedKey(fx.gw)
+    writeFileSync(join(app, "key"), `${apiKey}\n`, { mode: 0o600 })
+    writeFileSync(
+      join(app, "main.js"),
+      `import { RelayClient } from "@privacy-relay/sdk"
+const client = new RelayClient({ gatewayUrl: process.env.GATEWAY_URL, apiKeyFile: "key", nameModel: "off" })
+const answer = await client.chat.completions.create({ model: "local-chat", messages: [{ role: "user", content: "Write to ada@example.org" }] })
+console.log(JSON.stringify({ content: answer.choices[0].message.content, verified: answer.receiptVerified, node: process.version }))
+`
+    )
+    fx.provider.reset()
+    // Asynchronous: the gateway answering the child runs in this process.
+    const { execFile } = await import("node:child_process")
+    const stdout = await new Promise<string>((resolve, reject) =>
+      execFile(systemNode(), ["main.js"], { cwd: app, env: { PATH: process.env.PATH, HOME: app, GATEWAY_URL: fx.gw.url, PRIVACY_RELAY_CONFIG_DIR: join(app, "config") } }, (error, out, err) =>
+        error ? reject(new Error(`${error.message}\n${err}`)) : resolve(out))
+    )
+    const result = JSON.parse(stdout.trim())
+    expect(result).toMatchObject({ content: "Echo: Write to ada@example.org", verified: true })
+    expect(Number(result.node.slice(1).split(".")[0])).toBeGreaterThanOrEqual(20)
+    expect(fx.provider.received.map((r) => r.body.toString()).join("")).not.toContain("ada@example.org")
+    // The attested engine is the package's own build.
+    expect(fx.provider.received).toHaveLength(1)
+
+    // Its type declarations serve a TypeScript consumer.
+    writeFileSync(
+      join(app, "check.ts"),
+      `import { RelayClient, RelayError, type RelayStream } from "@privacy-relay/sdk"
+const client: RelayClient = new RelayClient({ gatewayUrl: "https://relay.example", apiKey: "svc_x" })
+const failure: RelayError | undefined = undefined
+export const stream: Promise<RelayStream<Record<string, any>>> = client.chat.completions.create({ model: "m", stream: true, messages: [] })
+export { failure }
+`
+    )
+    writeFileSync(join(app, "tsconfig.json"), JSON.stringify({ compilerOptions: { module: "nodenext", moduleResolution: "nodenext", target: "es2022", strict: true, noEmit: true, skipLibCheck: true, types: [] }, files: ["check.ts"] }))
+    execFileSync(join(repo, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json"], { cwd: app, stdio: ["ignore", "inherit", "inherit"] })
+  }, 300_000)
+})

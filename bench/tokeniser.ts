@@ -18,12 +18,11 @@ import { join } from "node:path"
 import { monitorEventLoopDelay } from "node:perf_hooks"
 import { workerTokeniser } from "../src/client/workerTokeniser.ts"
 import { proseText, repeatedText } from "./lib/sampleText.ts"
+import { label, MB, tokeniserReport, type Measurement, type TokeniserRun } from "./lib/tokeniserReport.ts"
 import { median } from "./lib/stats.ts"
 
 const root = join(import.meta.dirname, "..")
 const resultsDir = join(root, "bench", "results")
-const TARGET_MS_PER_MB = 2000
-const MB = 1024 * 1024
 
 const parseSize = (raw: string): number => {
   const m = /^(\d+)(KB|MB)$/i.exec(raw.trim())
@@ -38,23 +37,9 @@ const KINDS = { prose: proseText, repeated: repeatedText } as const
 const tokeniser = workerTokeniser({ kind: "builtin" }, { workers: 1 })
 const tokenise = (body: unknown) => tokeniser.tokenise("chat.completions", body, new AbortController().signal)
 
-const label = (bytes: number) => (bytes >= MB ? `${bytes / MB} MB` : `${bytes / 1024} KB`)
 
-interface Measurement {
-  readonly kind: keyof typeof KINDS
-  readonly bytes: number
-  readonly runs: number
-  /** median wall time of one tokeniseRequest */
-  readonly ms: number
-  readonly msPerMB: number
-  /** CPU time of this process for the median run's size (all runs averaged) */
-  readonly cpuMs: number
-  /** longest time the event loop could not run anything else, over all runs */
-  readonly maxStallMs: number
-  readonly valuesReplaced: Record<string, number>
-}
 
-const measure = async (kind: keyof typeof KINDS, bytes: number): Promise<Measurement> => {
+const measure = async (kind: Measurement["kind"], bytes: number): Promise<Measurement> => {
   const text = KINDS[kind](bytes)
   const body = { model: "local-chat", messages: [{ role: "user", content: text }] }
   const count = bytes > MB ? 1 : runs
@@ -114,44 +99,20 @@ for (const kind of Object.keys(KINDS) as Array<keyof typeof KINDS>) {
 const loadAtEnd = loadavg()
 await tokeniser.close()
 
-const row = (m: Measurement) => {
-  const atOneMB = results.find((r) => r.kind === m.kind && r.bytes === MB)
-  const scale = atOneMB === undefined ? "" : `${(m.msPerMB / atOneMB.msPerMB).toFixed(2)}`
-  const found = Object.entries(m.valuesReplaced).map(([type, n]) => `${type} ${n}`).join(", ")
-  return `| ${m.kind} | ${label(m.bytes)} | ${(m.ms / 1000).toFixed(3)} | ${(m.cpuMs / 1000).toFixed(3)} | ${(m.msPerMB / 1000).toFixed(2)} | ${scale} | ${m.maxStallMs.toFixed(0)} | ${found} |`
+const run: TokeniserRun = {
+  startedAt: startedAt.toISOString(),
+  node: process.version,
+  cpu: cpus()[0]?.model ?? "unknown CPU",
+  cpus: availableParallelism(),
+  commit: gitCommit(),
+  loadAtStart,
+  loadAtEnd,
+  runs,
+  results
 }
-const verdicts = (Object.keys(KINDS) as Array<keyof typeof KINDS>).flatMap((kind) => {
-  const m = results.find((r) => r.kind === kind && r.bytes === MB)
-  if (m === undefined) return []
-  return [`| ${kind}, 1 MB | ${(m.ms / 1000).toFixed(2)} s | <= ${TARGET_MS_PER_MB / 1000} s | **${m.ms <= TARGET_MS_PER_MB ? "PASS" : "FAIL"}** |`]
-})
-const cpu = cpus()[0]?.model ?? "unknown CPU"
-const report = [
-  `# Tokeniser engine benchmark ${startedAt.toISOString()}`,
-  "",
-  `Node ${process.version} · ${availableParallelism()} × ${cpu} · commit ${gitCommit()} · built-in name model on · runs per size up to 1 MB: ${runs} (median), larger: 1`,
-  `Machine load average (1/5/15 min) at start ${loadAtStart.map((x) => x.toFixed(2)).join("/")}, at end ${loadAtEnd.map((x) => x.toFixed(2)).join("/")} (includes anything else running here).`,
-  "",
-  "One chat completions request with one user message of the given size, tokenised as the local proxy does it (`tokeniseRequest`",
-  "in a worker thread). `s/MB` is constant when the cost is linear; `× 1 MB` is s/MB relative to the 1 MB row. CPU s is this",
-  "process's (all threads). The longest stall is the longest time the calling thread's event loop could not run anything",
-  "else (in the proxy, a `/healthz` or SIGTERM would have waited that long).",
-  "",
-  "| text | size | wall s | CPU s | s/MB | × 1 MB | longest stall ms | values replaced |",
-  "|---|---|---|---|---|---|---|---|",
-  ...results.map(row),
-  "",
-  "| target | value | limit | verdict |",
-  "|---|---|---|---|",
-  ...verdicts,
-  ""
-].join("\n")
-
+const report = tokeniserReport(run)
 process.stdout.write(`${report}\n`)
 mkdirSync(resultsDir, { recursive: true })
 const stamp = startedAt.toISOString().replace(/:/g, "-").replace(/\.\d+Z$/, "Z")
-writeFileSync(
-  join(resultsDir, `tokeniser-${stamp}.json`),
-  `${JSON.stringify({ startedAt: startedAt.toISOString(), node: process.version, cpu, cpus: availableParallelism(), commit: gitCommit(), loadAtStart, loadAtEnd, runs, results }, null, 2)}\n`
-)
+writeFileSync(join(resultsDir, `tokeniser-${stamp}.json`), `${JSON.stringify(run, null, 2)}\n`)
 writeFileSync(join(resultsDir, "latest-tokeniser.md"), report)

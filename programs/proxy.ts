@@ -4,10 +4,12 @@
  * Settings come from the environment or a PROXY_CONFIG file (docs/proxy.md), never from the command
  * line: the gateway key is read from GATEWAY_KEY_FILE.
  */
+import { consoleLog } from "../src/client/proxyLog.ts"
 import { ProxyStartError } from "../src/client/ProxyStartError.ts"
 
+/** One JSON log line on stderr with a one-line message that says what to fix (never a stack), then exit 1. */
 const fail = (message: string): never => {
-  process.stderr.write(`privacy-relay proxy: ${message}\n`)
+  consoleLog("ERROR", `privacy-relay proxy: ${message}`, { event: "start_failed" })
   process.exit(1)
 }
 
@@ -21,8 +23,10 @@ try {
   // Loaded after the argument check so a misuse fails at once, before the engine's libraries load.
   const { startProxy } = await import("../src/client/startProxy.ts")
   const proxy = await startProxy(process.env)
-  process.stdout.write(
-    `privacy-relay proxy listening on ${proxy.url} (gateway ${proxy.gatewayUrl}, name model ${proxy.nameModel.kind})\n`
+  consoleLog(
+    "INFO",
+    `privacy-relay proxy listening on ${proxy.url} (gateway ${proxy.gatewayUrl}, name model ${proxy.nameModel.kind})`,
+    { event: "listening", url: proxy.url, gateway: proxy.gatewayUrl, name_model: proxy.nameModel.kind }
   )
   const stop = () => void proxy.close().then(() => process.exit(0))
   process.once("SIGINT", stop)

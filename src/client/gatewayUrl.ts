@@ -69,7 +69,12 @@ export const probeGateway = async (
       signal: AbortSignal.timeout(options.timeoutMs ?? 10_000)
     })
   } catch (error) {
-    throw new ProxyStartError(`GATEWAY_URL ${baseUrl} cannot be reached: ${(error as Error).message}`)
+    // fetch's own message is just "fetch failed"; the reason (ECONNREFUSED, ENOTFOUND, a timeout) is in its cause.
+    const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause
+    const reason = typeof cause?.code === "string" ? cause.code : typeof cause?.message === "string" ? cause.message : ""
+    throw new ProxyStartError(
+      `GATEWAY_URL ${baseUrl} cannot be reached: ${(error as Error).message}${reason === "" ? "" : ` (${reason})`}. Is the gateway running, and is the URL right?`
+    )
   }
   if (response.status !== 200) {
     await response.body?.cancel()

@@ -20,6 +20,7 @@ import { MAX_REQUEST_BODY_BYTES } from "../http/bodyLimit.ts"
 import { InvalidRequestBody, NameModelUnavailable } from "../tokeniser/index.ts"
 import { catalogueModelList } from "./catalogueModels.ts"
 import { detokeniseResponseText } from "./detokeniseResponse.ts"
+import { consoleLog, type ProxyLog } from "./proxyLog.ts"
 import { ProxyStartError } from "./ProxyStartError.ts"
 import type { RequestTokeniser } from "./RequestTokeniser.ts"
 
@@ -47,6 +48,8 @@ export interface ProxyDependencies {
   readonly tokeniseTimeoutMs?: number
   /** Largest body taken from a client and sent to the gateway. Default: the gateway's, MAX_REQUEST_BODY_BYTES. */
   readonly maxBodyBytes?: number
+  /** Where the access log goes. Default: JSON lines on stdout (consoleLog). */
+  readonly log?: ProxyLog
 }
 
 /** Default time budget for tokenising one request: a request at the size limit fits in it on a slow laptop. */
@@ -140,6 +143,15 @@ const readBody = async (req: IncomingMessage, limit: number): Promise<Buffer> =>
   return Buffer.concat(chunks)
 }
 
+/** The request's path; an unparsable request target is a path no route has. */
+const pathOf = (url: string | undefined): string => {
+  try {
+    return new URL(url ?? "/", "http://proxy.local").pathname
+  } catch {
+    return "(unparsable)"
+  }
+}
+
 const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?$/i
 
 /**
@@ -186,13 +198,19 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
     }
   }
 
-  const passBackHeaders = (response: Response): Record<string, string> => {
+  /** The gateway's request id of each answer, for the access log. */
+  const gatewayRequestIds = new WeakMap<ServerResponse, string>()
+
+  const passBackHeaders = (response: Response, res: ServerResponse): Record<string, string> => {
     const headers: Record<string, string> = {}
     response.headers.forEach((value, name) => {
       if (passesBack(name)) headers[name] = value
     })
+    const requestId = response.headers.get("x-request-id")
+    if (requestId !== null) gatewayRequestIds.set(res, requestId)
     return headers
   }
+
 
   /**
    * Tokenises the request body on this device, within the time budget and only while the client is
@@ -272,7 +290,7 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
     // Errors carry no user content (the gateway is content-blind), so they pass through unchanged.
     const out = response.ok ? detokeniseResponseText(text, tokenised.map) : text
     res.writeHead(response.status, {
-      ...passBackHeaders(response),
+      ...passBackHeaders(response, res),
       "content-type": response.headers.get("content-type") ?? "application/json",
       "content-length": String(Buffer.byteLength(out))
     })
@@ -297,7 +315,7 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
     }
     const text = await response.text()
     res.writeHead(response.status, {
-      ...passBackHeaders(response),
+      ...passBackHeaders(response, res),
       "content-type": response.headers.get("content-type") ?? "application/json",
       "content-length": String(Buffer.byteLength(text)),
       "x-proxy-models-source": "gateway"
@@ -305,11 +323,34 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
     res.end(text)
   }
 
+  const log = deps.log ?? consoleLog
+
+  /**
+   * One access-log line per request once its connection is done with it: method, route, status, duration,
+   * the gateway's request id and the proxy's own error code. Never the body, the path of an unknown route,
+   * headers, values or aliases. A client that left before its answer is logged with status 499.
+   */
+  const logRequest = (req: IncomingMessage, res: ServerResponse, route: string, started: number, code: () => string | undefined) =>
+    res.once("close", () => {
+      log("INFO", "request", {
+        method: req.method ?? "",
+        route,
+        status: res.writableFinished ? res.statusCode : 499,
+        duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+        request_id: gatewayRequestIds.get(res) ?? null,
+        code: code() ?? null
+      })
+    })
+
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const started = performance.now()
+    const path = pathOf(req.url)
+    const relayTarget = Object.hasOwn(RELAY_ROUTES, path) ? RELAY_ROUTES[path] : undefined
+    const known = relayTarget !== undefined || path === "/v1/models" || path === "/healthz"
+    let errorCode: string | undefined
+    logRequest(req, res, known ? path : "(unknown)", started, () => errorCode)
     try {
       checkLocalCaller(req, boundHost)
-      const path = new URL(req.url ?? "/", "http://proxy.local").pathname
-      const relayTarget = Object.hasOwn(RELAY_ROUTES, path) ? RELAY_ROUTES[path] : undefined
       if (relayTarget !== undefined) {
         if (req.method !== "POST") throw new ProxyHttpError(405, "method_not_allowed", `${path} accepts POST only`)
         return await relay(req, res, relayTarget)
@@ -328,9 +369,10 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
         res.destroy()
         return
       }
-      if (error instanceof ProxyHttpError) return sendError(res, error)
       // Unexpected: answer without details (they could include request content) and send nothing upstream.
-      sendError(res, new ProxyHttpError(500, "proxy_error", "the local proxy failed to handle the request"))
+      const answer = error instanceof ProxyHttpError ? error : new ProxyHttpError(500, "proxy_error", "the local proxy failed to handle the request")
+      errorCode = answer.code
+      sendError(res, answer)
     }
   }
 }

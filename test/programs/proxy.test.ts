@@ -46,6 +46,10 @@ interface Outcome {
   readonly child: ChildProcess
 }
 
+/** Everything a child has written to stdout so far (Outcome.stdout is what it had written when the run resolved). */
+const liveStdout = new WeakMap<ChildProcess, { text: string }>()
+const stdoutOf = (run: Outcome): string => liveStdout.get(run.child)?.text ?? ""
+
 /** Runs `node programs/proxy.ts` until it either exits or announces that it listens. */
 const runProxy = (env: Record<string, string>, args: Array<string> = []): Promise<Outcome> =>
   new Promise((resolve, reject) => {
@@ -66,8 +70,11 @@ const runProxy = (env: Record<string, string>, args: Array<string> = []): Promis
     children.push(child)
     let stdout = ""
     let stderr = ""
+    const live = { text: "" }
+    liveStdout.set(child, live)
     child.stdout!.on("data", (chunk) => {
       stdout += chunk
+      live.text += chunk
       if (stdout.includes("listening on")) resolve({ code: null, stdout, stderr, child })
     })
     child.stderr!.on("data", (chunk) => (stderr += chunk))
@@ -176,13 +183,54 @@ describe("programs/proxy.ts", () => {
       const run = await runProxy({ PROXY_PORT: String(port) })
       expect(run.code).not.toBe(0)
       expect(run.code).not.toBeNull()
-      expect(run.stderr).toContain(`127.0.0.1:${port} is already in use`)
-      expect(run.stderr).toContain("PROXY_PORT")
+      // One JSON log line with a one-line message, not a stack.
+      const lines = run.stderr.trim().split("\n")
+      expect(lines).toHaveLength(1)
+      const logged = JSON.parse(lines[0]!)
+      expect(logged).toMatchObject({ level: "ERROR", annotations: { event: "start_failed" } })
+      expect(logged.message).toContain(`127.0.0.1:${port} is already in use`)
+      expect(logged.message).toContain("PROXY_PORT")
+      expect(logged.message).not.toMatch(/\n|\bat .*\.ts:\d+/)
       expect(run.stdout).not.toContain("listening")
       expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toBe("occupied")
     } finally {
       await new Promise<void>((resolve) => occupier.close(() => resolve()))
     }
+  })
+
+  it("unreachable gateway: one JSON log line saying so, non-zero exit", async () => {
+    const occupier = await listeningServer()
+    const port = (occupier.address() as AddressInfo).port
+    await new Promise<void>((resolve) => occupier.close(() => resolve()))
+    const run = await runProxy({ GATEWAY_URL: `http://127.0.0.1:${port}` })
+    expect(run.code).toBe(1)
+    const lines = run.stderr.trim().split("\n")
+    expect(lines).toHaveLength(1)
+    const logged = JSON.parse(lines[0]!)
+    expect(logged.level).toBe("ERROR")
+    expect(logged.message).toMatch(new RegExp(`GATEWAY_URL http://127\\.0\\.0\\.1:${port} cannot be reached: .*ECONNREFUSED.*gateway running`))
+  })
+
+  it("logs one JSON access line per request on stdout, without the request's content", async () => {
+    const run = await runProxy({})
+    const url = /listening on (http:\/\/[^\s"]+)/.exec(run.stdout)![1]
+    await fetch(`${url}/v1/chat/completions`, {
+      method: "POST",
+      body: JSON.stringify({ model: "local-chat", messages: [{ role: "user", content: "mail jane.doe@example.com" }] })
+    })
+    const deadline = Date.now() + 5_000
+    while (!stdoutOf(run).includes('"route":"/v1/chat/completions"') && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    const lines = stdoutOf(run).trim().split("\n").map((line) => JSON.parse(line))
+    expect(lines[0]).toMatchObject({ level: "INFO", annotations: { event: "listening" } })
+    const access = lines.filter((line) => line.message === "request")
+    expect(access).toHaveLength(1)
+    expect(access[0].annotations).toMatchObject({ method: "POST", route: "/v1/chat/completions", status: 200 })
+    expect(access[0].annotations.request_id).toMatch(/^[0-9a-f-]{36}$/)
+    expect(stdoutOf(run)).not.toContain("jane.doe")
+    expect(stdoutOf(run)).not.toMatch(/<EMAIL_/)
+    run.child.kill("SIGTERM")
   })
 
   it("missing key file: clear error naming GATEWAY_KEY_FILE, non-zero exit", async () => {

@@ -28,7 +28,7 @@ afterEach(async () => {
 
 export const startStubbedProxy = async (
   overrides: Partial<ProxyDependencies> = {},
-  gatewayAnswer: () => Response = okAnswer
+  gatewayAnswer: (sentBody: string) => Response = okAnswer
 ): Promise<StubbedProxy> => {
   const gatewayCalls: Array<string> = []
   const tokeniser = overrides.tokeniser ?? workerTokeniser({ kind: "builtin" })
@@ -40,9 +40,9 @@ export const startStubbedProxy = async (
       deviceKey: await generateSigningKeyPair(),
       engine: ENGINE,
       tokeniser,
-      fetch: async (input) => {
+      fetch: async (input, init) => {
         gatewayCalls.push(String(input))
-        return gatewayAnswer()
+        return gatewayAnswer(init?.body instanceof Uint8Array ? new TextDecoder().decode(init.body) : "")
       },
       ...overrides
     },

@@ -13,10 +13,11 @@ import { BillingRoutes } from "./http/BillingRoutes.ts"
 import { ByokRoutes } from "./http/ByokRoutes.ts"
 import { PartnerRoutes } from "./http/PartnerRoutes.ts"
 import { KeyRoutes } from "./http/KeyRoutes.ts"
-import { ObservabilityMiddleware } from "./http/Observability.ts"
+import { ObservabilityMiddleware, RouteTemplateMiddleware } from "./http/Observability.ts"
 import { PortalSessionRoutes } from "./http/PortalSessionRoutes.ts"
 import { ModelRoutes } from "./http/ModelRoutes.ts"
 import { PublicRoutes } from "./http/PublicRoutes.ts"
+import { ReadinessRoutes } from "./http/ReadinessRoutes.ts"
 import { RelayRoutes } from "./http/RelayRoutes.ts"
 import { SelfServiceRoutes } from "./http/SelfServiceRoutes.ts"
 import { DemoRoutes } from "./http/DemoRoutes.ts"
@@ -94,9 +95,16 @@ const DomainLive = Layer.mergeAll(
   ReceiptsLive
 ).pipe(Layer.provideMerge(OutboxPg), Layer.provide(KeyCache.layer))
 
+/** Readiness probes Redis only when it is configured, over the same connection as the shared state. */
+const ReadinessLive = Layer.unwrap(
+  Effect.map(Effect.service(AppConfig), (config) =>
+    config.redisUrl !== undefined ? ReadinessRoutes.pipe(Layer.provide(RedisClient.layer)) : ReadinessRoutes)
+)
+
 const RoutesLive = Layer.mergeAll(
   ObservabilityMiddleware,
   PublicRoutes,
+  ReadinessLive,
   ModelRoutes,
   SelfServiceRoutes,
   DemoRoutes,
@@ -111,7 +119,7 @@ const RoutesLive = Layer.mergeAll(
   RelayRoutes,
   ReceiptRoutesLive,
   ByokRoutes
-)
+).pipe(Layer.provide(RouteTemplateMiddleware))
 
 /** Structured JSON logs on stdout at LOG_LEVEL; spans exported over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set. */
 const ObservabilityLive = Layer.unwrap(

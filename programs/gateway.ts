@@ -1,9 +1,28 @@
 /**
  * The gateway program: `node programs/gateway.ts`. Every setting comes from the environment (docs/configuration.md);
- * secrets only from files named there, never from the command line.
+ * secrets only from files named there, never from the command line. Everything it prints is a JSON log line, a
+ * failed start-up included: one FATAL line saying why in words (port in use, database unreachable, ...), exit 1.
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { Layer } from "effect"
+import { Cause, Effect, Layer, Logger } from "effect"
 import { gatewayLayer } from "../layers/GatewayLive.ts"
+import { describeStartupFailure, ensurePortFree } from "../layers/StartupFailure.ts"
+import { type GatewayConfig, parseGatewayConfig } from "../services/AppConfig.ts"
 
-NodeRuntime.runMain(Layer.launch(gatewayLayer(process.env)))
+let settings: GatewayConfig | undefined
+
+const program = Effect.gen(function*() {
+  settings = parseGatewayConfig(process.env)
+  yield* ensurePortFree(settings.host, settings.port)
+  return yield* Layer.launch(gatewayLayer(process.env))
+}).pipe(
+  Effect.tapCause((cause) => {
+    // SIGINT/SIGTERM end a running gateway by interruption: that is a shutdown, not a failure.
+    if (Cause.hasInterruptsOnly(cause)) return Effect.void
+    const failure = describeStartupFailure(cause, settings)
+    return Effect.logFatal(failure.message).pipe(Effect.annotateLogs({ event: "startup_failed", reason: failure.reason }))
+  }),
+  Effect.provide(Logger.layer([Logger.consoleJson]))
+)
+
+NodeRuntime.runMain(program, { disableErrorReporting: true })

@@ -2,7 +2,7 @@ import { Effect, Tracer } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { AppConfig } from "../../services/AppConfig.ts"
 import { PortalTokens } from "../../services/PortalTokens.ts"
-import { RequestContext } from "../../services/RequestContext.ts"
+import { type AccessFacts, RequestContext } from "../../services/RequestContext.ts"
 import { pickRequestId } from "../../src/http/requestId.ts"
 import { StageClock } from "../../src/http/serverTiming.ts"
 import { formatTraceparent, newSpanId, parseTraceparent } from "../../src/http/traceparent.ts"
@@ -24,8 +24,8 @@ const CORS_EXPOSE_HEADERS =
 /**
  * Global middleware: every response the application produces (success, error, 404, OPTIONS, streaming) gets
  * `X-Request-Id`, `X-Response-Time`, `Server-Timing` (the request's stages; SERVER_TIMING=off drops it) and
- * `traceparent`; every failure becomes our error envelope; bearer routes
- * are exposed cross-origin only to PORTAL_ORIGIN; sampled requests are logged as one JSON line (a span record).
+ * `traceparent`; every failure becomes our error envelope; bearer routes are exposed cross-origin only to
+ * PORTAL_ORIGIN; and every request, sampled or not, is logged as one JSON access line at info (accessLogFields).
  */
 export const ObservabilityMiddleware = HttpRouter.middleware(
   Effect.gen(function*() {
@@ -45,12 +45,13 @@ export const ObservabilityMiddleware = HttpRouter.middleware(
       const path = request.url.split("?")[0]
       const origin = headers["origin"]
       const stages = new StageClock(() => performance.now(), startedAt)
+      const access: AccessFacts = { route: null, keyPrefix: null, orgId: null }
 
       const response = request.method === "OPTIONS"
         ? HttpServerResponse.empty({ status: 204 })
         : yield* httpEffect.pipe(
           Effect.withParentSpan(Tracer.externalSpan({ traceId: trace.traceId, spanId, sampled })),
-          Effect.provideService(RequestContext, { requestId, traceId: trace.traceId, spanId, sampled, startedAt, stages }),
+          Effect.provideService(RequestContext, { requestId, traceId: trace.traceId, spanId, sampled, startedAt, stages, access }),
           Effect.catchCause((cause) => causeToResponse(cause, requestId))
         )
 
@@ -80,25 +81,63 @@ export const ObservabilityMiddleware = HttpRouter.middleware(
           }
         }
       }
-      if (sampled) {
-        yield* Effect.logInfo("request").pipe(
-          Effect.annotateLogs({
-            request_id: requestId,
-            trace_id: trace.traceId,
-            span_id: spanId,
-            parent_span_id: trace.parentSpanId ?? null,
-            method: request.method,
-            path,
-            status: response.status,
-            duration_ms: Math.round(elapsed * 1000) / 1000
-          })
-        )
-      }
+      yield* Effect.logInfo("request").pipe(
+        Effect.annotateLogs(accessLogFields({
+          requestId,
+          method: request.method,
+          path,
+          status: response.status,
+          elapsedMs: elapsed,
+          access,
+          trace: { traceId: trace.traceId, spanId, parentSpanId: trace.parentSpanId ?? null, sampled }
+        }))
+      )
       return HttpServerResponse.setHeaders(response, out)
     })
   }),
   { global: true }
 )
+
+/**
+ * The access line's fields: who called which route and how it ended. Never content: no body, no query string (a
+ * verification link carries its token there), no header values; an unmatched path is logged without its query and
+ * cut to 200 characters. For a stream the status and duration are those of its headers (its time to first byte).
+ */
+export const accessLogFields = (input: {
+  readonly requestId: string
+  readonly method: string
+  readonly path: string
+  readonly status: number
+  readonly elapsedMs: number
+  readonly access: AccessFacts
+  readonly trace: { readonly traceId: string; readonly spanId: string; readonly parentSpanId: string | null; readonly sampled: boolean }
+}) => ({
+  request_id: input.requestId,
+  method: input.method,
+  route: input.access.route,
+  ...(input.access.route === null ? { path: input.path.slice(0, 200) } : {}),
+  status: input.status,
+  duration_ms: Math.round(input.elapsedMs * 1000) / 1000,
+  key_prefix: input.access.keyPrefix,
+  org_id: input.access.orgId,
+  trace_id: input.trace.traceId,
+  span_id: input.trace.spanId,
+  parent_span_id: input.trace.parentSpanId,
+  sampled: input.trace.sampled
+})
+
+/**
+ * Route middleware (provided to the route layers): records the matched route's template (`/api/v1/receipts/:jti`)
+ * for the access line, which the global middleware cannot see because routing happens inside it.
+ */
+export const RouteTemplateMiddleware = HttpRouter.middleware((httpEffect) =>
+  Effect.gen(function*() {
+    const { route } = yield* HttpRouter.RouteContext
+    const { access } = yield* RequestContext
+    access.route = route.path
+    return yield* httpEffect
+  })
+).layer
 
 const isAdminCaller = (portalTokens: PortalTokens["Service"], authorization: string | undefined) => {
   const token = authorization?.startsWith("Bearer ") ? authorization.slice(7).trim() : undefined

@@ -3,6 +3,7 @@ import { HttpServerRequest } from "effect/http"
 import { type GatewayPrincipal, Keys } from "../../services/Keys.ts"
 import { PortalSessions } from "../../services/PortalSessions.ts"
 import { type PortalPrincipal, PortalTokens } from "../../services/PortalTokens.ts"
+import { RequestContext } from "../../services/RequestContext.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
 import { DEMO_TIER } from "../../src/keys/demo.ts"
 import type { Scope } from "../../src/keys/scopes.ts"
@@ -33,6 +34,9 @@ export const requireGatewayKey = (scope: Scope | undefined, options: { readonly 
       })
     }
     const principal = yield* (yield* Keys).authenticate(bearer)
+    const { access } = yield* RequestContext
+    access.keyPrefix = principal.keyPrefix
+    access.orgId = principal.orgId
     // Demo keys may relay (and list models) only: a route lets them in explicitly, so a new route refuses them.
     if (principal.tier === DEMO_TIER && options.demo !== "allowed") {
       return yield* new ApiError({
@@ -79,6 +83,8 @@ export const requirePortal = (ability: string | undefined) =>
       })
     }
     const principal: PortalPrincipal = session ?? (yield* (yield* PortalTokens).authenticate(bearer!))
+    const { access } = yield* RequestContext
+    access.orgId = principal.orgId
     if (ability !== undefined && !principal.abilities.includes(ability) && !principal.abilities.includes("ability:admin")) {
       return yield* new ApiError({
         status: 403,

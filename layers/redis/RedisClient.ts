@@ -12,11 +12,23 @@ export class RedisClient extends Context.Service<RedisClient, { readonly redis: 
       const config = yield* AppConfig
       const url = config.redisUrl
       if (url === undefined) return yield* Effect.die(new Error("RedisClient needs REDIS_URL"))
+      const context = yield* Effect.context<never>()
+      // ioredis prints "[ioredis] Unhandled error event" to stderr for a lost connection unless someone listens:
+      // report it as our JSON log line instead (it reconnects by itself; /readyz shows the outage).
+      const onError = (error: Error & { code?: string }) =>
+        Effect.runForkWith(context)(
+          Effect.logWarning("Redis connection error; reconnecting").pipe(Effect.annotateLogs({ error: error.code ?? error.message }))
+        )
       const redis = yield* Effect.acquireRelease(
         Effect.tryPromise({
           try: async () => {
             const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2, enableAutoPipelining: true })
-            await client.connect()
+            client.on("error", onError)
+            // A gateway that cannot reach Redis at start-up does not start; its client must not go on retrying.
+            await client.connect().catch((error) => {
+              client.disconnect()
+              throw error
+            })
             return client
           },
           catch: (cause) => new Error(`cannot connect to Redis at REDIS_URL: ${String(cause)}`)

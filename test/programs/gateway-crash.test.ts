@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -10,36 +9,9 @@ import { gatewayServicesLayer } from "../../layers/GatewayLive.ts"
 import { type FakeProvider, startFakeProvider } from "../../programs/fake-provider.ts"
 import { attestedHeaders } from "../support/engine.ts"
 import { createTestStorage, type TestStorage } from "../support/databases.ts"
+import { exited, startGatewayProcess as startChild } from "../support/gatewayProcess.ts"
 
-const GATEWAY = join(import.meta.dirname, "../../programs/gateway.ts")
 const NO_LIMITS = JSON.stringify({ free: { keyPerMinute: null, tenantPer60s: 100000, tenantPer3600s: 1000000, monthlyTokens: null } })
-
-/** Starts `programs/gateway.ts` as a child process and resolves with its URL from the "gateway listening" log line. */
-const startChild = (env: Record<string, string>) =>
-  new Promise<{ child: ChildProcess; url: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [GATEWAY], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
-    let out = ""
-    // PGlite on disk can take long to open on a loaded machine; a gateway that never starts is killed, not leaked.
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL")
-      reject(new Error(`gateway did not start: ${out}`))
-    }, 150_000)
-    child.stdout!.on("data", (chunk) => {
-      out += chunk
-      for (const line of out.split("\n")) {
-        if (!line.includes("gateway listening")) continue
-        clearTimeout(timer)
-        resolve({ child, url: JSON.parse(line).annotations.url.replace("0.0.0.0", "127.0.0.1") })
-      }
-    })
-    child.stderr!.on("data", (chunk) => (out += chunk))
-    child.once("exit", (code) => {
-      clearTimeout(timer)
-      reject(new Error(`gateway exited (${code}): ${out}`))
-    })
-  })
-
-const exited = (child: ChildProcess) => new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once("exit", () => resolve())))
 
 const chat = async (url: string, apiKey: string, n: number) => {
   const body = JSON.stringify({ model: "local-chat", max_tokens: 16, messages: [{ role: "user", content: `crash <EMAIL_1> ${n}` }] })

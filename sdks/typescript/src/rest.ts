@@ -113,7 +113,11 @@ export class RestApi {
 
   readonly billing = {
     balance: (o?: RestOptions) => this.#call("GET", "/api/v1/billing/balance", "portal", undefined, o),
+    /** Starts a top-up checkout (Stripe Checkout, or the development payments provider); answers its `checkout_url`. */
     topUp: (input: { amount_usd: string | number }, o?: RestOptions) => this.#call("POST", "/api/v1/billing/topup", "portal", input, o),
+    /** Development payments only: completes a checkout as if it had been paid. */
+    completeDevCheckout: (checkoutId: string, o?: RestOptions) =>
+      this.#call("POST", `/api/v1/billing/dev/checkouts/${encodeURIComponent(checkoutId)}/complete`, "portal", {}, o),
     redeemLicence: (input: { code: string }, o?: RestOptions) => this.#call("POST", "/api/v1/billing/redeem-license", "portal", input, o),
     ledger: (query: Record<string, string | number> = {}, o?: RestOptions) => this.#call("GET", `/api/v1/billing/ledger${queryString(query)}`, "portal", undefined, o),
     usage: (query: Record<string, string | number> = {}, o?: RestOptions) => this.#call("GET", `/api/v1/billing/usage${queryString(query)}`, "portal", undefined, o)

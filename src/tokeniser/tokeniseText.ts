@@ -33,21 +33,19 @@ const detectNames = async (text: string, session: TokeniserSession, signal?: Abo
   }
 }
 
-/** Every value found in `view`, non-overlapping, offsets relative to `view`. */
-const detectInView = async (view: string, session: TokeniserSession, signal?: AbortSignal): Promise<Array<Span>> => {
-  const structured = detectStructured(view, session.detectors)
-  const names = await detectNames(view, session, signal)
-  return resolveOverlaps([...structured, ...names.map((s) => ({ start: s.start, end: s.end, type: "PERSON" as const }))])
-}
-
 /**
- * Every value the session's detectors and name model find in `text`, non-overlapping, in text order.
- * Long texts are scanned window by window (textWindows.ts), so the cost grows linearly with the length;
- * a window whose text and cut positions were already scanned in this call (repeated text) is not
- * scanned again. Between windows the checkpoint stops on abort and yields to the event loop.
+ * PERSON spans in `text`, window by window (textWindows.ts): the name library's matcher costs more than
+ * linearly in the length of what it is given, so it only ever sees a few KB. A window whose text and cut
+ * positions were already scanned in this call (repeated text) is not scanned again. Before each window the
+ * checkpoint stops on abort and yields to the event loop.
  */
-export const detectSpans = async (text: string, session: TokeniserSession, options: DetectOptions = {}): Promise<Array<Span>> => {
-  const checkpoint = options.checkpoint ?? createCheckpoint(options.signal)
+const detectNamesInWindows = async (
+  text: string,
+  session: TokeniserSession,
+  options: DetectOptions,
+  checkpoint: Checkpoint
+): Promise<Array<Span>> => {
+  if (session.names === "off") return []
   const seen = new Map<string, ReadonlyArray<Span>>()
   const found: Array<Span> = []
   for (const w of textWindows(text, options.windows)) {
@@ -58,12 +56,25 @@ export const detectSpans = async (text: string, session: TokeniserSession, optio
     const key = `${ownStart}:${ownEnd}:${view}`
     let owned = seen.get(key)
     if (owned === undefined) {
-      owned = (await detectInView(view, session, options.signal)).filter((s) => s.start >= ownStart && s.start < ownEnd)
+      owned = (await detectNames(view, session, options.signal)).filter((s) => s.start >= ownStart && s.start < ownEnd)
       seen.set(key, owned)
     }
-    for (const s of owned) found.push({ start: s.start + w.viewStart, end: s.end + w.viewStart, type: s.type })
+    for (const s of owned) found.push({ start: s.start + w.viewStart, end: s.end + w.viewStart, type: "PERSON" })
   }
   return mergeWindowSpans(found, resolveOverlaps)
+}
+
+/**
+ * Every value the session's detectors and name model find in `text`, non-overlapping, in text order. The
+ * structured detectors read the whole text at once: they are linear in it, and a table's header, a JSON key
+ * or a form label is a cue for values far below it. Names are found window by window.
+ */
+export const detectSpans = async (text: string, session: TokeniserSession, options: DetectOptions = {}): Promise<Array<Span>> => {
+  const checkpoint = options.checkpoint ?? createCheckpoint(options.signal)
+  await checkpoint()
+  const structured = detectStructured(text, session.detectors)
+  const names = await detectNamesInWindows(text, session, options, checkpoint)
+  return resolveOverlaps([...structured, ...names])
 }
 
 /**

@@ -100,6 +100,15 @@ describe("detectSpans on long texts (windowed)", () => {
     }
   })
 
+  it("a table header is a cue for values far below it, past the first window", async () => {
+    const rows = Array.from({ length: 5000 }, (_, i) => `row${i}\t${String(250577909 + i * 7).padStart(9, "0")}`)
+    const text = `name\tssn\n${rows.join("\n")}`
+    expect(text.length).toBeGreaterThan(8 * 8192)
+    const spans = await detectSpans(text, createSession({ names: "off" }))
+    const last = rows.at(-1)!.split("\t")[1]!
+    expect(spans.filter((s) => s.type === "US_SSN").map((s) => text.slice(s.start, s.end))).toContain(last)
+  })
+
   it("repeated text: a window already scanned is not given to the name model again", async () => {
     const calls: Array<string> = []
     const text = "Ada Lovelace wrote the notes.\n".repeat(2000)

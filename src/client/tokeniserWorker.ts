@@ -2,7 +2,8 @@
  * Entry point of a tokeniser worker thread (started by workerTokeniser.ts; Node-only). It tokenises the
  * request bodies it is sent, one message each, and stops one when the main thread cancels it (the client
  * went away or its time budget ran out). The engine yields between windows of text, so a cancel message
- * is read within one window. Answers carry the tokenised bytes (transferred), the alias map and counts.
+ * is read at the next window of names (or after the structured detectors' single pass). Answers carry the
+ * tokenised bytes (transferred), the alias map and counts.
  */
 import { parentPort, workerData } from "node:worker_threads"
 import type { AttestationRoute } from "../attestation/v3.ts"

@@ -2,7 +2,7 @@
  * Tokenises request bodies in worker threads, so the proxy's own thread never computes for long: it
  * answers `/healthz`, reads SIGTERM and serves other clients while a long prompt is being tokenised, and
  * it stops waiting the moment a client leaves or a budget runs out (the worker is told to cancel and
- * stops within one window of text). Node-only. See docs/decisions.md ("Local proxy: tokenising long
+ * stops at its next window of text). Node-only. See docs/decisions.md ("Local proxy: tokenising long
  * requests").
  */
 import { availableParallelism } from "node:os"

@@ -12,3 +12,19 @@ export const documentedErrors = (): ReadonlyMap<string, number> =>
  * (test/src/http/ApiError.test.ts) covers them instead of the HTTP table (test/layers/http/ErrorCatalogue.test.ts).
  */
 export const UNIT_ONLY_CODES: ReadonlyArray<string> = ["internal_error"]
+
+/**
+ * Codes the gateway answers that docs/errors.md does not list yet: each is documented in its feature's doc and
+ * provoked by that feature's tests, but needs a gateway set up differently from the catalogue's (no payments, a
+ * Stripe key, an unreachable SMTP server, a receipt key file) or cannot be reached through HTTP. This list may only
+ * shrink: a new code must go into docs/errors.md.
+ */
+export const NOT_YET_CATALOGUED: ReadonlyArray<string> = [
+  "already_verified",
+  "ambiguous_prefix",
+  "invalid_signature",
+  "mail_unavailable",
+  "payment_provider_error",
+  "payments_not_configured",
+  "receipt_key_from_file"
+]

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest"
-import { createPortalToken, revokeKey } from "../../../layers/AdminOperations.ts"
+import { createLicence, createPortalToken, revokeKey } from "../../../layers/AdminOperations.ts"
 import type { AttestationRoute } from "../../../src/attestation/v3.ts"
 import { attestedHeaders } from "../../support/engine.ts"
 import { useRelayFixture } from "../../support/relayFixture.ts"
@@ -305,7 +305,127 @@ const otherCases: Array<Case> = [
   }
 ]
 
-const cases: ReadonlyArray<Case> = [...relayRoutes.flatMap(relayCases), ...otherCases]
+/** A signed-up account (password set) from its own pretend network; resolves with its sign-in body. */
+const signUp = async () => {
+  const body = { email: `user-${crypto.randomUUID()}@example.com`, password: "correct horse battery staple" }
+  const res = await send("POST", "/api/v1/accounts", { body: JSON.stringify(body), headers: { "x-forwarded-for": `198.23.${Math.floor(++network / 250)}.${network % 250}` } })
+  expect(res.status).toBe(201)
+  return body
+}
+
+const login = (body: unknown) => send("POST", "/api/v1/portal/login", { body: JSON.stringify(body), headers: { "x-forwarded-for": `198.24.${Math.floor(++network / 250)}.${network % 250}` } })
+
+/** A v3 attestation of `body` (the X-Service-Attestation value) and the body's hash as the relay would relay it. */
+const attestationFor = async (body: string) => {
+  const header = (await attestedHeaders("chat.completions", body))["x-service-attestation"]
+  const attestation = JSON.parse(Buffer.from(header, "base64").toString("utf8"))
+  return { header, attestation, hash: attestation.claims["v3-attestation"].egress_sha256 as string }
+}
+
+const countersign = async (request: Record<string, unknown>) =>
+  send("POST", "/api/v1/receipts/countersign", { body: JSON.stringify(request), headers: { authorization: `Bearer ${(await fundedKey(fx.gw)).apiKey}` } })
+
+/** Feature codes documented in docs/errors.md beside their own docs (accounts, portal, billing, keys, webhooks, receipts). */
+const featureCases: Array<Case> = [
+  {
+    code: "url_not_allowed",
+    where: "POST /api/v1/webhooks/endpoints",
+    provoke: async () => {
+      const { orgId } = await fundedKey(fx.gw)
+      return send("POST", "/api/v1/webhooks/endpoints", {
+        body: JSON.stringify({ url: "https://169.254.169.254/latest", events: ["*"] }),
+        headers: { authorization: `Bearer ${await portalToken(orgId, "webhooks.manage")}` }
+      })
+    }
+  },
+  { code: "invalid_credentials", where: "POST /api/v1/portal/login", provoke: () => login({ email: `ghost-${MARKER}@example.com`, password: `wrong ${MARKER}` }) },
+  {
+    code: "not_a_member",
+    where: "POST /api/v1/portal/login",
+    provoke: async () => login({ ...(await signUp()), org_id: (await fundedKey(fx.gw)).orgId })
+  },
+  {
+    code: "csrf_failed",
+    where: "POST /api/keys (portal session cookie)",
+    provoke: async () => {
+      const signedIn = await login(await signUp())
+      expect(signedIn.status).toBe(200)
+      const jar = signedIn.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ")
+      return send("POST", "/api/keys", { body: JSON.stringify({ name: MARKER }), headers: { cookie: jar } })
+    }
+  },
+  {
+    code: "attestation_invalid",
+    where: "POST /api/v1/receipts/countersign",
+    provoke: async () => {
+      const { attestation, hash } = await attestationFor(JSON.stringify({ model: "local-chat", note: MARKER }))
+      return countersign({ attestation: { ...attestation, iat: attestation.iat + 1 }, provider: "local", model: "local-chat", hash_upstream_request: hash, hash_upstream_response: "9".repeat(64) })
+    }
+  },
+  {
+    code: "attestation_mismatch",
+    where: "POST /api/v1/receipts/countersign",
+    provoke: async () => {
+      const { header } = await attestationFor(JSON.stringify({ model: "local-chat", note: MARKER }))
+      return countersign({ attestation: header, provider: "local", model: "local-chat", hash_upstream_request: "8".repeat(64), hash_upstream_response: "9".repeat(64) })
+    }
+  },
+  {
+    code: "invalid_licence",
+    where: "POST /api/billing/redeem-license",
+    provoke: async () => {
+      const { orgId } = await fundedKey(fx.gw)
+      return send("POST", "/api/billing/redeem-license", { body: JSON.stringify({ code: `PRL1.${MARKER}.AA` }), headers: { authorization: `Bearer ${await portalToken(orgId, "ability:billing.write")}` } })
+    }
+  },
+  {
+    code: "licence_already_redeemed",
+    where: "POST /api/v1/billing/redeem-license",
+    provoke: async () => {
+      const { orgId } = await fundedKey(fx.gw)
+      const headers = { authorization: `Bearer ${await portalToken(orgId, "ability:billing.write")}` }
+      const { code } = await fx.gw.runtime.runPromise(createLicence({ usd: "1" }))
+      expect((await send("POST", "/api/v1/billing/redeem-license", { body: JSON.stringify({ code }), headers })).status).toBe(200)
+      return send("POST", "/api/v1/billing/redeem-license", { body: JSON.stringify({ code }), headers })
+    }
+  },
+  {
+    code: "key_not_active",
+    where: "PATCH /api/keys/{id}",
+    provoke: async () => {
+      const { orgId } = await fundedKey(fx.gw)
+      const headers = { authorization: `Bearer ${await portalToken(orgId, "ability:keys.write")}` }
+      const { id } = await (await send("POST", "/api/keys", { body: JSON.stringify({ name: "to revoke" }), headers })).json()
+      expect((await send("POST", `/api/keys/${id}/revoke`, { body: "{}", headers })).status).toBe(200)
+      return send("PATCH", `/api/keys/${id}`, { body: JSON.stringify({ name: MARKER }), headers })
+    }
+  },
+  {
+    code: "nested_sub_organisation",
+    where: "POST /api/v1/orgs",
+    provoke: async () => {
+      const { orgId } = await fundedKey(fx.gw)
+      const parent = await send("POST", "/api/v1/orgs", { body: JSON.stringify({ name: "sub" }), headers: { authorization: `Bearer ${await portalToken(orgId, "abilities:write")}` } })
+      expect(parent.status).toBe(201)
+      const sub = (await parent.json()).org_id
+      return send("POST", "/api/v1/orgs", { body: JSON.stringify({ name: MARKER }), headers: { authorization: `Bearer ${await portalToken(sub, "abilities:write")}` } })
+    }
+  },
+  {
+    code: "already_member",
+    where: "POST /api/v1/orgs/{id}/members",
+    provoke: async () => {
+      const { orgId } = await fundedKey(fx.gw)
+      const headers = { authorization: `Bearer ${await portalToken(orgId, "abilities:write")}` }
+      const body = JSON.stringify({ email: `member-${crypto.randomUUID()}@example.com` })
+      expect((await send("POST", `/api/v1/orgs/${orgId}/members`, { body, headers })).status).toBe(201)
+      return send("POST", `/api/v1/orgs/${orgId}/members`, { body, headers })
+    }
+  },
+  { code: "verification_link_invalid", where: "GET /api/v1/account/verify", provoke: () => send("GET", `/api/v1/account/verify?token=${MARKER}`) }
+]
+
+const cases: ReadonlyArray<Case> = [...relayRoutes.flatMap(relayCases), ...otherCases, ...featureCases]
 
 describe("the error catalogue (docs/errors.md) on every route", () => {
   it("has a case for every documented code (or an envelope unit test), and documents every code it provokes", () => {

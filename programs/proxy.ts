@@ -5,17 +5,21 @@
  * line: the gateway key is read from GATEWAY_KEY_FILE.
  */
 import { consoleLog } from "../src/client/proxyLog.ts"
-import { ProxyStartError } from "../src/client/ProxyStartError.ts"
+import { ProxyStartError, type ProxyStartFailure } from "../src/client/ProxyStartError.ts"
 
-/** One JSON log line on stderr with a one-line message that says what to fix (never a stack), then exit 1. */
-const fail = (message: string): never => {
-  consoleLog("ERROR", `privacy-relay proxy: ${message}`, { event: "start_failed" })
+/**
+ * One FATAL JSON log line on stderr, as the gateway writes its start-up failures: a one-line message that
+ * says what to fix (never a stack) and a stable reason. Then exit 1.
+ */
+const fail = (message: string, reason: ProxyStartFailure | "unexpected"): never => {
+  consoleLog("FATAL", `privacy-relay proxy: ${message}`, { event: "startup_failed", reason })
   process.exit(1)
 }
 
 if (process.argv.length > 2) {
   fail(
-    "the proxy takes no command-line arguments (secrets must never be on the command line); configure it with PROXY_HOST, PROXY_PORT, GATEWAY_URL, GATEWAY_KEY_FILE, NAME_MODEL or a PROXY_CONFIG file."
+    "the proxy takes no command-line arguments (secrets must never be on the command line); configure it with PROXY_HOST, PROXY_PORT, GATEWAY_URL, GATEWAY_KEY_FILE, NAME_MODEL or a PROXY_CONFIG file.",
+    "invalid_setting"
   )
 }
 
@@ -32,5 +36,6 @@ try {
   process.once("SIGINT", stop)
   process.once("SIGTERM", stop)
 } catch (error) {
-  fail(error instanceof ProxyStartError ? error.message : `failed to start: ${(error as Error).message}`)
+  if (error instanceof ProxyStartError) fail(error.message, error.reason)
+  else fail(`failed to start: ${(error as Error).message}`, "unexpected")
 }

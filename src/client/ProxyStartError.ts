@@ -5,8 +5,19 @@
  */
 export class ProxyStartError extends Error {
   readonly _tag = "ProxyStartError"
-  constructor(message: string) {
+  /** A stable word for log queries, the same vocabulary as the gateway's start-up failures where they overlap. */
+  readonly reason: ProxyStartFailure
+  constructor(message: string, reason: ProxyStartFailure = "invalid_setting") {
     super(message)
     this.name = "ProxyStartError"
+    this.reason = reason
   }
 }
+
+export type ProxyStartFailure =
+  | "invalid_setting"
+  | "port_in_use"
+  | "port_forbidden"
+  | "host_unavailable"
+  | "gateway_unreachable"
+  | "not_a_gateway"

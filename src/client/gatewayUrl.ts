@@ -59,7 +59,8 @@ export const probeGateway = async (
   const probeUrl = `${baseUrl}${GATEWAY_IDENTITY_PROBE_PATH}`
   const notAGateway = (why: string) =>
     new ProxyStartError(
-      `GATEWAY_URL ${baseUrl} is not a Privacy Relay gateway: ${why} at GET ${GATEWAY_IDENTITY_PROBE_PATH}. Client components only talk to a gateway, never to a provider.`
+      `GATEWAY_URL ${baseUrl} is not a Privacy Relay gateway: ${why} at GET ${GATEWAY_IDENTITY_PROBE_PATH}. Client components only talk to a gateway, never to a provider.`,
+      "not_a_gateway"
     )
   let response: Response
   try {
@@ -73,7 +74,8 @@ export const probeGateway = async (
     const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause
     const reason = typeof cause?.code === "string" ? cause.code : typeof cause?.message === "string" ? cause.message : ""
     throw new ProxyStartError(
-      `GATEWAY_URL ${baseUrl} cannot be reached: ${(error as Error).message}${reason === "" ? "" : ` (${reason})`}. Is the gateway running, and is the URL right?`
+      `GATEWAY_URL ${baseUrl} cannot be reached: ${(error as Error).message}${reason === "" ? "" : ` (${reason})`}. Is the gateway running, and is the URL right?`,
+      "gateway_unreachable"
     )
   }
   if (response.status !== 200) {

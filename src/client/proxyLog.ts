@@ -2,9 +2,9 @@
  * The local proxy's log: one JSON object per line, in the shape the gateway's logs have
  * (`{"message","level","timestamp","annotations","spans"}`), so one parser reads both. Lines carry no request
  * content and no alias: only methods, routes, statuses, durations, request ids, error codes and settings.
- * INFO lines go to stdout, WARN and ERROR lines to stderr.
+ * INFO lines go to stdout, WARN, ERROR and FATAL lines to stderr.
  */
-export type LogLevel = "INFO" | "WARN" | "ERROR"
+export type LogLevel = "INFO" | "WARN" | "ERROR" | "FATAL"
 
 export type LogAnnotations = Readonly<Record<string, string | number | boolean | null>>
 

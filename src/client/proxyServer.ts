@@ -389,13 +389,14 @@ export const listenProxyServer = (deps: ProxyDependencies, host: string, port: n
       if (error.code === "EADDRINUSE") {
         reject(
           new ProxyStartError(
-            `${host}:${port} is already in use (another proxy running?). Stop that process or choose another port with PROXY_PORT (and point your client's base URL at it); the proxy never moves to a different port by itself.`
+            `${host}:${port} is already in use (another proxy running?). Stop that process or choose another port with PROXY_PORT (and point your client's base URL at it); the proxy never moves to a different port by itself.`,
+            "port_in_use"
           )
         )
       } else if (error.code === "EACCES") {
-        reject(new ProxyStartError(`not allowed to listen on ${host}:${port}; choose another port with PROXY_PORT.`))
+        reject(new ProxyStartError(`not allowed to listen on ${host}:${port}; choose another port with PROXY_PORT.`, "port_forbidden"))
       } else {
-        reject(new ProxyStartError(`cannot listen on ${host}:${port}: ${error.message}`))
+        reject(new ProxyStartError(`cannot listen on ${host}:${port}: ${error.message}`, "host_unavailable"))
       }
     })
     server.listen({ host, port, exclusive: true }, () => {

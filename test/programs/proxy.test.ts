@@ -187,7 +187,7 @@ describe("programs/proxy.ts", () => {
       const lines = run.stderr.trim().split("\n")
       expect(lines).toHaveLength(1)
       const logged = JSON.parse(lines[0]!)
-      expect(logged).toMatchObject({ level: "ERROR", annotations: { event: "start_failed" } })
+      expect(logged).toMatchObject({ level: "FATAL", annotations: { event: "startup_failed", reason: "port_in_use" } })
       expect(logged.message).toContain(`127.0.0.1:${port} is already in use`)
       expect(logged.message).toContain("PROXY_PORT")
       expect(logged.message).not.toMatch(/\n|\bat .*\.ts:\d+/)
@@ -207,7 +207,7 @@ describe("programs/proxy.ts", () => {
     const lines = run.stderr.trim().split("\n")
     expect(lines).toHaveLength(1)
     const logged = JSON.parse(lines[0]!)
-    expect(logged.level).toBe("ERROR")
+    expect(logged).toMatchObject({ level: "FATAL", annotations: { event: "startup_failed", reason: "gateway_unreachable" } })
     expect(logged.message).toMatch(new RegExp(`GATEWAY_URL http://127\\.0\\.0\\.1:${port} cannot be reached: .*ECONNREFUSED.*gateway running`))
   })
 

@@ -1,0 +1,35 @@
+// tokeniser-spans.json: what the engine detects (names off: the structured, validated detectors only) in a fixed
+// multilingual set. Generated from today's engine: later engines must find the same spans.
+import { createSession } from "../../../src/tokeniser/session.ts"
+import { detectSpans } from "../../../src/tokeniser/tokeniseText.ts"
+
+const TEXTS: ReadonlyArray<readonly [string, string]> = [
+  ["en", "Hi, I'm Jane. Mail me at jane.doe@example.com or ring +44 20 7946 0958 after 5pm."],
+  ["en", "My card is 4111 1111 1111 1111 and my SSN is 536-22-1234; server at 192.168.10.42."],
+  ["en", "Wire it to GB82 WEST 1234 5698 7654 32 and send the receipt to billing@example.co.uk."],
+  ["fr", "Bonjour, écrivez à marie.curie@exemple.fr ou appelez le 06 12 34 56 78, merci."],
+  ["fr", "Mon numéro de sécurité sociale est 2 84 12 75 123 456 87 et mon IBAN FR14 2004 1010 0505 0001 3M02 606."],
+  ["de", "Grüße! Meine E-Mail ist hans.mueller@beispiel.de, Telefon 030 12345678."],
+  ["de", "Bitte überweisen Sie auf DE89 3704 0044 0532 0130 00 bis Freitag."],
+  ["es", "Hola, mi DNI es 12345678Z y mi correo es lucia.garcia@ejemplo.es."],
+  ["es", "Llámame al +34 612 34 56 78; nací el 14/03/1985 en Sevilla."],
+  ["nl", "Mijn BSN is 111222333 en mijn e-mailadres is jan.jansen@voorbeeld.nl."],
+  ["nl", "Bel me op 06 12345678 of maak over naar NL91 ABNA 0417 1643 00."],
+  ["en", "Nothing personal here: the meeting is at 10:30 in room 4B, version 2.4.1."]
+]
+
+export const buildTokeniserVectors = async () => {
+  const cases = []
+  for (const [language, text] of TEXTS) {
+    if (/[\ud800-\udfff]/.test(text)) throw new Error("vector texts stay in the BMP so UTF-16 and code point offsets agree")
+    const spans = await detectSpans(text, createSession({ names: "off" }))
+    cases.push({ language, text, spans: spans.map((s) => ({ start: s.start, end: s.end, type: s.type, value: text.slice(s.start, s.end) })) })
+  }
+  return {
+    description:
+      "Detected spans on a fixed multilingual set (en, fr, de, es, nl) with the name model off: only the structured, validated detectors (e-mail, phone in US/GB/FR/DE/ES/NL national formats and international form, card, IBAN, national ids, IP addresses, dates of birth, ...). `start`/`end` are offsets into `text` (end exclusive); every text is within the Basic Multilingual Plane, so UTF-16 code unit and code point offsets are the same. Spans are non-overlapping, in text order, with `type` the alias category. Generated from the reference engine: an SDK's engine must find exactly these.",
+    version: 1,
+    engine_settings: { names: "off", phone_regions: ["US", "GB", "FR", "DE", "ES", "NL"] },
+    cases
+  }
+}

@@ -1,0 +1,18 @@
+import { describe, expect, it } from "vitest"
+import { createSession } from "../../../src/tokeniser/session.ts"
+import { detectSpans } from "../../../src/tokeniser/tokeniseText.ts"
+import { readVectors, rows } from "./vectorFiles.ts"
+
+const v = readVectors("tokeniser-spans.json")
+
+describe("tokeniser-spans.json: the engine (names off) finds exactly the listed spans", () => {
+  it("covers en, fr, de, es and nl", () => {
+    expect(new Set(v.cases.map((c: { language: string }) => c.language))).toEqual(new Set(["en", "fr", "de", "es", "nl"]))
+    expect(v.cases.length).toBeGreaterThanOrEqual(12)
+  })
+
+  it.each(rows(v.cases, (c) => `${c.language}: ${c.text}`))("%s", async (_n, c: any) => {
+    const spans = await detectSpans(c.text, createSession({ names: "off" }))
+    expect(spans.map((s) => ({ start: s.start, end: s.end, type: s.type, value: c.text.slice(s.start, s.end) }))).toEqual(c.spans)
+  })
+})

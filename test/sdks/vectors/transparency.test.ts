@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest"
+import { bytesToHex } from "../../../src/crypto/hex.ts"
+import { envelopeHash } from "../../../src/receipts/chain.ts"
+import { keyResolverFromJwks } from "../../../src/receipts/jwks.ts"
+import { MerkleTree, receiptLeafHash } from "../../../src/receipts/merkle.ts"
+import { verifyInclusionProof as coreVerify } from "../../../src/receipts/transparency.ts"
+import { verifyInclusionProof } from "../../../sdks/typescript/src/verify/index.ts"
+import { readVectors, rows } from "./vectorFiles.ts"
+
+const t = readVectors("transparency.json")
+const r = readVectors("receipts.json")
+
+describe("transparency.json", () => {
+  it("the leaves are the envelope hashes of the receipts in receipts.json, and the gateway's tree gives the head's root", async () => {
+    const all = [...r.receipts.v2, ...r.receipts.failed]
+    const tree = new MerkleTree()
+    for (const leaf of t.leaves) {
+      const receipt = all.find((x: { jti: string }) => x.jti === leaf.jti)
+      expect(await envelopeHash(receipt)).toBe(leaf.receipt_hash)
+      await tree.append(await receiptLeafHash(leaf.receipt_hash))
+    }
+    expect(bytesToHex(await tree.rootHash())).toBe(t.cases[0].sth.root_hash)
+  })
+
+  it.each(rows(t.cases))("%s", async (_n, c: any) => {
+    expect(await verifyInclusionProof(c.proof, c.sth, { jwks: t.jwks, ...(c.receipt === undefined ? {} : { receipt: c.receipt }) })).toEqual(c.expected)
+    expect(await coreVerify(c.proof, c.sth, { resolveKey: keyResolverFromJwks(t.jwks), receipt: c.receipt })).toEqual(c.expected)
+  })
+})

@@ -1,8 +1,13 @@
-import { afterAll, describe, expect, it } from "vitest"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createLicence, createPortalToken, revokeKey } from "../../../layers/AdminOperations.ts"
 import type { AttestationRoute } from "../../../src/attestation/v3.ts"
 import { attestedHeaders } from "../../support/engine.ts"
 import { useRelayFixture } from "../../support/relayFixture.ts"
+import { startTestGateway, type TestGateway } from "../../support/gateway.ts"
 import { fundedKey } from "../../support/tenant.ts"
 import { documentedErrors, UNIT_ONLY_CODES } from "../../support/errorCatalogue.ts"
 
@@ -425,7 +430,66 @@ const featureCases: Array<Case> = [
   { code: "verification_link_invalid", where: "GET /api/v1/account/verify", provoke: () => send("GET", `/api/v1/account/verify?token=${MARKER}`) }
 ]
 
-const cases: ReadonlyArray<Case> = [...relayRoutes.flatMap(relayCases), ...otherCases, ...featureCases]
+/**
+ * A second gateway set up the way some deployments are, for the codes that only such a set-up answers: no payment
+ * provider, an SMTP server that does not answer, and the receipt key from RECEIPT_SIGNING_KEY_FILE.
+ */
+const other = {} as { gw: TestGateway }
+beforeAll(async () => {
+  const closed = createServer()
+  await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", () => resolve()))
+  const smtpPort = (closed.address() as { port: number }).port
+  await new Promise<void>((resolve) => closed.close(() => resolve()))
+  const { privateKey } = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, ["sign", "verify"])
+  const keyFile = join(mkdtempSync(join(tmpdir(), "pr-receipt-key-")), "receipt-key.jwk")
+  writeFileSync(keyFile, JSON.stringify(await crypto.subtle.exportKey("jwk", privateKey)), { mode: 0o600 })
+  other.gw = await startTestGateway({ PAYMENTS_PROVIDER: "", SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, RECEIPT_SIGNING_KEY_FILE: keyFile })
+})
+afterAll(() => other.gw?.close())
+
+const sendTo = (gw: TestGateway, method: string, path: string, init: { headers?: Record<string, string>; body?: string } = {}) =>
+  fetch(`${gw.url}${path}`, { method, headers: { "content-type": "application/json", ...init.headers }, body: init.body })
+
+const tokenOn = async (gw: TestGateway, abilities: string) => {
+  const { orgId } = await fundedKey(gw)
+  return (await gw.runtime.runPromise(createPortalToken({ org_id: orgId, abilities }))).token as string
+}
+
+const deploymentCases: Array<Case> = [
+  {
+    code: "payments_not_configured",
+    where: "POST /api/v1/billing/topup (no payment provider)",
+    provoke: async () =>
+      sendTo(other.gw, "POST", "/api/v1/billing/topup", { body: JSON.stringify({ amount_usd: "5.00" }), headers: { authorization: `Bearer ${await tokenOn(other.gw, "ability:billing.write")}` } })
+  },
+  {
+    code: "mail_unavailable",
+    where: "POST /api/v1/accounts (SMTP server down)",
+    provoke: () =>
+      sendTo(other.gw, "POST", "/api/v1/accounts", {
+        body: JSON.stringify({ email: `mail-${crypto.randomUUID()}@example.com`, password: `pw ${MARKER} long enough` }),
+        headers: { "x-forwarded-for": `198.25.0.${++network % 250}` }
+      })
+  },
+  {
+    code: "receipt_key_from_file",
+    where: "POST /api/admin/receipts/keys/rotate (key from RECEIPT_SIGNING_KEY_FILE)",
+    provoke: async () => sendTo(other.gw, "POST", "/api/admin/receipts/keys/rotate", { body: "{}", headers: { authorization: `Bearer ${await tokenOn(other.gw, "ability:admin")}` } })
+  },
+  {
+    code: "ambiguous_prefix",
+    where: "POST /api/admin/keys/revoke",
+    provoke: async () => {
+      // Two keys with one prefix (30 random bits: rare, but the admin must not revoke the wrong one).
+      const a = await fundedKey(fx.gw)
+      const b = await fundedKey(fx.gw)
+      await fx.gw.query("UPDATE api_keys SET key_prefix = $1 WHERE key_prefix = $2", a.keyPrefix, b.keyPrefix)
+      return send("POST", "/api/admin/keys/revoke", { body: JSON.stringify({ key_prefix: a.keyPrefix }), headers: { authorization: `Bearer ${await portalToken(a.orgId, "ability:admin")}` } })
+    }
+  }
+]
+
+const cases: ReadonlyArray<Case> = [...relayRoutes.flatMap(relayCases), ...otherCases, ...featureCases, ...deploymentCases]
 
 describe("the error catalogue (docs/errors.md) on every route", () => {
   it("has a case for every documented code (or an envelope unit test), and documents every code it provokes", () => {

@@ -1,12 +1,18 @@
 /** The `privacy-relay` command. */
-const [command] = process.argv.slice(2)
+import { DEMO_HELP, runDemo } from "./demo.ts"
+
 const HELP = `privacy-relay <command>
 
   demo      chat with the relay from this terminal with an anonymous demo key ($2, 24 h, no receipts)
   --help    this text
-`
-if (command === undefined || command === "--help" || command === "help") {
+
+${DEMO_HELP}`
+
+const [command, ...rest] = process.argv.slice(2)
+if (command === undefined || command === "--help" || command === "-h" || command === "help") {
   process.stdout.write(HELP)
+} else if (command === "demo") {
+  process.exitCode = await runDemo(rest, process.env, { input: process.stdin, output: process.stdout, errors: process.stderr })
 } else {
   process.stderr.write(`privacy-relay: unknown command ${JSON.stringify(command)}\n\n${HELP}`)
   process.exitCode = 2

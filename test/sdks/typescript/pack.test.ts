@@ -59,6 +59,17 @@ console.log(JSON.stringify({ content: answer.choices[0].message.content, verifie
     // The attested engine is the package's own build.
     expect(fx.provider.received).toHaveLength(1)
 
+    // The package's bin (what `npx privacy-relay demo` runs): the anonymous demo chat, on the system Node.
+    fx.provider.reset()
+    const demo = await new Promise<string>((resolve, reject) => {
+      const child = execFile(systemNode(), [join(app, "node_modules", ".bin", "privacy-relay"), "demo"], { cwd: app, env: { PATH: process.env.PATH, HOME: app, GATEWAY_URL: fx.gw.url, PRIVACY_RELAY_CONFIG_DIR: join(app, "config"), NAME_MODEL: "off" } }, (error, out, err) =>
+        error ? reject(new Error(`${error.message}\n${err}`)) : resolve(out))
+      child.stdin!.end("Write to ada@example.org\n")
+    })
+    expect(demo).toMatch(/left this device> Write to <EMAIL_1_[0-9a-z]+>\n/)
+    expect(demo).toContain("answer> Echo: Write to ada@example.org\n")
+    expect(fx.provider.received.map((r) => r.body.toString()).join("")).not.toContain("ada@example.org")
+
     // Its type declarations serve a TypeScript consumer.
     writeFileSync(
       join(app, "check.ts"),

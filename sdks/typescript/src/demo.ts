@@ -6,7 +6,7 @@
  */
 import { createInterface } from "node:readline"
 import { AuthenticationError, ConfigurationError, ConnectionError, InsufficientBalanceError, RateLimitError, RelayError } from "./errors.ts"
-import { RelayClient } from "./index.ts"
+import type { RelayClient } from "./index.ts"
 
 export const DEFAULT_GATEWAY_URL = "http://127.0.0.1:8080"
 
@@ -56,6 +56,8 @@ export const runDemo = async (args: ReadonlyArray<string>, env: Readonly<Record<
   let relay: RelayClient
   let expiresAt: string
   try {
+    // Loaded once the arguments are known to be good: --help and usage errors answer without loading the engine.
+    const { RelayClient } = await import("./index.ts")
     // No key yet: the demo key route takes none.
     const issued = await new RelayClient({ gatewayUrl, nameModel }).rest.demoKey()
     relay = new RelayClient({ gatewayUrl, apiKey: issued.api_key, nameModel })

@@ -1,5 +1,6 @@
 import nlp from "compromise"
 import type { NameModel } from "./NameModel.ts"
+import { combineNames } from "./names/nameRules.ts"
 import type { Span } from "./types.ts"
 
 interface CompromiseMatch {
@@ -49,6 +50,7 @@ export const detectNamesWithCompromise = (text: string): Array<Span> => {
   return spans
 }
 
+/** compromise's names, refined and combined with the gazetteer, title and labelled-field rules (names/nameRules.ts). */
 export const builtinNameModel: NameModel = {
-  detect: async (text) => detectNamesWithCompromise(text)
+  detect: async (text) => combineNames(text, detectNamesWithCompromise(text))
 }

@@ -1,14 +1,15 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { describe, expect, it } from "vitest"
 
 const ROOT = join(import.meta.dirname, "../..")
 
-/** What a user reads: README.md and every docs/*.md. */
-const USER_DOCS: ReadonlyArray<{ readonly name: string; readonly text: string }> = [
+/** What a user reads: README.md, every docs/*.md and the SDK's README (its paths are relative to its package). */
+const USER_DOCS: ReadonlyArray<{ readonly name: string; readonly text: string; readonly base: string }> = [
   "README.md",
-  ...readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)
-].map((name) => ({ name, text: readFileSync(join(ROOT, name), "utf8") }))
+  ...readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`),
+  "sdks/typescript/README.md"
+].map((name) => ({ name, text: readFileSync(join(ROOT, name), "utf8"), base: name.startsWith("sdks/") ? join(ROOT, dirname(name)) : ROOT }))
 
 const linesMatching = (text: string, pattern: RegExp) =>
   text.split("\n").flatMap((line, i) => (pattern.test(line) ? [`${i + 1}: ${line.trim()}`] : []))
@@ -48,7 +49,7 @@ describe("user docs stand alone and name only what exists", () => {
     for (const doc of USER_DOCS) {
       for (const match of doc.text.matchAll(/`((?:src|layers|programs|services|migrations|bench|docs|test)\/[A-Za-z0-9_./-]*)`/g)) {
         const path = match[1]!.replace(/\/$/, "")
-        if (!path.includes("*") && !existsSync(join(ROOT, path))) missing.push(`${doc.name}: ${match[1]}`)
+        if (!path.includes("*") && !existsSync(join(doc.base, path))) missing.push(`${doc.name}: ${match[1]}`)
       }
     }
     expect(missing).toEqual([])

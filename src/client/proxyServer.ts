@@ -5,7 +5,8 @@
  * engine and attestation headers, and put this request's originals back into the answer.
  *
  * Routes: POST /v1/chat/completions, POST /v1/messages, POST /v1/embeddings, GET /v1/models, GET /healthz.
- * Errors use the gateway's envelope `{ "error": { "code", "message" } }`.
+ * Errors use the gateway's envelope `{ "error": { "code", "message" } }`, on /v1/messages Anthropic's error
+ * shape (anthropicError.ts), for the proxy's own errors and the gateway's alike.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -18,6 +19,7 @@ import {
 } from "../attestation/v3.ts"
 import { MAX_REQUEST_BODY_BYTES } from "../http/bodyLimit.ts"
 import { InvalidRequestBody, NameModelUnavailable } from "../tokeniser/index.ts"
+import { anthropicErrorBody, anthropicErrorText } from "./anthropicError.ts"
 import { catalogueModelList } from "./catalogueModels.ts"
 import { detokeniseResponseText } from "./detokeniseResponse.ts"
 import { consoleLog, type ProxyLog } from "./proxyLog.ts"
@@ -118,11 +120,14 @@ const sendJson = (res: ServerResponse, status: number, body: unknown, headers: R
   res.end(text)
 }
 
-const sendError = (res: ServerResponse, error: ProxyHttpError) =>
+/** Our envelope, or on the Anthropic route Anthropic's error shape (anthropicError.ts). */
+const sendError = (res: ServerResponse, error: ProxyHttpError, anthropic: boolean) =>
   sendJson(
     res,
     error.status,
-    { error: { code: error.code, message: error.message } },
+    anthropic
+      ? anthropicErrorBody(error.status, error.code, error.message)
+      : { error: { code: error.code, message: error.message } },
     error.closeConnection ? { connection: "close" } : {}
   )
 
@@ -287,8 +292,13 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
       client.signal
     )
     const text = await response.text()
-    // Errors carry no user content (the gateway is content-blind), so they pass through unchanged.
-    const out = response.ok ? detokeniseResponseText(text, tokenised.map) : text
+    // Errors carry no user content (the gateway is content-blind), so they pass through, on the Anthropic
+    // route in Anthropic's error shape.
+    const out = response.ok
+      ? detokeniseResponseText(text, tokenised.map)
+      : target.route === "messages"
+        ? anthropicErrorText(response.status, text)
+        : text
     res.writeHead(response.status, {
       ...passBackHeaders(response, res),
       "content-type": response.headers.get("content-type") ?? "application/json",
@@ -372,7 +382,7 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
       // Unexpected: answer without details (they could include request content) and send nothing upstream.
       const answer = error instanceof ProxyHttpError ? error : new ProxyHttpError(500, "proxy_error", "the local proxy failed to handle the request")
       errorCode = answer.code
-      sendError(res, answer)
+      sendError(res, answer, relayTarget?.route === "messages")
     }
   }
 }

@@ -1,6 +1,7 @@
 import nlp from "compromise"
 import type { NameModel } from "./NameModel.ts"
 import { combineNames } from "./names/nameRules.ts"
+import { scanInWindows } from "./textWindows.ts"
 import type { Span } from "./types.ts"
 
 interface CompromiseMatch {
@@ -29,8 +30,8 @@ const personMatches = (text: string): ReadonlyArray<CompromiseMatch> => {
 
 /**
  * Finds names in `text` with compromise; runs in-process, nothing leaves the device. Its matcher's cost
- * grows faster than linearly with the length of `text`: the engine calls it on windows of a few KB
- * (detectSpans), never on a whole long text.
+ * grows faster than linearly with the length of `text`: builtinNameModel calls it on windows of a few KB,
+ * never on a whole long text.
  */
 export const detectNamesWithCompromise = (text: string): Array<Span> => {
   const people = personMatches(text)
@@ -50,7 +51,12 @@ export const detectNamesWithCompromise = (text: string): Array<Span> => {
   return spans
 }
 
-/** compromise's names, refined and combined with the gazetteer, title and labelled-field rules (names/nameRules.ts). */
+/**
+ * compromise's names, found window by window (textWindows.ts: its cost grows faster than linearly with the
+ * length of what it is given), refined and combined with the gazetteer, title and labelled-field rules
+ * (names/nameRules.ts), which read the whole text: a `name` column's header may be far above its values.
+ */
 export const builtinNameModel: NameModel = {
-  detect: async (text) => combineNames(text, detectNamesWithCompromise(text))
+  detect: async (text, options) =>
+    combineNames(text, await scanInWindows(text, detectNamesWithCompromise, { signal: options?.signal }))
 }

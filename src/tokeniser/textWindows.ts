@@ -1,9 +1,11 @@
+import { createCheckpoint, type Checkpoint } from "./checkpoint.ts"
+import { resolveOverlaps } from "./detectStructured.ts"
 import type { Span } from "./types.ts"
 
 /**
- * Long texts are scanned in windows so that detection costs time proportional to the text (the name
- * library's matcher grows faster than linearly with the length of what it is given) and so that the
- * caller can yield, check a deadline or give up between windows.
+ * Long texts are given to the name library in windows so that it costs time proportional to the text (its
+ * matcher grows faster than linearly with the length of what it is given) and so that the caller can
+ * yield, check a deadline or give up between windows.
  *
  * The text is cut into consecutive "own" ranges that together cover it exactly once, cut after a line
  * break where possible, else after a sentence end, else at a space, else anywhere. Each window's "view"
@@ -107,4 +109,42 @@ export const mergeWindowSpans = (
   }
   if (group.length > 0) out.push(...(group.length === 1 ? group : resolve(group)))
   return out
+}
+
+export interface ScanOptions {
+  /** Aborting it stops the scan before its next window; the promise rejects with the signal's reason. */
+  readonly signal?: AbortSignal
+  /** Default: a new one on `signal` (yields to the event loop every 20 ms of work). */
+  readonly checkpoint?: Checkpoint
+  readonly windows?: WindowOptions
+}
+
+/**
+ * Runs `scan` on every window of `text` and returns what it found, with offsets into `text`, in order and
+ * without overlaps: each window keeps the spans that start in its own range. A window whose text and cut
+ * positions were already scanned in this call (repeated text) is not scanned again. Before each window the
+ * checkpoint stops on abort and yields to the event loop.
+ */
+export const scanInWindows = async (
+  text: string,
+  scan: (view: string) => ReadonlyArray<Span> | Promise<ReadonlyArray<Span>>,
+  options: ScanOptions = {}
+): Promise<Array<Span>> => {
+  const checkpoint = options.checkpoint ?? createCheckpoint(options.signal)
+  const seen = new Map<string, ReadonlyArray<Span>>()
+  const found: Array<Span> = []
+  for (const w of textWindows(text, options.windows)) {
+    await checkpoint()
+    const view = text.slice(w.viewStart, w.viewEnd)
+    const ownStart = w.ownStart - w.viewStart
+    const ownEnd = w.ownEnd - w.viewStart
+    const key = `${ownStart}:${ownEnd}:${view}`
+    let owned = seen.get(key)
+    if (owned === undefined) {
+      owned = (await scan(view)).filter((s) => s.start >= ownStart && s.start < ownEnd)
+      seen.set(key, owned)
+    }
+    for (const s of owned) found.push({ start: s.start + w.viewStart, end: s.end + w.viewStart, type: s.type })
+  }
+  return mergeWindowSpans(found, resolveOverlaps)
 }

@@ -1,7 +1,8 @@
 import { request } from "node:http"
 import { describe, expect, it } from "vitest"
 import { inProcessTokeniser } from "../../../src/client/RequestTokeniser.ts"
-import { builtinNameModel, type NameModel } from "../../../src/tokeniser/index.ts"
+import { detectNamesWithCompromise, type NameModel } from "../../../src/tokeniser/index.ts"
+import { scanInWindows } from "../../../src/tokeniser/textWindows.ts"
 import { startStubbedProxy } from "./stubbedProxy.ts"
 
 /** Prose with a different name in every sentence: `chars` long, slow for the name model, never repeating. */
@@ -85,11 +86,17 @@ describe("local proxy: long requests", () => {
 
   it("a client that goes away stops the tokenising between windows (in-process tokeniser), and nothing is sent", async () => {
     let windows = 0
+    // The built-in model's compromise part, counting the windows it is given.
     const counting: NameModel = {
-      detect: async (text, options) => {
-        windows++
-        return builtinNameModel.detect(text, options)
-      }
+      detect: (text, options) =>
+        scanInWindows(
+          text,
+          (view) => {
+            windows++
+            return detectNamesWithCompromise(view)
+          },
+          { signal: options?.signal }
+        )
     }
     const proxy = await startStubbedProxy({ tokeniser: inProcessTokeniser(counting) })
     const body = chat(prose(2_000_000))

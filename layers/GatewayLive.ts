@@ -13,6 +13,7 @@ import { BillingRoutes } from "./http/BillingRoutes.ts"
 import { ByokRoutes } from "./http/ByokRoutes.ts"
 import { PartnerRoutes } from "./http/PartnerRoutes.ts"
 import { KeyRoutes } from "./http/KeyRoutes.ts"
+import { KeySelfRoutes } from "./http/KeySelfRoutes.ts"
 import { ObservabilityMiddleware, RouteTemplateMiddleware } from "./http/Observability.ts"
 import { PortalSessionRoutes } from "./http/PortalSessionRoutes.ts"
 import { ModelRoutes } from "./http/ModelRoutes.ts"
@@ -110,6 +111,7 @@ const RoutesLive = Layer.mergeAll(
   DemoRoutes,
   AdminRoutes,
   KeyRoutes,
+  KeySelfRoutes,
   AccountRoutes,
   PortalSessionRoutes,
   OidcRoutes,

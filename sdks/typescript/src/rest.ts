@@ -123,6 +123,13 @@ export class RestApi {
     usage: (query: Record<string, string | number> = {}, o?: RestOptions) => this.#call("GET", `/api/v1/billing/usage${queryString(query)}`, "portal", undefined, o)
   }
 
+  /** The gateway key's own organisation, read-only, with the gateway key alone: balance, usage, the key's scopes. */
+  readonly self = {
+    balance: (o?: RestOptions) => this.#call("GET", "/api/v1/self/balance", "key", undefined, o),
+    usage: (query: { from?: string; to?: string } = {}, o?: RestOptions) => this.#call("GET", `/api/v1/self/usage${queryString(query)}`, "key", undefined, o),
+    key: (o?: RestOptions) => this.#call("GET", "/api/v1/self/key", "key", undefined, o)
+  }
+
   /** A free-tier key (shown once). No auth. */
   readonly selfServiceKey = (input: { email?: string; name?: string } = {}, o?: RestOptions) => this.#call("POST", "/api/v1/self-service/key", "none", input, o)
   /** An anonymous demo key: $2, 24 hours, relay only, no receipts (shown once). No auth. */

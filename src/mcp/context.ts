@@ -1,0 +1,79 @@
+/**
+ * What the tools work with. `Shared` is one per process (the gateway client, the JWKS cache, the local receipts);
+ * `SessionContext` is one per MCP session (its alias map and the receipts of its own calls, for `meter`).
+ */
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import type { z } from "zod"
+import { ENGINE } from "../client/engine.ts"
+import { nameModelOf } from "../../sdks/typescript/src/engine.ts"
+import { createJwksCache, type JwksCache, RelayClient } from "../../sdks/typescript/src/index.ts"
+import type { EngineIdentity } from "../attestation/v3.ts"
+import type { NameModel } from "../tokeniser/index.ts"
+import { createLocalReceipts, type LocalReceipts, type Receipt } from "./localReceipts.ts"
+import { createSessionAliases, type SessionAliases } from "./sessionAliases.ts"
+import type { McpSettings } from "./settings.ts"
+import { ToolError } from "./toolResult.ts"
+
+export interface Shared {
+  readonly settings: McpSettings
+  readonly engine: EngineIdentity
+  readonly names: NameModel | "off"
+  /** The gateway client; a ToolError `configuration_error` when GATEWAY_URL or GATEWAY_KEY_FILE is missing or bad. */
+  readonly client: () => RelayClient
+  /** The gateway's receipt keys, fetched once and cached (10 minutes). */
+  readonly jwks: () => JwksCache
+  readonly receipts: LocalReceipts
+}
+
+export interface SessionContext {
+  readonly shared: Shared
+  readonly aliases: SessionAliases
+  /** Receipts of this session's calls, for `meter`. */
+  readonly received: Array<Receipt>
+}
+
+export interface ToolDefinition<I = any> {
+  readonly name: string
+  readonly title: string
+  readonly description: string
+  readonly input: z.ZodType<I>
+  readonly output?: z.ZodType
+  readonly run: (args: I, session: SessionContext) => Promise<CallToolResult>
+}
+
+const needGatewayUrl = (settings: McpSettings): string => {
+  if (settings.gatewayUrl === undefined) throw new ToolError("configuration_error", "GATEWAY_URL is not set: this tool needs the gateway. Set GATEWAY_URL in the MCP server's environment.")
+  return settings.gatewayUrl
+}
+
+export const createShared = (settings: McpSettings): Shared => {
+  let client: RelayClient | undefined
+  let jwks: JwksCache | undefined
+  return {
+    settings,
+    engine: ENGINE,
+    names: nameModelOf(settings.nameModel),
+    client: () => {
+      if (client !== undefined) return client
+      const gatewayUrl = needGatewayUrl(settings)
+      if (settings.gatewayKeyFile === undefined) {
+        throw new ToolError("configuration_error", "GATEWAY_KEY_FILE is not set: name a file (mode 0600) holding your gateway key (svc_...).")
+      }
+      client = new RelayClient({
+        gatewayUrl,
+        apiKeyFile: settings.gatewayKeyFile,
+        nameModel: settings.nameModel,
+        ...(settings.portalToken === undefined ? {} : { portalToken: settings.portalToken })
+      })
+      return client
+    },
+    jwks: () => (jwks ??= createJwksCache({ gatewayUrl: needGatewayUrl(settings) })),
+    receipts: createLocalReceipts(settings.receiptsFile)
+  }
+}
+
+export const createSessionContext = (shared: Shared): SessionContext => ({
+  shared,
+  aliases: createSessionAliases({ maxEntries: shared.settings.aliasMaxEntries, idleMs: shared.settings.sessionIdleMs }),
+  received: []
+})

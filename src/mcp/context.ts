@@ -5,6 +5,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import type { z } from "zod"
 import { ENGINE } from "../client/engine.ts"
+import { probeGateway } from "../client/gatewayUrl.ts"
 import { nameModelOf } from "../../sdks/typescript/src/engine.ts"
 import { createJwksCache, type JwksCache, RelayClient } from "../../sdks/typescript/src/index.ts"
 import type { EngineIdentity } from "../attestation/v3.ts"
@@ -18,8 +19,12 @@ export interface Shared {
   readonly settings: McpSettings
   readonly engine: EngineIdentity
   readonly names: NameModel | "off"
-  /** The gateway client; a ToolError `configuration_error` when GATEWAY_URL or GATEWAY_KEY_FILE is missing or bad. */
-  readonly client: () => RelayClient
+  /**
+   * The gateway client, once GATEWAY_URL has answered the gateway identity probe (gateway-locked: the key is never
+   * sent to anything else, REST calls included). A ToolError `configuration_error` when GATEWAY_URL or
+   * GATEWAY_KEY_FILE is missing or bad, `gateway_identity_failed` when the URL is not a gateway (or is down).
+   */
+  readonly client: () => Promise<RelayClient>
   /** The gateway's receipt keys, fetched once and cached (10 minutes). */
   readonly jwks: () => JwksCache
   readonly receipts: LocalReceipts
@@ -49,12 +54,22 @@ const needGatewayUrl = (settings: McpSettings): string => {
 export const createShared = (settings: McpSettings): Shared => {
   let client: RelayClient | undefined
   let jwks: JwksCache | undefined
+  let probed: Promise<void> | undefined
+  // Once per process; a failure is not remembered, so a gateway that comes back is used again.
+  const probe = (gatewayUrl: string) =>
+    probeGateway(gatewayUrl, { timeoutMs: 10_000 }).catch((error: unknown) => {
+      probed = undefined
+      throw new ToolError("gateway_identity_failed", error instanceof Error ? error.message : String(error))
+    })
   return {
     settings,
     engine: ENGINE,
     names: nameModelOf(settings.nameModel),
-    client: () => {
-      if (client !== undefined) return client
+    client: async () => {
+      if (client !== undefined) {
+        await (probed ??= probe(client.gatewayUrl))
+        return client
+      }
       const gatewayUrl = needGatewayUrl(settings)
       if (settings.gatewayKeyFile === undefined) {
         throw new ToolError("configuration_error", "GATEWAY_KEY_FILE is not set: name a file (mode 0600) holding your gateway key (svc_...).")
@@ -65,6 +80,7 @@ export const createShared = (settings: McpSettings): Shared => {
         nameModel: settings.nameModel,
         ...(settings.portalToken === undefined ? {} : { portalToken: settings.portalToken })
       })
+      await (probed ??= probe(client.gatewayUrl))
       return client
     },
     jwks: () => (jwks ??= createJwksCache({ gatewayUrl: needGatewayUrl(settings) })),

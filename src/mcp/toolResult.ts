@@ -26,8 +26,8 @@ export const toolError = (code: string, message: string): CallToolResult => ({
 })
 
 /** The code of a tool error's text (`<code>: <message>`). */
-export const errorCodeOf = (result: { readonly content?: unknown }): string | undefined => {
-  const first = Array.isArray(result.content) ? result.content[0] : undefined
+export const errorCodeOf = (result: Record<string, unknown>): string | undefined => {
+  const first: any = Array.isArray(result.content) ? result.content[0] : undefined
   const m = typeof first?.text === "string" ? /^([a-z0-9_]+): /.exec(first.text) : null
   return m === null ? undefined : m[1]
 }

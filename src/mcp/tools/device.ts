@@ -3,8 +3,6 @@
  * Aliases minted here join the session's alias map, so a later detokenise or reconstruct of the same session can
  * restore them; no other session can.
  */
-import { countTokens as countCl100k } from "gpt-tokenizer/encoding/cl100k_base"
-import { countTokens as countO200k } from "gpt-tokenizer/encoding/o200k_base"
 import { z } from "zod"
 import { ALIAS_PATTERN, createSession, detectSpans, ENTITY_TYPES, NameModelUnavailable, tokeniseText } from "../../tokeniser/index.ts"
 import type { SessionContext, ToolDefinition } from "../context.ts"
@@ -102,7 +100,11 @@ const detectPii: ToolDefinition<{ text: string }> = {
   }
 }
 
-const ENCODINGS = { o200k_base: countO200k, cl100k_base: countCl100k } as const
+// Loaded on first use: each encoding's table takes a while to load and most sessions never count tokens.
+const ENCODINGS = {
+  o200k_base: () => import("gpt-tokenizer/encoding/o200k_base"),
+  cl100k_base: () => import("gpt-tokenizer/encoding/cl100k_base")
+} as const
 
 const countTokensTool: ToolDefinition<{ text: string; encoding?: keyof typeof ENCODINGS }> = {
   name: "count_tokens",
@@ -115,7 +117,7 @@ const countTokensTool: ToolDefinition<{ text: string; encoding?: keyof typeof EN
   }),
   output: z.looseObject({ tokens: z.number(), encoding: z.string(), characters: z.number() }),
   run: async ({ text, encoding = "o200k_base" }) => {
-    const tokens = ENCODINGS[encoding](text)
+    const tokens = (await ENCODINGS[encoding]()).countTokens(text)
     return ok({ tokens, encoding, characters: text.length }, `${tokens} tokens (${encoding})`)
   }
 }

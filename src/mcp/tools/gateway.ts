@@ -60,7 +60,7 @@ const privateCompletion: ToolDefinition<{ model: string; messages: Array<{ role:
   }),
   output: z.looseObject({ content: z.string(), model: z.string(), finish_reason: z.string().nullable(), usage: z.unknown(), ...relayMeta }),
   run: async (args, session) => {
-    const answer = await session.shared.client().chat.completions.create({ ...args })
+    const answer = await (await session.shared.client()).chat.completions.create({ ...args })
     keepReceipt(answer.receipt, session)
     const choice = answer.choices?.[0]
     const content = restoreSessionAliases(typeof choice?.message?.content === "string" ? choice.message.content : "", session)
@@ -85,7 +85,7 @@ const privateMessages: ToolDefinition<{ model: string; max_tokens: number; messa
   }),
   output: z.looseObject({ content: z.string(), model: z.string(), stop_reason: z.string().nullable(), usage: z.unknown(), ...relayMeta }),
   run: async (args, session) => {
-    const answer = await session.shared.client().messages.create({ ...args })
+    const answer = await (await session.shared.client()).messages.create({ ...args })
     keepReceipt(answer.receipt, session)
     const text = Array.isArray(answer.content) ? answer.content.filter((b: Json) => b?.type === "text").map((b: Json) => String(b.text)).join("") : ""
     const content = restoreSessionAliases(text, session)
@@ -101,7 +101,7 @@ const listModels: ToolDefinition<Record<string, never>> = {
   input: z.strictObject({}),
   output: z.looseObject({ models: z.array(z.looseObject({ id: z.string() })) }),
   run: async (_args, session) => {
-    const list = await session.shared.client().models.list()
+    const list = await (await session.shared.client()).models.list()
     const models = Array.isArray(list.data) ? list.data : []
     return ok({ models }, models.map((m: Json) => m.id).join("\n"))
   }
@@ -114,7 +114,7 @@ const getBalance: ToolDefinition<Record<string, never>> = {
   input: z.strictObject({}),
   output: z.looseObject({ org_id: z.string(), balance_usd: z.string(), balance_micros: z.number() }),
   run: async (_args, session) => {
-    const balance = await session.shared.client().rest.self.balance()
+    const balance = await (await session.shared.client()).rest.self.balance()
     return ok(balance, `Balance: $${balance.balance_usd}`)
   }
 }
@@ -129,7 +129,7 @@ const usageSummary: ToolDefinition<{ from?: string; to?: string }> = {
   input: z.strictObject({ from: isoDate.optional().describe("Start (inclusive), ISO 8601."), to: isoDate.optional().describe("End (exclusive), ISO 8601.") }),
   output: z.looseObject({ org_id: z.string(), from: z.string(), to: z.string(), totals: z.array(z.looseObject({})), days: z.array(z.looseObject({})) }),
   run: async (args, session) => {
-    const usage = await session.shared.client().rest.self.usage(args)
+    const usage = await (await session.shared.client()).rest.self.usage(args)
     const days: Array<Json> = Array.isArray(usage.summary) ? usage.summary : []
     const totals = new Map<string, { provider: string; model: string; calls: number; input_tokens: number; output_tokens: number; billed_micros: number }>()
     for (const d of days) {
@@ -155,7 +155,7 @@ const keyScopes: ToolDefinition<Record<string, never>> = {
   input: z.strictObject({}),
   output: z.looseObject({ key_prefix: z.string(), org_id: z.string(), permissions: z.array(z.string()), models: z.array(z.string()).nullable(), tier: z.string() }),
   run: async (_args, session) => {
-    const key = await session.shared.client().rest.self.key()
+    const key = await (await session.shared.client()).rest.self.key()
     return ok(key, pretty(key))
   }
 }

@@ -53,7 +53,7 @@ const getReceipt: ToolDefinition<{ jti: string }> = {
     if (session.shared.settings.portalToken === undefined) {
       throw new ToolError("receipt_not_found", `No receipt ${jti} is kept on this device. Set PORTAL_TOKEN_FILE to also look in the gateway's stored receipts.`)
     }
-    const stored = await session.shared.client().rest.receipts.get(jti)
+    const stored = await (await session.shared.client()).rest.receipts.get(jti)
     return ok({ source: "gateway", receipt: stored }, pretty(stored))
   }
 }
@@ -70,7 +70,7 @@ const listReceipts: ToolDefinition<{ source?: "local" | "gateway"; limit?: numbe
   output: z.looseObject({ source: z.string(), receipts: z.array(z.looseObject({})) }),
   run: async ({ source = "local", limit = 50 }, session) => {
     if (source === "gateway") {
-      const page = await session.shared.client().rest.receipts.list({ limit })
+      const page = await (await session.shared.client()).rest.receipts.list({ limit })
       const receipts: Array<Receipt> = Array.isArray(page.receipts) ? page.receipts : Array.isArray(page.items) ? page.items : []
       return ok({ source, receipts, next_cursor: page.next_cursor ?? null }, receipts.map((r) => `${r.jti} ${r.model ?? ""}`).join("\n") || "No receipts.")
     }
@@ -167,7 +167,7 @@ const countersignReceipt: ToolDefinition<{ attestation: string | Record<string, 
   }),
   output: z.looseObject({ countersignature: z.looseObject({}), verification }),
   run: async (args, session) => {
-    const countersignature = await session.shared.client().rest.receipts.countersign(args)
+    const countersignature = await (await session.shared.client()).rest.receipts.countersign(args)
     const result = await verifyReceipt(countersignature, { jwks: session.shared.jwks(), attestation: args.attestation as any })
     return ok({ countersignature, verification: { ...result } }, `Countersigned (witness ${countersignature.witness ?? "?"}); ${result.valid ? "verified" : `NOT verified: ${result.reason}`}.`)
   }
@@ -181,7 +181,7 @@ const transparencyInclusion: ToolDefinition<{ jti: string }> = {
   input: z.strictObject({ jti: jti.describe("The receipt's jti (32 hex).") }),
   output: z.looseObject({ valid: z.boolean(), reason: z.string().nullable(), checks: z.array(z.looseObject({})), proof: z.looseObject({}), signed_tree_head: z.looseObject({}) }),
   run: async ({ jti }, session) => {
-    const rest = session.shared.client().rest
+    const rest = (await session.shared.client()).rest
     const proof = await rest.receipts.inclusionProof(jti)
     const head = await rest.receipts.signedTreeHead()
     const result = await verifyInclusionProof(proof, head, { jwks: session.shared.jwks() })

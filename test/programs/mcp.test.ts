@@ -13,17 +13,12 @@ import { buildAttestation, encodeAttestationHeader } from "../../src/attestation
 import { ENGINE } from "../../src/client/engine.ts"
 import { generateSigningKeyPair } from "../../src/crypto/ecdsa.ts"
 import { sha256Hex } from "../../src/crypto/jcs.ts"
-import { callFails, callOk, stdioMcpClient } from "../support/mcpServer.ts"
+import { callFails, callOk, stdioMcpClient, TOOL_NAMES } from "../support/mcpServer.ts"
 import { useRelayFixture } from "../support/relayFixture.ts"
 import { fundedKey } from "../support/tenant.ts"
 
 const fx = useRelayFixture()
 
-export const TOOL_NAMES = [
-  "tokenise", "detokenise", "detect_pii", "tokenise_file", "tokenise_image", "private_completion", "private_messages", "list_models",
-  "count_tokens", "verify_receipt", "get_receipt", "countersign_receipt", "list_receipts", "receipt_chain_export", "chain_verify",
-  "transparency_inclusion", "get_balance", "usage_summary", "key_scopes", "meter", "reconstruct", "engine_info"
-]
 
 const EMAIL = "jane.doe@example.com"
 const PHONE = "+44 20 7946 0958"

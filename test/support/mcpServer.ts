@@ -7,6 +7,13 @@ import { errorCodeOf } from "../../src/mcp/toolResult.ts"
 
 const NODE = "node_modules/.bin/node"
 
+/** The 22 tool names of the spec, in its order. */
+export const TOOL_NAMES = [
+  "tokenise", "detokenise", "detect_pii", "tokenise_file", "tokenise_image", "private_completion", "private_messages", "list_models",
+  "count_tokens", "verify_receipt", "get_receipt", "countersign_receipt", "list_receipts", "receipt_chain_export", "chain_verify",
+  "transparency_inclusion", "get_balance", "usage_summary", "key_scopes", "meter", "reconstruct", "engine_info"
+]
+
 /** The official MCP client over stdio, talking to `node programs/mcp.ts` started with `env`. */
 export const stdioMcpClient = async (env: Record<string, string>): Promise<Client> => {
   const client = new Client({ name: "test", version: "1.0.0" })

@@ -11,24 +11,12 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as esbuild from "esbuild"
-import { ENGINE_ID, engineSourceSha256 } from "../../src/client/engine.ts"
+import { engineIdentityPlugin, packageEngine } from "./browserBundle.ts"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const repo = join(here, "..", "..")
 const pkg = JSON.parse(readFileSync(join(here, "package.json"), "utf8")) as { version: string; dependencies: Record<string, string> }
-const engine = { id: ENGINE_ID, version: pkg.version, sha256: engineSourceSha256(repo) }
-
-/** src/client/engine.ts reads files at load; the package carries its identity instead. */
-const engineIdentityPlugin: esbuild.Plugin = {
-  name: "engine-identity",
-  setup(build) {
-    build.onResolve({ filter: /\/client\/engine\.ts$/ }, () => ({ path: "engine-identity", namespace: "engine-identity" }))
-    build.onLoad({ filter: /.*/, namespace: "engine-identity" }, () => ({
-      contents: `export const ENGINE_ID = ${JSON.stringify(engine.id)}; export const ENGINE = ${JSON.stringify(engine)};`,
-      loader: "js"
-    }))
-  }
-}
+const engine = packageEngine()
 
 const dist = join(here, "dist")
 rmSync(dist, { recursive: true, force: true })
@@ -38,7 +26,7 @@ const common: esbuild.BuildOptions = {
   target: "es2022",
   sourcemap: true,
   external: Object.keys(pkg.dependencies),
-  plugins: [engineIdentityPlugin],
+  plugins: [engineIdentityPlugin(engine)],
   logLevel: "warning"
 }
 await esbuild.build({

@@ -47,7 +47,7 @@ const KINDS: ReadonlyArray<readonly [FieldKind, RegExp]> = [
   ["phone", /\b(?:phone|tel|t[ée]l|t[ée]l[ée]phone|telefon|telefoon|tel[ée]fono|telefonnummer|telefoonnummer|mobile?|mobil|mobilnummer|mobiel|m[óo]vil|cell|handy|portable|fax|gsm|contact number)\b/iu],
   ["version", /\b(?:version|versie|versi[óo]n|app version|client|user agent|agent|sdk|release|build|firmware)\b/iu],
   ["reference", /\b(?:order|orders|invoice|ref|reference|tracking|ticket|sku|ean|upc|isbn|serial|item|article|confirmation|booking|reservation|shipment|receipt|commande|facture|rechnung|bestellnummer|bestellung|auftrag|pedido|factura|bestelling|ordernummer|factuur|id|record|kundennummer|kd nr|klantnummer|n° client|nº cliente|identifiant|amount|montant|betrag|importe|bedrag|price|total|summe|pid|port|bytes|count|zip|postcode|plz)\b/iu],
-  ["name", /\b(?:name|full name|first name|last name|given name|surname|customer|contact|patient|cardholder|employee|nom|pr[ée]nom|client|titulaire|vorname|nachname|familienname|kunde|kundin|karteninhaber|mitarbeiter|nombre|apellidos|cliente|titular|paciente|naam|voornaam|achternaam|klant|rekeninghouder|pati[ëe]nt|fn)\b/iu]
+  ["name", /\b(?:name|full name|first name|last name|given name|surname|customer|contact|patient|cardholder|employee|nom|pr[ée]nom|client|titulaire|vorname|nachname|familienname|kunde|kundin|karteninhaber|mitarbeiter|nombre|apellidos|cliente|titular|paciente|naam|voornaam|achternaam|klant|rekeninghouder|pati[ëe]nt|fn)\b|姓名|联系人|聯絡人|名字|氏名|名前|担当者|имя|фио|отправитель/iu]
 ]
 
 const normalise = (label: string): string =>

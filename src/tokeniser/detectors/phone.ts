@@ -16,9 +16,10 @@ const PHONE_CUE =
  * first must have 2 or more digits ("1.3.6.1.4.1.311", "4 8 15 16 23 42" are not phones); dots only in
  * the North American "646.555.0143" or French "01.42.68.53.00" layouts; dashes only between groups of
  * 2-4 digits, and never in the SSN layout 3-2-4; and a bare digit run only after a phone cue
- * ("call 4155550123"), since an unformatted run is more often an order or account number.
+ * ("call 4155550123") or when it is a mobile number with its trunk "0", since an unformatted run is more
+ * often an order or account number.
  */
-const looksLikeNationalPhone = (text: string, start: number, raw: string, labelledPhone: boolean): boolean => {
+const looksLikeNationalPhone = (text: string, start: number, raw: string, labelledPhone: boolean, trunkMobile: boolean): boolean => {
   const digits = raw.replace(/\D/g, "")
   if (digits.length < 9) return false
   const body = raw.replace(/\s*(?:ext\.?|x|#)\s*\d+$/i, "")
@@ -32,7 +33,9 @@ const looksLikeNationalPhone = (text: string, start: number, raw: string, labell
     if (dashed.some((g) => g.length < 2 || g.length > 4)) return false
     if (/^\d{3}-\d{2}-\d{4}$/.test(body)) return false
   }
-  if (/^\d+$/.test(body)) return labelledPhone || PHONE_CUE.test(textBefore(text, start, 40))
+  // A bare run is a phone after a cue or a label, or when it is a mobile number with its national trunk
+  // "0" ("0612345678", "07911123456"): reference numbers rarely start with 0 and fall in a mobile range.
+  if (/^\d+$/.test(body)) return labelledPhone || trunkMobile || PHONE_CUE.test(textBefore(text, start, 40))
   return true
 }
 
@@ -101,7 +104,8 @@ export const makePhoneDetector = (regions: ReadonlyArray<CountryCode>): Detector
         if (wholeValueKindAt(text, start, end) === "reference" && !isInternational(raw)) continue
         // An extension found by the library is kept only when written as one ("ext", "x", "#").
         if (hit.number.ext !== undefined && !/(?:ext\.?|x|#)\s*\d+$/i.test(raw)) continue
-        if (!isInternational(raw) && !looksLikeNationalPhone(text, start, raw, kind === "phone")) continue
+        const trunkMobile = /^0[1-9]\d{8,9}$/.test(raw) && hit.number.getType() === "MOBILE"
+        if (!isInternational(raw) && !looksLikeNationalPhone(text, start, raw, kind === "phone", trunkMobile)) continue
         found.push({ start, end, type: "PHONE" })
       }
     }

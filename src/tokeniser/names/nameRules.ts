@@ -183,7 +183,10 @@ const namesInFields = (text: string): Array<Span> => {
   const spans: Array<Span> = []
   for (const f of fieldsOf(text)) {
     if (!mentions("name", f.label)) continue
-    const value = text.slice(f.start, f.end)
+    // "联系人：王伟，电话 ...": the name ends at the first comma or semicolon.
+    const full = text.slice(f.start, f.end)
+    const stop = full.search(/[,，;；、]/u)
+    const value = stop === -1 ? full : full.slice(0, stop)
     const words = wordsOf(value)
     if (words.length === 0 || words.length > 5 || /[\d@]/.test(value)) continue
     if (!words.every((w) => isCapitalised(w.text) || PARTICLES.has(lower(w.text)) || /^\p{Lo}/u.test(w.text))) continue

@@ -132,6 +132,13 @@ describe("phones", () => {
     ])
   })
 
+  it("a bare national mobile number with its trunk 0 needs no cue; other bare runs still do", () => {
+    expect(found("Stuur het naar 0612345678 graag", "PHONE")).toEqual(["0612345678"])
+    expect(found("ring 07911123456 later", "PHONE")).toEqual(["07911123456"])
+    expect(found("Order 0612345678")).toEqual([])
+    expect(found("id 0301234567 here")).toEqual([])
+  })
+
   it("is not a timestamp or a reference in an order column", () => {
     expect(found("The meeting is at 2024-03-15 14:22:05 UTC.", "PHONE")).toEqual([])
     expect(found("Bestellnummer;Betrag\n0301234567;12,50\n0301234568;3,10", "PHONE")).toEqual([])

@@ -35,9 +35,12 @@ describe("built-in names: compromise plus gazetteers, titles, labelled fields an
     expect(await names("Ms. Abernathy asked for a call back.")).toEqual(["Abernathy"])
   })
 
-  it("Cyrillic names and signature blocks", async () => {
+  it("Cyrillic and labelled CJK names, signature blocks", async () => {
     expect(await names("Анна Смирнова прислала документы.")).toEqual(["Анна Смирнова"])
     expect(await names("--\nCarmen Villanueva\nDirectora Comercial\n+34 612 34 56 78")).toEqual(["Carmen Villanueva"])
+    // CJK names have no capitals to go by: only a name label announces them.
+    expect(await names("联系人：王伟，电话 +86 139 1234 5678")).toEqual(["王伟"])
+    expect(await names("ФИО: Дмитрий Иванов")).toEqual(["Дмитрий Иванов"])
   })
 
   it("whole names: a caught given name pulls in its surname, particles and hyphenated parts", async () => {

@@ -1,2 +1,0 @@
-import type { Platform } from "./platform.ts";
-export declare const nodePlatform: Platform;

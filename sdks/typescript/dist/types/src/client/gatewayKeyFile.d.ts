@@ -1,1 +1,0 @@
-export declare const readGatewayKeyFile: (path: string | undefined) => string;

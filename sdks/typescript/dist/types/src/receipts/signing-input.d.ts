@@ -1,1 +1,0 @@
-export declare const signingInput: (envelope: object) => Uint8Array;

@@ -1,1 +1,0 @@
-export declare const hasValidBech32Checksum: (address: string) => boolean;

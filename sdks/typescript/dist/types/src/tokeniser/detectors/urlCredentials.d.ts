@@ -1,2 +1,0 @@
-import { type Detector } from "./Detector.ts";
-export declare const urlCredentialsDetector: Detector;

@@ -6,16 +6,17 @@
  */
 import type { AttestationRoute, EngineIdentity } from "../../../src/attestation/v3.ts"
 import { detokeniseResponseText } from "../../../src/client/detokeniseResponse.ts"
-import { GATEWAY_IDENTITY_PROBE_PATH, parseGatewayUrl, probeGateway } from "../../../src/client/gatewayUrl.ts"
+import { parseGatewayUrl, probeGateway } from "../../../src/client/gatewayUrl.ts"
 import { ProxyStartError } from "../../../src/client/ProxyStartError.ts"
 import type { VerificationResult } from "../../../src/receipts/verify.ts"
 import { type Engine, nameModelOf, type NameModelSetting, prepareCall, type PreparedCall } from "./engine.ts"
 import { ConfigurationError, errorFromAnswer, GatewayIdentityError, RelayError, StreamError } from "./errors.ts"
 import type { Platform } from "./platform.ts"
-import { createReceiptChecker, type Jwks, type ReceiptChecker } from "./receiptCheck.ts"
 import { RestApi } from "./rest.ts"
 import { createSseDetokeniser, serialiseEvent, type SseEvent, type StreamRoute } from "./sseDetokeniser.ts"
 import { createTransport, DEFAULT_RETRY_POLICY, newTraceparent, type Transport } from "./transport.ts"
+import { createJwksCache, type JwksCache } from "./verify/jwks.ts"
+import { verifyReceipt } from "./verify/receipt.ts"
 
 export interface RelayClientOptions {
   /** The gateway's base URL: https, or http to a loopback address for development. */
@@ -128,8 +129,8 @@ export class RelayClientCore {
   readonly #engine: Engine
   readonly #transport: Transport
   readonly #fetch: typeof fetch
-  readonly #receipts: ReceiptChecker
-  #identity: Promise<Jwks> | undefined
+  readonly #jwks: JwksCache
+  #identity: Promise<void> | undefined
 
   constructor(options: RelayClientOptions, platform: Platform) {
     try {
@@ -160,13 +161,14 @@ export class RelayClientCore {
       names: nameModelOf(options.nameModel, options.fetch),
       stableAliasSecret: stable ? () => (aliasSecret ??= platform.stableAliasSecret()) : undefined
     }
-    this.#receipts = createReceiptChecker(() => this.#probe())
+    // The gateway's receipt keys, fetched when first needed and again once on an unknown kid (a key rotation).
+    this.#jwks = createJwksCache({ gatewayUrl: this.gatewayUrl, fetch: this.#fetch })
     this.rest = new RestApi({
       gatewayUrl: this.gatewayUrl,
       transport: this.#transport,
       apiKey: () => this.#apiKey(),
       portalToken: options.portalToken,
-      verify: (envelope) => this.#receipts.verify(envelope)
+      verify: (envelope) => verifyReceipt(envelope as object, { jwks: this.#jwks })
     })
 
     const create = (route: StreamRoute) => ((body: Json, callOptions?: CallOptions) => this.#relay(route, body, callOptions ?? {})) as any
@@ -183,24 +185,12 @@ export class RelayClientCore {
     this.fetch = (input, init) => this.#officialSdkFetch(new Request(input, init))
   }
 
-  /** The gateway identity probe, once per client (again after a failure): its JWKS also verifies receipts. */
-  #probe(): Promise<Jwks> {
-    return (async () => {
-      try {
-        await probeGateway(this.gatewayUrl, { fetch: this.#fetch })
-      } catch (error) {
-        const message = error instanceof ProxyStartError ? error.message.replaceAll("GATEWAY_URL", "gatewayUrl") : String(error)
-        throw new GatewayIdentityError({ status: 0, code: "gateway_identity_failed", message, cause: error })
-      }
-      const res = await this.#fetch(`${this.gatewayUrl}${GATEWAY_IDENTITY_PROBE_PATH}`, { headers: { accept: "application/json" }, redirect: "error" })
-      return (await res.json()) as Jwks
-    })()
-  }
-
-  #ready(): Promise<Jwks> {
-    return (this.#identity ??= this.#probe().catch((error) => {
+  /** The gateway identity probe, once per client (again after a failure): nothing is sent to a URL that fails it. */
+  #ready(): Promise<void> {
+    return (this.#identity ??= probeGateway(this.gatewayUrl, { fetch: this.#fetch }).catch((error) => {
       this.#identity = undefined
-      throw error
+      const message = error instanceof ProxyStartError ? error.message.replaceAll("GATEWAY_URL", "gatewayUrl") : String(error)
+      throw new GatewayIdentityError({ status: 0, code: "gateway_identity_failed", message, cause: error })
     }))
   }
 
@@ -234,7 +224,7 @@ export class RelayClientCore {
 
   async #verify(receipt: Record<string, unknown> | undefined) {
     if (receipt === undefined) return { receiptVerified: undefined, receiptVerification: undefined }
-    const verification = await this.#receipts.verify(receipt)
+    const verification = await verifyReceipt(receipt, { jwks: this.#jwks })
     return { receiptVerified: verification.valid, receiptVerification: verification }
   }
 

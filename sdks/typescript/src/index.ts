@@ -14,5 +14,4 @@ export class RelayClient extends RelayClientCore {
 export type { CallOptions, RelayClientOptions, RelayMeta, RelayStream, WithMeta } from "./RelayClient.ts"
 export type { NameModelSetting } from "./engine.ts"
 export * from "./errors.ts"
-export { decodeReceipt } from "./rest.ts"
 export * from "./verify/index.ts"

@@ -7,6 +7,7 @@
 import type { VerificationResult } from "../../../src/receipts/verify.ts"
 import { ConfigurationError } from "./errors.ts"
 import { newTraceparent, type Transport } from "./transport.ts"
+import { envelopeOrRaw } from "./verify/envelopeInput.ts"
 
 type Json = Record<string, any>
 
@@ -79,10 +80,10 @@ export class RestApi {
 
   readonly receipts = {
     /** Offline, against the gateway's JWKS (fetched once, again on an unknown kid). */
-    verify: (headerValueOrEnvelope: unknown): Promise<VerificationResult> => this.#verify(decodeReceipt(headerValueOrEnvelope)),
+    verify: (headerValueOrEnvelope: unknown): Promise<VerificationResult> => this.#verify(headerValueOrEnvelope),
     /** Online: the gateway's own verify route. */
     verifyOnline: (headerValueOrEnvelope: unknown, o?: RestOptions) =>
-      this.#call("POST", "/api/v1/receipts/verify", "none", decodeReceipt(headerValueOrEnvelope), o),
+      this.#call("POST", "/api/v1/receipts/verify", "none", envelopeOrRaw(headerValueOrEnvelope), o),
     list: (query: { limit?: number; cursor?: string; from?: string; to?: string; model?: string } = {}, o?: RestOptions) =>
       this.#call("GET", `/api/v1/receipts${queryString(query)}`, "portal", undefined, o),
     get: (jti: string, o?: RestOptions) => this.#call("GET", `/api/v1/receipts/${encodeURIComponent(jti)}`, "portal", undefined, o),
@@ -141,12 +142,4 @@ const queryString = (query: Record<string, unknown>) => {
   for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value))
   const text = params.toString()
   return text === "" ? "" : `?${text}`
-}
-
-/** A receipt as a header value (standard base64 of the JSON), a JSON string or an object: the object. */
-export const decodeReceipt = (value: unknown): unknown => {
-  if (typeof value !== "string") return value
-  const text = value.trim()
-  if (text.startsWith("{")) return JSON.parse(text)
-  return JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(text), (c) => c.charCodeAt(0))))
 }

@@ -8,7 +8,7 @@ import type { AttestationRoute } from "../../src/attestation/v3.ts"
 import { issuesReceipts } from "../../src/keys/demo.ts"
 import type { Scope } from "../../src/keys/scopes.ts"
 import { relayCall } from "../relay/relayCall.ts"
-import { requireGatewayKey } from "./auth.ts"
+import { checkScope, requireGatewayKey } from "./auth.ts"
 import { withIdempotency } from "./idempotent.ts"
 
 /** ENGINE_ALLOWLIST_JSON overrides the official engines: `[{"id":"relay-ts","minVersion":"0.1.0","sha256":[...]}]`. */
@@ -24,11 +24,11 @@ export const RelayRoutes = HttpRouter.use(Effect.fn(function*(router) {
   const settings = { allowlist: engineAllowlist(config.env.ENGINE_ALLOWLIST_JSON) }
   const relay = (route: AttestationRoute, scope: Scope) =>
     Effect.gen(function*() {
-      const principal = yield* requireGatewayKey(scope, { demo: "allowed" })
+      const principal = yield* requireGatewayKey(undefined, { demo: "allowed" })
       const { stages } = yield* RequestContext
       stages.end("auth")
-      // From here the key is accepted: a failure carries a signed failed-call receipt (DESIGN.md section 4).
-      return yield* withIdempotency(`${principal.orgId}|${route}`, relayCall(route, principal, settings)).pipe(
+      // From here the key is accepted: a failure, a missing scope included, carries a signed failed-call receipt.
+      return yield* Effect.andThen(checkScope(principal, scope), withIdempotency(`${principal.orgId}|${route}`, relayCall(route, principal, settings))).pipe(
         Effect.catchTag("ApiError", (error) =>
           Effect.gen(function*() {
             // A demo key gets no receipt of any kind, failed-call receipts included.

@@ -113,15 +113,11 @@ const relayCases = (r: RelayRoute): Array<Case> => {
         return relay(r, apiKey)
       }
     },
-    {
-      code: "insufficient_scope",
-      where,
-      provoke: async () => {
-        const { apiKey, keyPrefix } = await fundedKey(fx.gw)
-        await fx.gw.query(`UPDATE api_keys SET permissions = $1::jsonb WHERE key_prefix = $2`, JSON.stringify([r.otherScope]), keyPrefix)
-        return relay(r, apiKey)
-      }
-    },
+    keyed("insufficient_scope", async () => {
+      const { apiKey, keyPrefix } = await fundedKey(fx.gw)
+      await fx.gw.query(`UPDATE api_keys SET permissions = $1::jsonb WHERE key_prefix = $2`, JSON.stringify([r.otherScope]), keyPrefix)
+      return relay(r, apiKey)
+    }),
     keyed("engine_untrusted", async () => {
       const { apiKey } = await fundedKey(fx.gw)
       const body = r.body()

@@ -216,7 +216,6 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
     return headers
   }
 
-
   /**
    * Tokenises the request body on this device, within the time budget and only while the client is
    * still there: a client that goes away stops the work at the next window of text.

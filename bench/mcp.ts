@@ -1,0 +1,164 @@
+/**
+ * `npm run bench:mcp`: the MCP server (docs/mcp.md) as a host sees it, with the official MCP client.
+ *
+ * 1. stdio: `tokenise` on a 2 KB text (prose with names, e-mail addresses and phone numbers), BENCH_MCP_CALLS calls
+ *    (default 1,000) after 50 warm-up calls, one at a time: p50 / p90 / p99 / max round trip, with the built-in name
+ *    model and with NAME_MODEL=off; beside each, the engine alone in this process on the same text (same count), so
+ *    the MCP server's own cost (p50 round trip minus p50 engine) is visible. Target: p50 <= 5 ms.
+ * 2. Streamable HTTP: BENCH_MCP_ROUNDS rounds (default 3), each BENCH_MCP_SESSIONS sessions (default 50) in parallel
+ *    making BENCH_MCP_HTTP_CALLS calls in all (default 10,000; `tokenise` on a short text, each call minting aliases
+ *    into its session's map), the sessions then terminated (DELETE); the server's RSS (from /proc) before, halfway
+ *    through and after each round: flat rounds show memory does not grow without bound.
+ *
+ * Prints the numbers and writes bench/results/mcp-<timestamp>.json and bench/results/latest-mcp.md.
+ */
+import { spawn } from "node:child_process"
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { availableParallelism, cpus, loadavg, tmpdir } from "node:os"
+import { join } from "node:path"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { builtinNameModel, createSession, tokeniseText } from "../src/tokeniser/index.ts"
+import { proseText } from "./lib/sampleText.ts"
+import { percentile, sortedCopy } from "./lib/stats.ts"
+
+const root = join(import.meta.dirname, "..")
+const resultsDir = join(root, "bench", "results")
+const NODE = join(root, "node_modules", ".bin", "node")
+const PROGRAM = join(root, "programs", "mcp.ts")
+const stdioCalls = Number(process.env.BENCH_MCP_CALLS ?? "1000")
+const sessions = Number(process.env.BENCH_MCP_SESSIONS ?? "50")
+const httpCalls = Number(process.env.BENCH_MCP_HTTP_CALLS ?? "10000")
+const rounds = Number(process.env.BENCH_MCP_ROUNDS ?? "3")
+const scratch = mkdtempSync(join(tmpdir(), "pr-bench-mcp-"))
+const env = { ...(process.env as Record<string, string>), NAME_MODEL: "builtin", PRIVACY_RELAY_CONFIG_DIR: scratch, MCP_RECEIPTS_FILE: join(scratch, "receipts.jsonl") }
+
+/** 2 KB of prose with names, plus structured values so every detector path runs. */
+const TAIL = " Mail jane.doe@example.com or call +44 20 7946 0958."
+const TEXT = proseText(2048 - TAIL.length) + TAIL
+const SHORT = "Ask Maria Garcia (maria.garcia@example.org, +1 415 555 0134) about invoice 4471."
+
+const ms = (n: number) => Math.round(n * 1000) / 1000
+
+const call = async (client: Client, text: string) => {
+  const result = await client.callTool({ name: "tokenise", arguments: { text } })
+  if (result.isError) throw new Error(`tokenise failed: ${JSON.stringify(result.content)}`)
+}
+
+const summarise = (samples: Array<number>) => {
+  const sorted = sortedCopy(samples)
+  return { p50_ms: ms(percentile(sorted, 50)), p90_ms: ms(percentile(sorted, 90)), p99_ms: ms(percentile(sorted, 99)), max_ms: ms(sorted[sorted.length - 1]!) }
+}
+
+/** The engine alone, in this process: what any tokenise costs before the protocol. */
+const engineBench = async (nameModel: "builtin" | "off") => {
+  const names = nameModel === "off" ? "off" as const : builtinNameModel
+  for (let i = 0; i < 50; i++) await tokeniseText(TEXT, createSession({ names }))
+  const samples: Array<number> = []
+  for (let i = 0; i < stdioCalls; i++) {
+    const t0 = performance.now()
+    await tokeniseText(TEXT, createSession({ names }))
+    samples.push(performance.now() - t0)
+  }
+  return summarise(samples)
+}
+
+const stdioBench = async (nameModel: "builtin" | "off") => {
+  const client = new Client({ name: "bench", version: "1" })
+  await client.connect(new StdioClientTransport({ command: NODE, args: [PROGRAM], env: { ...env, NAME_MODEL: nameModel }, stderr: "inherit" }))
+  for (let i = 0; i < 50; i++) await call(client, TEXT)
+  const samples: Array<number> = []
+  for (let i = 0; i < stdioCalls; i++) {
+    const t0 = performance.now()
+    await call(client, TEXT)
+    samples.push(performance.now() - t0)
+  }
+  await client.close()
+  const engine = await engineBench(nameModel)
+  const round = summarise(samples)
+  return { name_model: nameModel, calls: stdioCalls, text_bytes: Buffer.byteLength(TEXT), ...round, engine_alone: engine, mcp_overhead_p50_ms: ms(round.p50_ms - engine.p50_ms) }
+}
+
+const rssMb = (pid: number) => {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))
+  return m === null ? Number.NaN : Math.round(Number(m[1]) / 102.4) / 10
+}
+
+const startHttp = () =>
+  new Promise<{ url: string; pid: number; stop: () => void }>((resolve, reject) => {
+    const child = spawn(NODE, [PROGRAM], { env: { ...env, MCP_TRANSPORT: "http", MCP_PORT: "0" }, stdio: ["ignore", "ignore", "pipe"] })
+    let err = ""
+    child.stderr.on("data", (chunk) => {
+      err += chunk
+      const m = /"url":"([^"]+)"/.exec(err)
+      if (m !== null) resolve({ url: m[1]!, pid: child.pid!, stop: () => child.kill("SIGTERM") })
+    })
+    child.once("exit", (code) => reject(new Error(`MCP server exited ${code}: ${err}`)))
+  })
+
+const httpBench = async () => {
+  const server = await startHttp()
+  const connect = async () => {
+    const client = new Client({ name: "bench", version: "1" })
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)))
+    return client
+  }
+  const warm = await connect()
+  for (let i = 0; i < 20; i++) await call(warm, SHORT)
+  await warm.close()
+  const before = rssMb(server.pid)
+  const perSession = Math.ceil(httpCalls / sessions)
+  const results = []
+  for (let r = 1; r <= rounds; r++) {
+    const clients = await Promise.all(Array.from({ length: sessions }, connect))
+    let done = 0
+    let half = Number.NaN
+    const t0 = performance.now()
+    await Promise.all(clients.map(async (client) => {
+      for (let i = 0; i < perSession; i++) {
+        await call(client, SHORT)
+        if (++done === Math.floor((perSession * sessions) / 2)) half = rssMb(server.pid)
+      }
+    }))
+    const seconds = (performance.now() - t0) / 1000
+    const after = rssMb(server.pid)
+    // DELETE /mcp ends each session on the server (its alias map goes with it), as a well-behaved host does.
+    await Promise.all(clients.map(async (c) => {
+      await (c.transport as StreamableHTTPClientTransport).terminateSession()
+      await c.close()
+    }))
+    results.push({ round: r, calls: perSession * sessions, seconds: Math.round(seconds * 10) / 10, calls_per_second: Math.round((perSession * sessions) / seconds), rss_mb_halfway: half, rss_mb_after: after })
+  }
+  await new Promise((resolve) => setTimeout(resolve, 1000))
+  const end = rssMb(server.pid)
+  server.stop()
+  return { sessions, calls_per_round: perSession * sessions, rss_mb_before: before, rounds: results, rss_mb_end: end }
+}
+
+const stdio = [await stdioBench("builtin"), await stdioBench("off")]
+for (const r of stdio) {
+  console.log(`stdio tokenise ${r.text_bytes} B x ${r.calls}, NAME_MODEL=${r.name_model}: p50 ${r.p50_ms} ms, p90 ${r.p90_ms} ms, p99 ${r.p99_ms} ms, max ${r.max_ms} ms; engine alone p50 ${r.engine_alone.p50_ms} ms -> MCP overhead p50 ${r.mcp_overhead_p50_ms} ms (target p50 <= 5 ms: ${r.p50_ms <= 5 ? "met" : "NOT met"})`)
+}
+const http = await httpBench()
+console.log(`http: RSS before ${http.rss_mb_before} MB`)
+for (const r of http.rounds) console.log(`http round ${r.round}: ${r.calls} calls across ${http.sessions} sessions in ${r.seconds} s (${r.calls_per_second}/s); RSS halfway ${r.rss_mb_halfway} MB, after ${r.rss_mb_after} MB`)
+console.log(`http: RSS at the end (sessions terminated) ${http.rss_mb_end} MB`)
+
+const at = new Date().toISOString().replace(/\.\d+Z$/, "Z").replaceAll(":", "-")
+const machine = { cpus: availableParallelism(), cpu_model: cpus()[0]?.model ?? "unknown", load_average_1m: Math.round(loadavg()[0]! * 100) / 100, node: process.version }
+const record = { at, machine, stdio, http }
+mkdirSync(resultsDir, { recursive: true })
+writeFileSync(join(resultsDir, `mcp-${at}.json`), `${JSON.stringify(record, null, 2)}\n`)
+writeFileSync(
+  join(resultsDir, "latest-mcp.md"),
+  `# MCP server benchmark (${at})\n\n` +
+    `Machine: ${machine.cpus} CPUs (${machine.cpu_model}), load average ${machine.load_average_1m} at the end, Node ${machine.node}.\n\n` +
+    `## stdio: tokenise on a ${stdio[0]!.text_bytes}-byte text, official MCP client, ${stdioCalls} calls one at a time\n\n` +
+    `| NAME_MODEL | p50 | p90 | p99 | max | engine alone p50 | MCP overhead p50 | target p50 <= 5 ms |\n|---|---|---|---|---|---|---|---|\n` +
+    stdio.map((r) => `| ${r.name_model} | ${r.p50_ms} ms | ${r.p90_ms} ms | ${r.p99_ms} ms | ${r.max_ms} ms | ${r.engine_alone.p50_ms} ms | ${r.mcp_overhead_p50_ms} ms | ${r.p50_ms <= 5 ? "met" : "not met"} |`).join("\n") +
+    `\n\n## Streamable HTTP: ${http.sessions} concurrent sessions, ${http.calls_per_round} tokenise calls per round, sessions terminated after each round\n\n` +
+    `RSS before: ${http.rss_mb_before} MB; at the end: ${http.rss_mb_end} MB.\n\n| round | seconds | calls/s | RSS halfway | RSS after |\n|---|---|---|---|---|\n` +
+    http.rounds.map((r) => `| ${r.round} | ${r.seconds} | ${r.calls_per_second} | ${r.rss_mb_halfway} MB | ${r.rss_mb_after} MB |`).join("\n") + "\n"
+)
+console.log(`written: bench/results/mcp-${at}.json and bench/results/latest-mcp.md`)

@@ -26,6 +26,8 @@ export interface ProxySettings {
   readonly embeddingAliases: EmbeddingAliases
   /** Time budget for tokenising one request; undefined: the server's default. */
   readonly tokeniseTimeoutMs: number | undefined
+  /** `on` (default): `stream: true` streams; `off`: 501 `stream_not_supported` (the 0.3 behaviour). */
+  readonly streaming: boolean
 }
 
 export type EmbeddingAliases = "stable" | "per-request"
@@ -37,7 +39,8 @@ const FILE_KEYS = [
   "gateway_key_file",
   "name_model",
   "embedding_aliases",
-  "tokenise_timeout_ms"
+  "tokenise_timeout_ms",
+  "streaming"
 ] as const
 type FileKey = (typeof FILE_KEYS)[number]
 
@@ -100,6 +103,14 @@ export const parseNameModelSetting = (raw: string | undefined): NameModelSetting
   throw new ProxyStartError(`NAME_MODEL ${JSON.stringify(value)} must be builtin, off, or an http(s) URL of a name-model endpoint.`)
 }
 
+/** PROXY_STREAMING: `on` (default) or `off`. */
+export const parseStreaming = (raw: string | undefined): boolean => {
+  const value = raw?.trim() ?? ""
+  if (value === "" || value === "on") return true
+  if (value === "off") return false
+  throw new ProxyStartError(`PROXY_STREAMING ${JSON.stringify(value)} must be on or off.`)
+}
+
 /** `stable` (default) or `per-request`. */
 export const parseEmbeddingAliases = (raw: string | undefined): EmbeddingAliases => {
   const value = raw?.trim() ?? ""
@@ -123,6 +134,7 @@ export const loadProxySettings = (env: Readonly<Record<string, string | undefine
     gatewayKeyFile: pick("GATEWAY_KEY_FILE", "gateway_key_file"),
     nameModel: parseNameModelSetting(pick("NAME_MODEL", "name_model")),
     embeddingAliases: parseEmbeddingAliases(pick("EMBEDDING_ALIASES", "embedding_aliases")),
-    tokeniseTimeoutMs: tokeniseTimeout === undefined ? undefined : parseTimeout(tokeniseTimeout)
+    tokeniseTimeoutMs: tokeniseTimeout === undefined ? undefined : parseTimeout(tokeniseTimeout),
+    streaming: parseStreaming(pick("PROXY_STREAMING", "streaming"))
   }
 }

@@ -21,6 +21,8 @@ import { MAX_REQUEST_BODY_BYTES } from "../http/bodyLimit.ts"
 import { InvalidRequestBody, NameModelUnavailable } from "../tokeniser/index.ts"
 import { anthropicErrorBody, anthropicErrorText } from "./anthropicError.ts"
 import { catalogueModelList } from "./catalogueModels.ts"
+import { createSseDetokeniser, serialiseEvent, type SseEvent, type StreamRoute } from "../../sdks/typescript/src/sseDetokeniser.ts"
+import type { AliasMap } from "../tokeniser/types.ts"
 import { detokeniseResponseText } from "./detokeniseResponse.ts"
 import { consoleLog, type ProxyLog } from "./proxyLog.ts"
 import { ProxyStartError } from "./ProxyStartError.ts"
@@ -52,6 +54,8 @@ export interface ProxyDependencies {
   readonly maxBodyBytes?: number
   /** Where the access log goes. Default: JSON lines on stdout (consoleLog). */
   readonly log?: ProxyLog
+  /** `stream: true` streams (default); false answers 501 `stream_not_supported` (PROXY_STREAMING=off). */
+  readonly streaming?: boolean
 }
 
 /** Default time budget for tokenising one request: a request at the size limit fits in it on a slow laptop. */
@@ -257,11 +261,12 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
     } catch {
       throw new ProxyHttpError(400, "invalid_request", "request body must be JSON")
     }
-    if (typeof body === "object" && body !== null && (body as { stream?: unknown }).stream === true) {
+    const stream = target.route !== "embeddings" && typeof body === "object" && body !== null && (body as { stream?: unknown }).stream === true
+    if (stream && deps.streaming === false) {
       throw new ProxyHttpError(
         501,
         "stream_not_supported",
-        "stream: true is not supported by the local proxy; send the request without stream (or stream: false)"
+        "stream: true is switched off on this local proxy (PROXY_STREAMING=off); send the request without stream (or stream: false)"
       )
     }
     const tokenised = await tokenise(target.route, body, client.signal)
@@ -276,7 +281,7 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
     })
     const headers: Record<string, string> = {
       "content-type": "application/json",
-      accept: "application/json",
+      accept: stream ? "text/event-stream" : "application/json",
       authorization: `Bearer ${deps.gatewayKey}`,
       "x-service-engine": engineHeader,
       "x-service-attestation": encodeAttestationHeader(attestation)
@@ -290,6 +295,7 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
       { method: "POST", headers, body: tokenised.bodyBytes as Uint8Array<ArrayBuffer> },
       client.signal
     )
+    if (stream && response.ok) return relayStream(res, response, target.route as StreamRoute, tokenised.map, client)
     const text = await response.text()
     // Errors carry no user content (the gateway is content-blind), so they pass through, on the Anthropic
     // route in Anthropic's error shape.
@@ -304,6 +310,40 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
       "content-length": String(Buffer.byteLength(out))
     })
     res.end(out)
+  }
+
+  /**
+   * Passes a streamed answer on as it arrives, frame by frame, with this request's originals restored (an alias cut
+   * across frames included) and the gateway's `receipt-v2` trailer passed on unchanged. A client that goes away
+   * cancels the gateway stream; a malformed frame from the gateway ends the stream (the status is already sent).
+   */
+  const relayStream = async (res: ServerResponse, response: Response, route: StreamRoute, map: AliasMap, client: AbortController) => {
+    res.writeHead(response.status, {
+      ...passBackHeaders(response, res),
+      "content-type": response.headers.get("content-type") ?? "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+      "x-accel-buffering": "no"
+    })
+    const sse = createSseDetokeniser(route, map)
+    const decoder = new TextDecoder()
+    const reader = response.body!.getReader()
+    const write = (events: ReadonlyArray<SseEvent>) => {
+      if (events.length > 0) res.write(events.map(serialiseEvent).join(""))
+    }
+    try {
+      for (;;) {
+        const { done, value } = await reader.read()
+        if (done) break
+        write(sse.push(decoder.decode(value, { stream: true })))
+      }
+      write([...sse.push(decoder.decode()), ...sse.end()])
+    } catch (error) {
+      await reader.cancel().catch(() => {})
+      if (client.signal.aborted) return
+      log("WARN", "stream from the gateway ended badly", { error: (error as Error).message })
+    } finally {
+      res.end()
+    }
   }
 
   const models = async (res: ServerResponse) => {

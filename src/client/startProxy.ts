@@ -40,6 +40,7 @@ export const startProxy = async (
       engine: options.engine ?? ENGINE,
       tokeniser,
       tokeniseTimeoutMs: settings.tokeniseTimeoutMs,
+      streaming: settings.streaming,
       fetch: options.fetch
     },
     settings.host,

@@ -58,7 +58,8 @@ const closedPort = async (): Promise<number> => {
 }
 
 beforeAll(async () => {
-  provider = await startFakeProvider({ port: 0 })
+  // Streams come in 5-character frames, so aliases are cut across frames.
+  provider = await startFakeProvider({ port: 0, streamPieceChars: 5 })
   gw = await startTestGateway({ LOCAL_PROVIDER_URL: provider.url })
   front = await gatewayFront(gw.url)
   const { apiKey } = await fundedKey(gw)
@@ -167,19 +168,74 @@ describe("local proxy with the official SDKs, unmodified", () => {
   })
 })
 
-describe("local proxy refusals", () => {
-  it("stream: true answers 501 with a clear error and sends nothing", async () => {
+describe("local proxy 0.4: streaming", () => {
+  const prompt = `Email me at ${EMAIL} or call ${PHONE}`
+
+  it("openai: a streamed chat completion arrives in chunks with the originals restored (aliases cut across frames), the receipt trailer passed on", async () => {
+    const openai = new OpenAI({ apiKey: "anything", baseURL: `${proxy.url}/v1`, maxRetries: 0 })
+    const stream = await openai.chat.completions.create({ model: "local-chat", stream: true, messages: [{ role: "user", content: prompt }] })
+    let text = ""
+    let chunks = 0
+    for await (const chunk of stream) {
+      chunks++
+      text += chunk.choices[0]?.delta?.content ?? ""
+    }
+    expect(chunks).toBeGreaterThan(5)
+    expect(text).toBe(fakeReplyText(prompt))
+    const seen = providerSaw()
+    expect(seen).not.toContain(EMAIL)
+    expect(seen).not.toContain(PHONE)
+    expect(seen).toMatch(/<EMAIL_1_[a-z2-9]{4}>/)
+    // The engine asked for usage before signing, so the gateway meters exactly.
+    expect(JSON.parse(provider.received[0].body.toString("utf8")).stream_options).toEqual({ include_usage: true })
+  })
+
+  it("raw SSE: frames pass as they arrive, the receipt-v2 trailer follows [DONE] unchanged", async () => {
     const res = await fetch(`${proxy.url}/v1/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ model: "local-chat", stream: true, messages: [{ role: "user", content: "hi" }] })
+      body: JSON.stringify({ model: "local-chat", stream: true, messages: [{ role: "user", content: prompt }] })
     })
-    expect(res.status).toBe(501)
-    const body = await res.json()
-    expect(body.error.code).toBe("stream_not_supported")
-    expect(body.error.message).toMatch(/stream/)
-    expect(egress).toHaveLength(0)
-    expect(provider.received).toHaveLength(0)
+    expect(res.status).toBe(200)
+    expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/)
+    const text = await res.text()
+    expect(text).not.toMatch(/<EMAIL_1_|<PHONE_1_/)
+    const afterDone = text.slice(text.indexOf("data: [DONE]\n\n") + "data: [DONE]\n\n".length)
+    expect(afterDone.startsWith("event: receipt-v2\ndata: {")).toBe(true)
+    expect(JSON.parse(afterDone.slice("event: receipt-v2\ndata: ".length))).toMatchObject({ v: 2, alg: "ES256" })
+  })
+
+  it("anthropic: a streamed message with the originals restored", async () => {
+    const anthropic = new Anthropic({ apiKey: "anything", baseURL: proxy.url, maxRetries: 0 })
+    const stream = anthropic.messages.stream({ model: "local-chat", max_tokens: 64, messages: [{ role: "user", content: prompt }] })
+    let text = ""
+    stream.on("text", (delta) => (text += delta))
+    const final = await stream.finalMessage()
+    expect(text).toContain(`${EMAIL} or call ${PHONE}`)
+    expect(final.content[0].type === "text" && final.content[0].text).toContain(EMAIL)
+    expect(providerSaw()).not.toContain(EMAIL)
+  })
+})
+
+describe("local proxy refusals", () => {
+  it("with PROXY_STREAMING=off, stream: true answers 501 with a clear error and sends nothing (the 0.3 behaviour)", async () => {
+    const off = await startProxy({ ...baseEnv, PROXY_STREAMING: "off" }, { fetch: recordingFetch })
+    try {
+      egress = []
+      const res = await fetch(`${off.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "local-chat", stream: true, messages: [{ role: "user", content: "hi" }] })
+      })
+      expect(res.status).toBe(501)
+      const body = await res.json()
+      expect(body.error.code).toBe("stream_not_supported")
+      expect(body.error.message).toMatch(/PROXY_STREAMING=off/)
+      expect(relayEgress()).toHaveLength(0)
+      expect(provider.received).toHaveLength(0)
+    } finally {
+      await off.close()
+    }
   })
 
   it("fail-closed: an unreachable name model endpoint refuses with 503 and nothing reaches the gateway", async () => {

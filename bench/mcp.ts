@@ -5,7 +5,7 @@
  *    (default 1,000) after 50 warm-up calls, one at a time: p50 / p90 / p99 / max round trip, with the built-in name
  *    model and with NAME_MODEL=off; beside each, the engine alone in this process on the same text (same count), so
  *    the MCP server's own cost (p50 round trip minus p50 engine) is visible. Target: p50 <= 5 ms.
- * 2. Streamable HTTP: BENCH_MCP_ROUNDS rounds (default 3), each BENCH_MCP_SESSIONS sessions (default 50) in parallel
+ * 2. Streamable HTTP: BENCH_MCP_ROUNDS rounds (default 6), each BENCH_MCP_SESSIONS sessions (default 50) in parallel
  *    making BENCH_MCP_HTTP_CALLS calls in all (default 10,000; `tokenise` on a short text, each call minting aliases
  *    into its session's map), the sessions then terminated (DELETE); the server's RSS (from /proc) before, halfway
  *    through and after each round: flat rounds show memory does not grow without bound.
@@ -30,7 +30,7 @@ const PROGRAM = join(root, "programs", "mcp.ts")
 const stdioCalls = Number(process.env.BENCH_MCP_CALLS ?? "1000")
 const sessions = Number(process.env.BENCH_MCP_SESSIONS ?? "50")
 const httpCalls = Number(process.env.BENCH_MCP_HTTP_CALLS ?? "10000")
-const rounds = Number(process.env.BENCH_MCP_ROUNDS ?? "3")
+const rounds = Number(process.env.BENCH_MCP_ROUNDS ?? "6")
 const scratch = mkdtempSync(join(tmpdir(), "pr-bench-mcp-"))
 const env = { ...(process.env as Record<string, string>), NAME_MODEL: "builtin", PRIVACY_RELAY_CONFIG_DIR: scratch, MCP_RECEIPTS_FILE: join(scratch, "receipts.jsonl") }
 

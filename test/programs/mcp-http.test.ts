@@ -131,3 +131,35 @@ describe("MCP server over Streamable HTTP with a bearer token (MCP_ALLOW_REMOTE=
     }
   })
 })
+
+describe("MCP server over Streamable HTTP: idle sessions", () => {
+  it("closes a session idle longer than MCP_SESSION_IDLE_SECONDS (its aliases go with it): its id then answers 404", async () => {
+    const idle = await startHttpMcpServer({ MCP_SESSION_IDLE_SECONDS: "1", MCP_RECEIPTS_FILE: join(dir, "r3.jsonl") })
+    try {
+      const init = await fetch(idle.url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } })
+      })
+      expect(init.status).toBe(200)
+      const id = init.headers.get("mcp-session-id")!
+      await init.body?.cancel()
+      const list = () =>
+        fetch(idle.url, {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": id, "mcp-protocol-version": "2025-06-18" },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" })
+        })
+      const fresh = await list()
+      expect(fresh.status).toBe(200)
+      await fresh.body?.cancel()
+      // The sweep runs every second; idle for more than 1 s plus one sweep.
+      await new Promise((resolve) => setTimeout(resolve, 3000))
+      const expired = await list()
+      expect(expired.status).toBe(404)
+      expect(JSON.stringify(await expired.json())).toContain("session_not_found")
+    } finally {
+      await idle.stop()
+    }
+  })
+})

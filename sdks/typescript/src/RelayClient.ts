@@ -168,7 +168,8 @@ export class RelayClientCore {
       transport: this.#transport,
       apiKey: () => this.#apiKey(),
       portalToken: options.portalToken,
-      verify: (envelope) => verifyReceipt(envelope as object, { jwks: this.#jwks })
+      verify: (envelope) => verifyReceipt(envelope as object, { jwks: this.#jwks }),
+      ready: () => this.#ready()
     })
 
     const create = (route: StreamRoute) => ((body: Json, callOptions?: CallOptions) => this.#relay(route, body, callOptions ?? {})) as any

@@ -26,6 +26,7 @@ export class RestApi {
   readonly #apiKey: () => string
   readonly #portalToken: string | undefined
   readonly #verify: (envelope: unknown) => Promise<VerificationResult>
+  readonly #ready: () => Promise<void>
 
   constructor(input: {
     readonly gatewayUrl: string
@@ -33,7 +34,10 @@ export class RestApi {
     readonly apiKey: () => string
     readonly portalToken: string | undefined
     readonly verify: (envelope: unknown) => Promise<VerificationResult>
+    /** The gateway identity probe: passed before any credential is sent. */
+    readonly ready: () => Promise<void>
   }) {
+    this.#ready = input.ready
     this.#gatewayUrl = input.gatewayUrl
     this.#transport = input.transport
     this.#apiKey = input.apiKey
@@ -50,6 +54,8 @@ export class RestApi {
       }
       headers.authorization = `Bearer ${this.#portalToken}`
     }
+    // A key or token goes only to a URL that answered the gateway identity probe.
+    if (auth !== "none") await this.#ready()
     const write = method !== "GET"
     if (body !== undefined) headers["content-type"] = "application/json"
     if (write) headers["idempotency-key"] = options.idempotencyKey ?? crypto.randomUUID()

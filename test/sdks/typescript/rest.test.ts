@@ -7,7 +7,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import { createLicence, createOrg, createPortalToken, creditWallet } from "../../../layers/AdminOperations.ts"
-import { AuthenticationError, ConfigurationError, NotFoundError, RelayClient } from "../../../sdks/typescript/src/index.ts"
+import { AuthenticationError, ConfigurationError, GatewayIdentityError, NotFoundError, RelayClient } from "../../../sdks/typescript/src/index.ts"
 import { generateSigningKeyPair } from "../../../src/crypto/ecdsa.ts"
 import { useRelayFixture } from "../../support/relayFixture.ts"
 
@@ -109,6 +109,15 @@ describe("RelayClient.rest", () => {
     expect((await client.rest.billing.balance()).balance_micros).toBe(before + 8_000_000)
     const ledger = await client.rest.billing.ledger()
     expect(JSON.stringify(ledger)).toContain("licence_credit")
+  })
+
+  it("sends no portal token or key to a URL that is not a gateway (identity probe first)", async () => {
+    fx.provider.reset()
+    const notGateway = new RelayClient({ gatewayUrl: fx.provider.url, portalToken, apiKey: `svc_${"a".repeat(52)}`, nameModel: "off", deviceKey })
+    await expect(notGateway.rest.keys.list()).rejects.toMatchObject({ constructor: GatewayIdentityError, code: "gateway_identity_failed" })
+    await expect(notGateway.rest.receipts.countersign({})).rejects.toBeInstanceOf(GatewayIdentityError)
+    const sent = fx.provider.received.map((r) => String(r.headers.authorization ?? ""))
+    expect(sent.filter((h) => h.includes(portalToken) || h.includes("svc_"))).toEqual([])
   })
 
   it("self-service and demo keys need no credentials; portal operations without a portal token are a ConfigurationError", async () => {

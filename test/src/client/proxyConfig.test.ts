@@ -21,7 +21,8 @@ describe("proxy settings", () => {
       gatewayKeyFile: undefined,
       nameModel: { kind: "builtin" },
       embeddingAliases: "stable",
-      tokeniseTimeoutMs: undefined
+      tokeniseTimeoutMs: undefined,
+      streaming: true
     })
   })
 
@@ -33,7 +34,8 @@ describe("proxy settings", () => {
       GATEWAY_KEY_FILE: "/k",
       NAME_MODEL: "off",
       EMBEDDING_ALIASES: "per-request",
-      TOKENISE_TIMEOUT_MS: "15000"
+      TOKENISE_TIMEOUT_MS: "15000",
+      PROXY_STREAMING: "off"
     })
     expect(settings).toEqual({
       host: "::1",
@@ -42,7 +44,8 @@ describe("proxy settings", () => {
       gatewayKeyFile: "/k",
       nameModel: { kind: "off" },
       embeddingAliases: "per-request",
-      tokeniseTimeoutMs: 15000
+      tokeniseTimeoutMs: 15000,
+      streaming: false
     })
   })
 
@@ -73,6 +76,7 @@ describe("proxy settings", () => {
     expect(() => loadProxySettings({ PROXY_CONFIG: join(dir, "absent.json") })).toThrow(/does not exist/)
     expect(() => loadProxySettings({ PROXY_CONFIG: configFile("{oops") })).toThrow(/not valid JSON/)
     expect(() => loadProxySettings({ PROXY_PORT: "http" })).toThrow(/not a port number/)
+    expect(() => loadProxySettings({ PROXY_STREAMING: "maybe" })).toThrow(/PROXY_STREAMING "maybe" must be on or off/)
     expect(() => loadProxySettings({ PROXY_PORT: "70000" })).toThrow(/not a port number/)
     expect(() => loadProxySettings({ TOKENISE_TIMEOUT_MS: "0" })).toThrow(/TOKENISE_TIMEOUT_MS "0" must be a whole number/)
     expect(() => loadProxySettings({ TOKENISE_TIMEOUT_MS: "1.5s" })).toThrow(/TOKENISE_TIMEOUT_MS/)

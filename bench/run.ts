@@ -12,7 +12,7 @@
  * BENCH_PROFILE=1 (gateway under --cpu-prof; the report adds where its CPU went), BENCH_IDEMPOTENCY=0 (gateway
  * requests without their Idempotency-Key).
  */
-import { execFileSync } from "node:child_process"
+import { gitCommit } from "./gitCommit.ts"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os"
 import { dirname, join } from "node:path"
@@ -101,15 +101,6 @@ const childEnv = (extra: Record<string, string>): Record<string, string | undefi
   return { ...env, ...extra }
 }
 
-const gitCommit = () => {
-  try {
-    const sha = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" }).trim()
-    const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: root, encoding: "utf8" }).trim() !== ""
-    return dirty ? `${sha}+dirty` : sha
-  } catch {
-    return "unknown"
-  }
-}
 
 interface Servers {
   readonly fake: ServerProcess
@@ -320,7 +311,7 @@ const main = async () => {
       storage: storageLabel,
       node: process.version,
       cpus: `${availableParallelism()} × ${cpus()[0]?.model ?? "cpu"}`,
-      commit: gitCommit(),
+      commit: gitCommit(root),
       settings: { ...settings, creditUsd: CREDIT_USD },
       notes,
       processPeakRssMiB

@@ -11,7 +11,7 @@
  * Settings (environment): BENCH_SIZES ("10KB,100KB,1MB,10MB"), BENCH_RUNS (runs per size up to 1 MB,
  * median reported; default 3; larger sizes run once).
  */
-import { execFileSync } from "node:child_process"
+import { gitCommit } from "./gitCommit.ts"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { availableParallelism, cpus, loadavg } from "node:os"
 import { join } from "node:path"
@@ -71,15 +71,6 @@ const measure = async (kind: Measurement["kind"], bytes: number): Promise<Measur
   }
 }
 
-const gitCommit = () => {
-  try {
-    const sha = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" }).trim()
-    const dirty = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: root, encoding: "utf8" }).trim() !== ""
-    return dirty ? `${sha}+dirty` : sha
-  } catch {
-    return "unknown"
-  }
-}
 
 const startedAt = new Date()
 const loadAtStart = loadavg()
@@ -104,7 +95,7 @@ const run: TokeniserRun = {
   node: process.version,
   cpu: cpus()[0]?.model ?? "unknown CPU",
   cpus: availableParallelism(),
-  commit: gitCommit(),
+  commit: gitCommit(root),
   loadAtStart,
   loadAtEnd,
   runs,

@@ -11,7 +11,11 @@ export type EngineAllowlist = ReadonlyArray<{
   readonly sha256?: ReadonlyArray<string>
 }>
 
-export const DEFAULT_ENGINE_ALLOWLIST: EngineAllowlist = [{ id: "relay-ts", minVersion: "0.1.0" }]
+/** The TypeScript engine (`relay-ts`) and the Python one (`relay-py`, sdks/python), each from its first release. */
+export const DEFAULT_ENGINE_ALLOWLIST: EngineAllowlist = [
+  { id: "relay-ts", minVersion: "0.1.0" },
+  { id: "relay-py", minVersion: "0.1.0" }
+]
 
 export interface EngineHeader {
   readonly id: string

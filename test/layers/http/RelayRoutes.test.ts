@@ -65,6 +65,20 @@ describe("POST /api/v1/chat/completions (non-streamed)", () => {
   })
 })
 
+describe("engines of the official SDKs", () => {
+  it("relays a request attested by the Python engine relay-py 0.1.0 (its first version) and forwards it byte for byte", async () => {
+    const { apiKey } = await fundedKey(fx.gw)
+    const body = chatBody("Python says <EMAIL_1>")
+    const headers = await attestedHeaders("chat.completions", body, { engine: { id: "relay-py", version: "0.1.0", sha256: "b".repeat(64) } })
+    expect(headers["x-service-engine"]).toBe("relay-py/0.1.0")
+    const res = await post("/api/v1/chat/completions", apiKey, body, headers)
+    expect(res.status).toBe(200)
+    expect((await res.json()).choices[0].message.content).toBe("Echo: Python says <EMAIL_1>")
+    expect(fx.provider.received).toHaveLength(1)
+    expect(fx.provider.received[0].body.equals(Buffer.from(body))).toBe(true)
+  })
+})
+
 describe("fail-closed: a request not tokenised by an official engine is refused and nothing is forwarded", () => {
   const cases: Array<[string, number, string, (body: string) => Promise<Record<string, string>>]> = [
     ["no engine header", 403, "engine_untrusted", async (b) => {

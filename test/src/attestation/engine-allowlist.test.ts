@@ -20,6 +20,14 @@ describe("engine allowlist gate", () => {
     expect(checkEngineAllowlist("relay-ts/0.10.2", DEFAULT_ENGINE_ALLOWLIST).ok).toBe(true)
   })
 
+  it("accepts relay-py (the Python SDK's engine) from its first version 0.1.0, and refuses it below", () => {
+    expect(checkEngineAllowlist("relay-py/0.1.0", DEFAULT_ENGINE_ALLOWLIST).ok).toBe(true)
+    expect(checkEngineAllowlist("relay-py/1.2.3", DEFAULT_ENGINE_ALLOWLIST).ok).toBe(true)
+    const old = checkEngineAllowlist("relay-py/0.0.9", DEFAULT_ENGINE_ALLOWLIST)
+    expect(old.ok).toBe(false)
+    if (!old.ok) expect(old.message).toMatch(/older than the minimum 0\.1\.0/)
+  })
+
   it("refuses a missing, malformed, unknown or too old engine with a message naming why", () => {
     const cases: Array<[string | undefined, RegExp]> = [
       [undefined, /missing/],

@@ -1,0 +1,117 @@
+"""The receipt verification keys: a JWKS the caller holds, or a cache that fetches it from the gateway
+(GET /api/.well-known/service-receipt-pubkeys.jwks). Rotated-out keys stay published, so an unknown kid means
+"fetched before a rotation": the cache refetches once."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any, Callable, Mapping, Optional, Protocol, Union
+
+from cryptography.hazmat.primitives.asymmetric import ec
+
+from ..wire.ecdsa import public_key_from_jwk
+
+GATEWAY_IDENTITY_PROBE_PATH = "/api/.well-known/service-receipt-pubkeys.jwks"
+DEFAULT_JWKS_TTL_SECONDS = 600.0
+
+
+class JwksError(Exception):
+    """The receipt keys are not available, so nothing could be verified (not a verdict on the receipt).
+
+    `code`: invalid_gateway_url, jwks_unreachable or jwks_invalid."""
+
+    def __init__(self, code: str, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.status = status
+
+
+class JwksSource(Protocol):
+    def resolve_key(self, kid: str) -> Optional[ec.EllipticCurvePublicKey]: ...
+
+
+JwksOption = Union[Mapping[str, Any], JwksSource]
+
+
+def jwks_problem(value: Any) -> str | None:
+    if not isinstance(value, dict) or not isinstance(value.get("keys"), list):
+        return "not a JWKS: expected an object with a keys array"
+    if not all(isinstance(k, dict) and isinstance(k.get("kid"), str) for k in value["keys"]):
+        return "not a JWKS: every key needs a kid"
+    return None
+
+
+def key_resolver_from_jwks(jwks: Mapping[str, Any]) -> Callable[[str], Optional[ec.EllipticCurvePublicKey]]:
+    """kid -> public key; None for an unknown kid or a key that is not a usable P-256 key."""
+    imported: dict[str, Optional[ec.EllipticCurvePublicKey]] = {}
+
+    def resolve(kid: str) -> Optional[ec.EllipticCurvePublicKey]:
+        if kid not in imported:
+            jwk = next((k for k in jwks["keys"] if k.get("kid") == kid), None)
+            if jwk is None:
+                return None
+            try:
+                imported[kid] = public_key_from_jwk(jwk)
+            except ValueError:
+                imported[kid] = None
+        return imported[kid]
+
+    return resolve
+
+
+def key_resolver_of(jwks: JwksOption) -> Callable[[str], Optional[ec.EllipticCurvePublicKey]]:
+    resolve = getattr(jwks, "resolve_key", None)
+    if callable(resolve):
+        return resolve
+    problem = jwks_problem(jwks)
+    if problem is not None:
+        raise JwksError("jwks_invalid", f"jwks option: {problem}")
+    return key_resolver_from_jwks(jwks)  # type: ignore[arg-type]
+
+
+class JwksCache:
+    """The gateway's JWKS, fetched when first needed, refreshed after `ttl_seconds` and once on an unknown kid.
+
+    `fetch_json(url) -> (status, body)` does the HTTP GET (the clients pass theirs, gateway-locked)."""
+
+    def __init__(self, url: str, fetch_json: Callable[[str], tuple[int, Any]], ttl_seconds: float = DEFAULT_JWKS_TTL_SECONDS) -> None:
+        self._url = url
+        self._fetch_json = fetch_json
+        self._ttl = ttl_seconds
+        self._lock = threading.Lock()
+        self._cached: tuple[Any, float, Callable[[str], Any]] | None = None
+
+    def _load(self) -> tuple[Any, float, Callable[[str], Any]]:
+        try:
+            status, body = self._fetch_json(self._url)
+        except JwksError:
+            raise
+        except Exception as error:  # noqa: BLE001 - any transport failure means "unreachable"
+            raise JwksError("jwks_unreachable", f"the gateway could not be reached for its receipt keys ({self._url}): {error}") from error
+        if status != 200:
+            raise JwksError("jwks_unreachable", f"the gateway answered {status} for its receipt keys ({self._url})", status=status)
+        problem = jwks_problem(body)
+        if problem is not None:
+            raise JwksError("jwks_invalid", f"{self._url}: {problem}", status=200)
+        return (body, time.monotonic(), key_resolver_from_jwks(body))
+
+    def refresh(self) -> Any:
+        with self._lock:
+            self._cached = self._load()
+            return self._cached[0]
+
+    def get(self) -> Any:
+        with self._lock:
+            if self._cached is None or time.monotonic() - self._cached[1] >= self._ttl:
+                self._cached = self._load()
+            return self._cached[0]
+
+    def resolve_key(self, kid: str) -> Optional[ec.EllipticCurvePublicKey]:
+        self.get()
+        assert self._cached is not None
+        key = self._cached[2](kid)
+        if key is None and time.monotonic() - self._cached[1] > 1.0:
+            self.refresh()
+            key = self._cached[2](kid)
+        return key

@@ -10,7 +10,14 @@
  *    into its session's map), the sessions then terminated (DELETE); the server's RSS (from /proc) before, halfway
  *    through and after each round: flat rounds show memory does not grow without bound.
  *
- * Prints the numbers and writes bench/results/mcp-<timestamp>.json and bench/results/latest-mcp.md.
+ * 3. Startup: BENCH_MCP_STARTS fresh stdio servers (default 5) per name model setting: the time from spawning
+ *    `node programs/mcp.ts` to the answer of `initialize` (what a host waits for before it can list tools), then
+ *    `tools/list`, then the first `tokenise`; beside it, where a cold start goes (each module group imported first in
+ *    a fresh node process: the MCP SDK, the tokenisation engine with the name model's NLP library, the gateway client).
+ *
+ * BENCH_MCP_ONLY=startup (or stdio, http; comma-separated) runs only those parts.
+ * Prints the numbers and writes bench/results/mcp-<timestamp>.json and bench/results/latest-mcp.md (a partial run:
+ * latest-mcp-<parts>.md).
  */
 import { spawn } from "node:child_process"
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
@@ -21,7 +28,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { builtinNameModel, createSession, tokeniseText } from "../src/tokeniser/index.ts"
 import { proseText } from "./lib/sampleText.ts"
-import { percentile, sortedCopy } from "./lib/stats.ts"
+import { median, percentile, sortedCopy } from "./lib/stats.ts"
 
 const root = join(import.meta.dirname, "..")
 const resultsDir = join(root, "bench", "results")
@@ -31,6 +38,8 @@ const stdioCalls = Number(process.env.BENCH_MCP_CALLS ?? "1000")
 const sessions = Number(process.env.BENCH_MCP_SESSIONS ?? "50")
 const httpCalls = Number(process.env.BENCH_MCP_HTTP_CALLS ?? "10000")
 const rounds = Number(process.env.BENCH_MCP_ROUNDS ?? "6")
+const starts = Number(process.env.BENCH_MCP_STARTS ?? "5")
+const only = new Set((process.env.BENCH_MCP_ONLY ?? "stdio,http,startup").split(",").map((p) => p.trim()))
 const scratch = mkdtempSync(join(tmpdir(), "pr-bench-mcp-"))
 const env = { ...(process.env as Record<string, string>), NAME_MODEL: "builtin", PRIVACY_RELAY_CONFIG_DIR: scratch, MCP_RECEIPTS_FILE: join(scratch, "receipts.jsonl") }
 
@@ -136,29 +145,119 @@ const httpBench = async () => {
   return { sessions, calls_per_round: perSession * sessions, rss_mb_before: before, rounds: results, rss_mb_end: end }
 }
 
-const stdio = [await stdioBench("builtin"), await stdioBench("off")]
+/** One cold start: spawn to `initialize` answered, then tools/list, then the first tokenise (each from the previous). */
+const coldStart = async (nameModel: "builtin" | "off") => {
+  const client = new Client({ name: "bench", version: "1" })
+  const t0 = performance.now()
+  await client.connect(new StdioClientTransport({ command: NODE, args: [PROGRAM], env: { ...env, NAME_MODEL: nameModel }, stderr: "inherit" }))
+  const t1 = performance.now()
+  await client.listTools()
+  const t2 = performance.now()
+  await call(client, SHORT)
+  const t3 = performance.now()
+  await client.close()
+  return { initialize_ms: t1 - t0, tools_list_ms: t2 - t1, first_tokenise_ms: t3 - t2 }
+}
+
+/** Where a cold start goes: each group imported first, in order, in a fresh node process (what it adds to startup). */
+const IMPORT_GROUPS: ReadonlyArray<[string, ReadonlyArray<string>]> = [
+  ["node itself (empty script)", []],
+  ["MCP SDK (server, stdio, zod)", ["@modelcontextprotocol/sdk/server/index.js", "@modelcontextprotocol/sdk/server/stdio.js", "zod"]],
+  ["compromise (the built-in name model's NLP library)", ["compromise"]],
+  ["the rest of the tokenisation engine (detectors, gazetteer, libphonenumber)", [join(root, "src/tokeniser/index.ts")]],
+  ["the gateway client (SDK)", [join(root, "sdks/typescript/src/index.ts")]],
+  ["the rest of the MCP server (its modules, as programs/mcp.ts imports them)", [join(root, "src/mcp/server.ts"), join(root, "src/mcp/context.ts"), join(root, "src/mcp/httpServer.ts")]]
+]
+
+const importBreakdown = async () => {
+  const script = join(scratch, "imports.mjs")
+  const lines = IMPORT_GROUPS.map(([label, specs], i) =>
+    `{ const t = performance.now(); ${specs.map((m) => `await import(${JSON.stringify(m.startsWith("/") ? `file://${m}` : import.meta.resolve(m))});`).join(" ")} out.push([${JSON.stringify(label)}, ${i === 0 ? "performance.now()" : "performance.now() - t"}]) }`)
+  writeFileSync(script, `const out = []\n${lines.join("\n")}\nconsole.log(JSON.stringify(out))\n`)
+  const runs: Array<Array<[string, number]>> = []
+  for (let i = 0; i < starts; i++) {
+    const child = spawn(NODE, [script], { cwd: root, stdio: ["ignore", "pipe", "inherit"] })
+    let out = ""
+    child.stdout.on("data", (c) => (out += c))
+    const code = await new Promise((resolve) => child.once("exit", resolve))
+    if (code !== 0) throw new Error(`the import breakdown script exited ${code}`)
+    runs.push(JSON.parse(out))
+  }
+  return IMPORT_GROUPS.map(([label], i) => ({ group: label, median_ms: ms(median(runs.map((r) => r[i]![1]))) }))
+}
+
+const startupBench = async () => {
+  const bySetting: Array<Record<string, unknown> & { name_model: string; starts: number; initialize_ms_median: number; initialize_ms_max: number; tools_list_ms_median: number; first_tokenise_ms_median: number }> = []
+  for (const nameModel of ["builtin", "off"] as const) {
+    const samples: Array<Awaited<ReturnType<typeof coldStart>>> = []
+    for (let i = 0; i < starts; i++) samples.push(await coldStart(nameModel))
+    const med = (f: (s: (typeof samples)[number]) => number) => ms(median(samples.map(f)))
+    bySetting.push({
+      name_model: nameModel,
+      starts,
+      initialize_ms_median: med((s) => s.initialize_ms),
+      initialize_ms_max: ms(Math.max(...samples.map((s) => s.initialize_ms))),
+      tools_list_ms_median: med((s) => s.tools_list_ms),
+      first_tokenise_ms_median: med((s) => s.first_tokenise_ms),
+      initialize_to_first_tokenise_ms_median: med((s) => s.initialize_ms + s.tools_list_ms + s.first_tokenise_ms)
+    })
+  }
+  return { cold_starts: bySetting, imports: await importBreakdown() }
+}
+
+const stdio = only.has("stdio") ? [await stdioBench("builtin"), await stdioBench("off")] : []
 for (const r of stdio) {
   console.log(`stdio tokenise ${r.text_bytes} B x ${r.calls}, NAME_MODEL=${r.name_model}: p50 ${r.p50_ms} ms, p90 ${r.p90_ms} ms, p99 ${r.p99_ms} ms, max ${r.max_ms} ms; engine alone p50 ${r.engine_alone.p50_ms} ms -> MCP overhead p50 ${r.mcp_overhead_p50_ms} ms (target p50 <= 5 ms: ${r.p50_ms <= 5 ? "met" : "NOT met"})`)
 }
-const http = await httpBench()
-console.log(`http: RSS before ${http.rss_mb_before} MB`)
-for (const r of http.rounds) console.log(`http round ${r.round}: ${r.calls} calls across ${http.sessions} sessions in ${r.seconds} s (${r.calls_per_second}/s); RSS halfway ${r.rss_mb_halfway} MB, after ${r.rss_mb_after} MB`)
-console.log(`http: RSS at the end (sessions terminated) ${http.rss_mb_end} MB`)
+const http = only.has("http") ? await httpBench() : undefined
+if (http !== undefined) {
+  console.log(`http: RSS before ${http.rss_mb_before} MB`)
+  for (const r of http.rounds) console.log(`http round ${r.round}: ${r.calls} calls across ${http.sessions} sessions in ${r.seconds} s (${r.calls_per_second}/s); RSS halfway ${r.rss_mb_halfway} MB, after ${r.rss_mb_after} MB`)
+  console.log(`http: RSS at the end (sessions terminated) ${http.rss_mb_end} MB`)
+}
+const startup = only.has("startup") ? await startupBench() : undefined
+if (startup !== undefined) {
+  for (const r of startup.cold_starts) {
+    console.log(`startup NAME_MODEL=${r.name_model}, ${r.starts} cold starts (medians): initialize answered ${r.initialize_ms_median} ms after spawn (max ${r.initialize_ms_max}), tools/list +${r.tools_list_ms_median} ms, first tokenise +${r.first_tokenise_ms_median} ms`)
+  }
+  for (const g of startup.imports) console.log(`startup import: ${g.group}: ${g.median_ms} ms`)
+}
 
 const at = new Date().toISOString().replace(/\.\d+Z$/, "Z").replaceAll(":", "-")
 const machine = { cpus: availableParallelism(), cpu_model: cpus()[0]?.model ?? "unknown", load_average_1m: Math.round(loadavg()[0]! * 100) / 100, node: process.version }
-const record = { at, machine, stdio, http }
+const record = { at, machine, parts: [...only], stdio, http, startup }
 mkdirSync(resultsDir, { recursive: true })
 writeFileSync(join(resultsDir, `mcp-${at}.json`), `${JSON.stringify(record, null, 2)}\n`)
-writeFileSync(
-  join(resultsDir, "latest-mcp.md"),
-  `# MCP server benchmark (${at})\n\n` +
-    `Machine: ${machine.cpus} CPUs (${machine.cpu_model}), load average ${machine.load_average_1m} at the end, Node ${machine.node}.\n\n` +
+const sections: Array<string> = []
+if (stdio.length > 0) {
+  sections.push(
     `## stdio: tokenise on a ${stdio[0]!.text_bytes}-byte text, official MCP client, ${stdioCalls} calls one at a time\n\n` +
-    `| NAME_MODEL | p50 | p90 | p99 | max | engine alone p50 | MCP overhead p50 | target p50 <= 5 ms |\n|---|---|---|---|---|---|---|---|\n` +
-    stdio.map((r) => `| ${r.name_model} | ${r.p50_ms} ms | ${r.p90_ms} ms | ${r.p99_ms} ms | ${r.max_ms} ms | ${r.engine_alone.p50_ms} ms | ${r.mcp_overhead_p50_ms} ms | ${r.p50_ms <= 5 ? "met" : "not met"} |`).join("\n") +
-    `\n\n## Streamable HTTP: ${http.sessions} concurrent sessions, ${http.calls_per_round} tokenise calls per round, sessions terminated after each round\n\n` +
-    `RSS before: ${http.rss_mb_before} MB; at the end: ${http.rss_mb_end} MB.\n\n| round | seconds | calls/s | RSS halfway | RSS after |\n|---|---|---|---|---|\n` +
-    http.rounds.map((r) => `| ${r.round} | ${r.seconds} | ${r.calls_per_second} | ${r.rss_mb_halfway} MB | ${r.rss_mb_after} MB |`).join("\n") + "\n"
+      `| NAME_MODEL | p50 | p90 | p99 | max | engine alone p50 | MCP overhead p50 | target p50 <= 5 ms |\n|---|---|---|---|---|---|---|---|\n` +
+      stdio.map((r) => `| ${r.name_model} | ${r.p50_ms} ms | ${r.p90_ms} ms | ${r.p99_ms} ms | ${r.max_ms} ms | ${r.engine_alone.p50_ms} ms | ${r.mcp_overhead_p50_ms} ms | ${r.p50_ms <= 5 ? "met" : "not met"} |`).join("\n")
+  )
+}
+if (http !== undefined) {
+  sections.push(
+    `## Streamable HTTP: ${http.sessions} concurrent sessions, ${http.calls_per_round} tokenise calls per round, sessions terminated after each round\n\n` +
+      `RSS before: ${http.rss_mb_before} MB; at the end: ${http.rss_mb_end} MB.\n\n| round | seconds | calls/s | RSS halfway | RSS after |\n|---|---|---|---|---|\n` +
+      http.rounds.map((r) => `| ${r.round} | ${r.seconds} | ${r.calls_per_second} | ${r.rss_mb_halfway} MB | ${r.rss_mb_after} MB |`).join("\n")
+  )
+}
+if (startup !== undefined) {
+  sections.push(
+    `## Startup: ${starts} cold stdio starts per setting (medians, ms after the previous step)\n\n` +
+      `| NAME_MODEL | initialize answered (from spawn) | max | tools/list | first tokenise |\n|---|---|---|---|---|\n` +
+      startup.cold_starts.map((r) => `| ${r.name_model} | ${r.initialize_ms_median} | ${r.initialize_ms_max} | +${r.tools_list_ms_median} | +${r.first_tokenise_ms_median} |`).join("\n") +
+      `\n\nWhere a cold start goes (each group imported first, in this order, in a fresh node process; medians):\n\n| group | ms |\n|---|---|\n` +
+      startup.imports.map((g) => `| ${g.group} | ${g.median_ms} |`).join("\n")
+  )
+}
+// A partial run (BENCH_MCP_ONLY) gets its own latest file, so it does not hide the last full run's numbers.
+const latest = only.size === 3 ? "latest-mcp.md" : `latest-mcp-${[...only].sort().join("-")}.md`
+writeFileSync(
+  join(resultsDir, latest),
+  `# MCP server benchmark (${at})\n\n` +
+    `Machine: ${machine.cpus} CPUs (${machine.cpu_model}), load average ${machine.load_average_1m} at the end, Node ${machine.node}. Parts run: ${[...only].join(", ")}.\n\n` +
+    sections.join("\n\n") + "\n"
 )
-console.log(`written: bench/results/mcp-${at}.json and bench/results/latest-mcp.md`)
+console.log(`written: bench/results/mcp-${at}.json and bench/results/${latest}`)

@@ -61,12 +61,18 @@ describe("MCP server over Streamable HTTP", () => {
     await b.close()
   })
 
-  it("private_completion over HTTP: the provider sees aliases only, the receipt verifies; bad input keeps the session", async () => {
+  it("private_completion over HTTP: the provider sees aliases only, the receipt verifies, its aliases stay in its session; bad input keeps the session", async () => {
     const client = await httpMcpClient(server.url)
+    const other = await httpMcpClient(server.url)
     const result = await callOk(client, "private_completion", { model: "local-chat", messages: [{ role: "user", content: "Call +44 20 7946 0958" }] })
     expect(result.content).toBe("Echo: Call +44 20 7946 0958")
     expect(result.receipt_verified).toBe(true)
     expect(fx.provider.received.map((r) => r.body.toString("utf8")).join("")).not.toContain("7946")
+    const sent: string = result.tokenised_request.messages[0].content
+    expect(sent).toMatch(/^Call <PHONE_1_[0-9a-z]+>$/)
+    expect((await callOk(client, "detokenise", { text: sent })).text).toBe("Call +44 20 7946 0958")
+    await callFails(other, "detokenise", { text: sent }, "unknown_alias")
+    await other.close()
     await callFails(client, "private_completion", { messages: "hi" }, "invalid_arguments")
     expect((await callOk(client, "meter")).calls).toBe(1)
     await client.close()
@@ -96,7 +102,7 @@ describe("MCP server over Streamable HTTP", () => {
     expect(unknown.status).toBe(404)
   })
 
-  it("will not bind a non-loopback address without MCP_ALLOW_REMOTE=1 and a bearer token file", () => {
+  it("will not bind a non-loopback address without MCP_ALLOW_REMOTE=1 and a bearer token file; a bad NAME_MODEL stops it", () => {
     const run = (env: Record<string, string>) =>
       spawnSync("node_modules/.bin/node", ["programs/mcp.ts"], { env: { ...process.env, MCP_TRANSPORT: "http", MCP_PORT: "0", ...env }, encoding: "utf8", timeout: 60_000 })
     const refused = run({ MCP_HOST: "0.0.0.0" })
@@ -105,6 +111,10 @@ describe("MCP server over Streamable HTTP", () => {
     const noToken = run({ MCP_HOST: "0.0.0.0", MCP_ALLOW_REMOTE: "1" })
     expect(noToken.status).toBe(1)
     expect(noToken.stderr).toContain("MCP_BEARER_TOKEN_FILE")
+    // The name model setting is checked at startup, though the engine itself loads later.
+    const badNames = run({ NAME_MODEL: "spacy" })
+    expect(badNames.status).toBe(1)
+    expect(JSON.parse(badNames.stderr.trim())).toMatchObject({ level: "fatal", message: expect.stringContaining("NAME_MODEL") })
   })
 })
 

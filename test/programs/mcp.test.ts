@@ -153,6 +153,10 @@ describe("MCP server over stdio: tools through the gateway", () => {
     // Independently of the server: the receipt verifies against the gateway's published keys.
     expect((await verifyReceipt(receipt, { jwks: createJwksCache({ gatewayUrl: fx.gw.url }) })).valid).toBe(true)
     expect(receipt.chain.chain_id).toBe(`receipt-v2-org-${orgId}`)
+    // The call's aliases joined the session: what left the device can be restored later in this session.
+    const sent: string = result.tokenised_request.messages[0].content
+    expect(sent).not.toContain(EMAIL)
+    expect((await callOk(mcp, "detokenise", { text: `Saw: ${sent}` })).text).toBe(`Saw: ${PROMPT}`)
     await callFails(mcp, "private_completion", { model: "local-chat" }, "invalid_arguments")
     await callFails(mcp, "private_completion", { model: "no-such-model", messages: [{ role: "user", content: "hi" }] }, /model/)
   })
@@ -169,6 +173,9 @@ describe("MCP server over stdio: tools through the gateway", () => {
     expect(result.content).toContain(EMAIL)
     expect(providerSaw()).not.toContain(EMAIL)
     expect(result.receipt_verified).toBe(true)
+    const sent: string = result.tokenised_request.messages[0].content
+    const reply = await callOk(mcp, "reconstruct", { text: `Re: ${sent}`, format: "txt" })
+    expect(Buffer.from(reply.content_base64, "base64").toString("utf8")).toBe(`Re: ${PROMPT}`)
     await callFails(mcp, "private_messages", { model: "local-chat", messages: [{ role: "user", content: "hi" }] }, "invalid_arguments")
   })
 

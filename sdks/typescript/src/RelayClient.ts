@@ -66,6 +66,11 @@ export interface RelayMeta {
   readonly countersignature: Record<string, unknown> | undefined
   /** The tokenised request: exactly what left this device. */
   readonly tokenisedRequest: unknown
+  /**
+   * This call's aliases (alias -> original), already restored in the answer. They stay on this device; an
+   * application that shows the tokenised text, or keeps a conversation's aliases to restore later, reads them here.
+   */
+  readonly aliases: ReadonlyMap<string, string>
 }
 
 export type WithMeta<T> = T & RelayMeta
@@ -74,6 +79,8 @@ export type WithMeta<T> = T & RelayMeta
 export interface RelayStream<T> extends AsyncIterable<T> {
   readonly requestId: string | undefined
   readonly tokenisedRequest: unknown
+  /** This call's aliases (alias -> original); they stay on this device. */
+  readonly aliases: ReadonlyMap<string, string>
   /** Set once the stream has ended. */
   receipt: Record<string, unknown> | undefined
   receiptVerified: boolean | undefined
@@ -242,7 +249,8 @@ export class RelayClientCore {
       receipt,
       ...(await this.#verify(receipt)),
       countersignature: decodeHeader(response.headers.get("x-service-receipt-v3")),
-      tokenisedRequest: prepared.tokenisedBody
+      tokenisedRequest: prepared.tokenisedBody,
+      aliases: prepared.map
     }
     // Not enumerable: the answer still serialises to exactly the provider's shape.
     for (const [key, value] of Object.entries(meta)) Object.defineProperty(answer, key, { value, enumerable: false })
@@ -256,6 +264,7 @@ export class RelayClientCore {
     const result: RelayStream<Json> = {
       requestId,
       tokenisedRequest: prepared.tokenisedBody,
+      aliases: prepared.map,
       receipt: undefined,
       receiptVerified: undefined,
       receiptVerification: undefined,

@@ -20,6 +20,14 @@ const keepReceipt = (receipt: Receipt | undefined, session: SessionContext) => {
   session.received.push(receipt)
 }
 
+/**
+ * The call's aliases join the session's map, like tokenise's: a later detokenise or reconstruct in this session can
+ * restore what the model saw (tokenised_request) or an answer the host kept with aliases in it.
+ */
+const keepAliases = (aliases: ReadonlyMap<string, string> | undefined, session: SessionContext) => {
+  if (aliases !== undefined) session.aliases.add(aliases)
+}
+
 /** The relay answer's metadata every private_* result carries. */
 const metaOf = (answer: Json) => ({
   request_id: answer.requestId ?? null,
@@ -61,6 +69,7 @@ const privateCompletion: ToolDefinition<{ model: string; messages: Array<{ role:
   output: z.looseObject({ content: z.string(), model: z.string(), finish_reason: z.string().nullable(), usage: z.unknown(), ...relayMeta }),
   run: async (args, session) => {
     const answer = await (await session.shared.client()).chat.completions.create({ ...args })
+    keepAliases(answer.aliases, session)
     keepReceipt(answer.receipt, session)
     const choice = answer.choices?.[0]
     const content = restoreSessionAliases(typeof choice?.message?.content === "string" ? choice.message.content : "", session)
@@ -86,6 +95,7 @@ const privateMessages: ToolDefinition<{ model: string; max_tokens: number; messa
   output: z.looseObject({ content: z.string(), model: z.string(), stop_reason: z.string().nullable(), usage: z.unknown(), ...relayMeta }),
   run: async (args, session) => {
     const answer = await (await session.shared.client()).messages.create({ ...args })
+    keepAliases(answer.aliases, session)
     keepReceipt(answer.receipt, session)
     const text = Array.isArray(answer.content) ? answer.content.filter((b: Json) => b?.type === "text").map((b: Json) => String(b.text)).join("") : ""
     const content = restoreSessionAliases(text, session)

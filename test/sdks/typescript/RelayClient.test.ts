@@ -59,8 +59,13 @@ describe("RelayClient: private relay calls", () => {
     expect(answer.receiptVerified).toBe(true)
     expect(answer.countersignature).toMatchObject({ v: "v3-countersignature", receipt_jti: answer.receipt!.jti })
     expect(JSON.stringify(answer.tokenisedRequest)).not.toContain(EMAIL)
+    // The call's aliases: each alias that left the device, with its original (kept here, never serialised).
+    const sentEmailAlias = /<EMAIL_1_[0-9a-z]+>/.exec(JSON.stringify(answer.tokenisedRequest))![0]
+    expect(answer.aliases.get(sentEmailAlias)).toBe(EMAIL)
+    expect([...answer.aliases.values()].sort()).toEqual([EMAIL, PHONE].sort())
     // The meta fields do not change the provider's shape when serialised.
     expect(Object.keys(JSON.parse(JSON.stringify(answer)))).not.toContain("receipt")
+    expect(Object.keys(JSON.parse(JSON.stringify(answer)))).not.toContain("aliases")
   })
 
   it("streamed chat completion: aliases cut across 3-character frames are restored, the trailer receipt verifies", async () => {
@@ -79,6 +84,7 @@ describe("RelayClient: private relay calls", () => {
     expectNoOriginalUpstream()
     expect(stream.receipt).toMatchObject({ v: 2 })
     expect(stream.receiptVerified).toBe(true)
+    expect([...stream.aliases.values()]).toContain(EMAIL)
     // The engine asked the provider for usage before signing.
     expect(JSON.parse(fx.provider.received.at(-1)!.body.toString("utf8")).stream_options).toEqual({ include_usage: true })
   })

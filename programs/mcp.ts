@@ -12,18 +12,24 @@ import { readMcpSettings } from "../src/mcp/settings.ts"
 const log = (level: string, message: string, extra: Record<string, unknown> = {}) =>
   process.stderr.write(`${JSON.stringify({ level, time: new Date().toISOString(), program: "mcp", message, ...extra })}\n`)
 
+/** How long after the handshake the engine starts loading (a host lists the tools right after it). */
+const WARM_UP_DELAY_MS = 50
+
 const main = async () => {
   const settings = readMcpSettings(process.env)
   const shared = createShared(settings)
   const version = shared.engine.version
   if (settings.transport === "stdio") {
     const server = createMcpServer(createSessionContext(shared), version)
+    // The engine loads after the handshake (and a moment for the host's tools/list), so neither waits for it.
+    server.oninitialized = () => void setTimeout(() => void shared.warmUp(), WARM_UP_DELAY_MS)
     await server.connect(new StdioServerTransport())
     process.stdin.on("end", () => void server.close().finally(() => process.exit(0)))
     return
   }
   const http = await startMcpHttpServer(shared, version)
   log("info", "MCP server listening", { url: http.url, bearer_required: settings.bearerToken !== undefined })
+  void shared.warmUp()
   const stop = () => void http.close().finally(() => process.exit(0))
   process.on("SIGINT", stop)
   process.on("SIGTERM", stop)

@@ -4,12 +4,13 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import type { z } from "zod"
+import type { RelayClient } from "../../sdks/typescript/src/index.ts"
+import { createJwksCache, type JwksCache } from "../../sdks/typescript/src/verify/jwks.ts"
+import type { EngineIdentity } from "../attestation/v3.ts"
 import { ENGINE } from "../client/engine.ts"
 import { probeGateway } from "../client/gatewayUrl.ts"
-import { nameModelOf } from "../../sdks/typescript/src/engine.ts"
-import { createJwksCache, type JwksCache, RelayClient } from "../../sdks/typescript/src/index.ts"
-import type { EngineIdentity } from "../attestation/v3.ts"
 import type { NameModel } from "../tokeniser/index.ts"
+import { loadEngine, warmUp } from "./engine.ts"
 import { createLocalReceipts, type LocalReceipts, type Receipt } from "./localReceipts.ts"
 import { createSessionAliases, type SessionAliases } from "./sessionAliases.ts"
 import type { McpSettings } from "./settings.ts"
@@ -18,7 +19,10 @@ import { ToolError } from "./toolResult.ts"
 export interface Shared {
   readonly settings: McpSettings
   readonly engine: EngineIdentity
-  readonly names: NameModel | "off"
+  /** The name model of NAME_MODEL, once the engine has loaded. */
+  readonly names: () => Promise<NameModel | "off">
+  /** Loads the engine (and warms the built-in name model) in the background; called once the server answers. */
+  readonly warmUp: () => Promise<void>
   /**
    * The gateway client, once GATEWAY_URL has answered the gateway identity probe (gateway-locked: the key is never
    * sent to anything else, REST calls included). A ToolError `configuration_error` when GATEWAY_URL or
@@ -55,16 +59,19 @@ export const createShared = (settings: McpSettings): Shared => {
   let client: RelayClient | undefined
   let jwks: JwksCache | undefined
   let probed: Promise<void> | undefined
+  let names: Promise<NameModel | "off"> | undefined
   // Once per process; a failure is not remembered, so a gateway that comes back is used again.
   const probe = (gatewayUrl: string) =>
     probeGateway(gatewayUrl, { timeoutMs: 10_000 }).catch((error: unknown) => {
       probed = undefined
       throw new ToolError("gateway_identity_failed", error instanceof Error ? error.message : String(error))
     })
+  const namesOf = () => (names ??= loadEngine().then((engine) => engine.nameModelOf(settings.nameModel)))
   return {
     settings,
     engine: ENGINE,
-    names: nameModelOf(settings.nameModel),
+    names: namesOf,
+    warmUp: () => warmUp(namesOf, settings.nameModel === "builtin"),
     client: async () => {
       if (client !== undefined) {
         await (probed ??= probe(client.gatewayUrl))
@@ -74,7 +81,8 @@ export const createShared = (settings: McpSettings): Shared => {
       if (settings.gatewayKeyFile === undefined) {
         throw new ToolError("configuration_error", "GATEWAY_KEY_FILE is not set: name a file (mode 0600) holding your gateway key (svc_...).")
       }
-      client = new RelayClient({
+      const { RelayClient } = await loadEngine()
+      client ??= new RelayClient({
         gatewayUrl,
         apiKeyFile: settings.gatewayKeyFile,
         nameModel: settings.nameModel,

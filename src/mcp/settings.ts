@@ -68,6 +68,9 @@ export const readMcpSettings = (env: Env): McpSettings => {
     bearerToken = readSecretFile(env.MCP_BEARER_TOKEN_FILE, "MCP_BEARER_TOKEN_FILE", /^\S{32,}$/, "Bearer token file")
   }
   const nameModel = env.NAME_MODEL || "builtin"
+  if (nameModel !== "builtin" && nameModel !== "off" && !/^https?:\/\/\S+$/.test(nameModel)) {
+    throw new McpSettingsError(`NAME_MODEL must be "builtin", "off" or the http(s) URL of a name model service, not ${JSON.stringify(nameModel)}.`)
+  }
   return {
     transport,
     host,

@@ -5,7 +5,8 @@
  * model can act on, never a protocol failure: the server stays up.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
-import { JwksError, RelayError } from "../../sdks/typescript/src/index.ts"
+import { RelayError } from "../../sdks/typescript/src/errors.ts"
+import { JwksError } from "../../sdks/typescript/src/verify/errors.ts"
 
 export class ToolError extends Error {
   readonly code: string

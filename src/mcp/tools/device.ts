@@ -4,8 +4,11 @@
  * restore them; no other session can.
  */
 import { z } from "zod"
-import { ALIAS_PATTERN, createSession, detectSpans, ENTITY_TYPES, NameModelUnavailable, tokeniseText } from "../../tokeniser/index.ts"
+import { ALIAS_PATTERN } from "../../tokeniser/alias.ts"
+import { NameModelUnavailable } from "../../tokeniser/NameModel.ts"
+import { ENTITY_TYPES } from "../../tokeniser/types.ts"
 import type { SessionContext, ToolDefinition } from "../context.ts"
+import { loadEngine } from "../engine.ts"
 import { ok, pretty, ToolError } from "../toolResult.ts"
 
 /** Texts above this are refused (a tool call is interactive; use tokenise_file for documents). */
@@ -29,7 +32,8 @@ export const withNameModel = async <A>(work: () => Promise<A>): Promise<A> => {
 
 /** Tokenises `input` with a fresh engine session and adds its aliases to the MCP session's map. */
 export const tokeniseForSession = async (input: string, session: SessionContext) => {
-  const engine = createSession({ names: session.shared.names })
+  const { createSession, tokeniseText } = await loadEngine()
+  const engine = createSession({ names: await session.shared.names() })
   const tokenised = await withNameModel(() => tokeniseText(input, engine))
   session.aliases.add(engine.map)
   return { text: tokenised, replaced: engine.map.size, detectorsFired: { ...engine.detectorsFired } }
@@ -91,7 +95,9 @@ const detectPii: ToolDefinition<{ text: string }> = {
     counts
   }),
   run: async ({ text }, session) => {
-    const spans = await withNameModel(() => detectSpans(text, createSession({ names: session.shared.names })))
+    const { createSession, detectSpans } = await loadEngine()
+    const names = await session.shared.names()
+    const spans = await withNameModel(() => detectSpans(text, createSession({ names })))
     const tally: Record<string, number> = {}
     for (const s of spans) tally[s.type] = (tally[s.type] ?? 0) + 1
     const entities = spans.map((s) => ({ type: s.type, start: s.start, end: s.end }))
@@ -130,7 +136,8 @@ const engineInfo: ToolDefinition<Record<string, never>> = {
   input: z.strictObject({}),
   output: z.looseObject({ engine: z.looseObject({ id: z.string(), version: z.string(), sha256: z.string() }), detectors: z.array(z.string()), name_model: z.looseObject({ setting: z.string(), state: z.string() }) }),
   run: async (_args, session) => {
-    const { names, settings, engine } = session.shared
+    const { settings, engine } = session.shared
+    const names = await session.shared.names()
     let state: string
     if (names === "off") state = "off"
     else {

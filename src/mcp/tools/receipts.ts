@@ -5,7 +5,7 @@
  * transparency_inclusion (the gateway's proof, checked here against its signed tree head).
  */
 import { z } from "zod"
-import { verifyChain, verifyInclusionProof, verifyReceipt } from "../../../sdks/typescript/src/index.ts"
+import { verifyChain, verifyInclusionProof, verifyReceipt } from "../../../sdks/typescript/src/verify/index.ts"
 import type { SessionContext, ToolDefinition } from "../context.ts"
 import type { Receipt } from "../localReceipts.ts"
 import { ok, pretty, ToolError } from "../toolResult.ts"

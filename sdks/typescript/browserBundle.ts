@@ -49,6 +49,18 @@ export const builtinNameModel = { detect: async () => detectNamesWithCompromise(
   }
 }
 
+/**
+ * One file cannot hold lazily loaded chunks: the file readers and writers, which the SDK loads with import() only when
+ * a file is read or rebuilt, are left out of the page bundle (a page that reads files is bundled with code splitting,
+ * as Vite and the package build do).
+ */
+const withoutLazyFileModules: esbuild.Plugin = {
+  name: "without-lazy-file-modules",
+  setup(build) {
+    build.onResolve({ filter: /.*/ }, (args) => (args.kind === "dynamic-import" && /\/files$/.test(args.resolveDir) ? { path: args.path, external: true } : undefined))
+  }
+}
+
 /** The browser entry and every dependency in one minified ESM file, ready for `<script type="module">`. */
 export const bundleBrowserPage = async (options: { readonly nameModel: "builtin" | "excluded"; readonly engine?: EngineIdentity }): Promise<Uint8Array> => {
   const result = await esbuild.build({
@@ -60,7 +72,7 @@ export const bundleBrowserPage = async (options: { readonly nameModel: "builtin"
     minify: true,
     write: false,
     logLevel: "warning",
-    plugins: [engineIdentityPlugin(options.engine ?? packageEngine()), ...(options.nameModel === "excluded" ? [withoutBuiltinNameModel] : [])]
+    plugins: [engineIdentityPlugin(options.engine ?? packageEngine()), withoutLazyFileModules, ...(options.nameModel === "excluded" ? [withoutBuiltinNameModel] : [])]
   })
   return result.outputFiles[0]!.contents
 }

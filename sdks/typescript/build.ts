@@ -27,7 +27,11 @@ const common: esbuild.BuildOptions = {
   sourcemap: true,
   external: Object.keys(pkg.dependencies),
   plugins: [engineIdentityPlugin(engine)],
-  logLevel: "warning"
+  logLevel: "warning",
+  // The file readers and writers (and the libraries they use) are loaded with import() when first needed: split into
+  // chunks, an application that never reads a file never loads them.
+  splitting: true,
+  chunkNames: "chunks/[name]-[hash]"
 }
 await esbuild.build({
   ...common,

@@ -11,4 +11,5 @@ export class RelayClient extends RelayClientCore {
 export type { CallOptions, RelayClientOptions, RelayMeta, RelayStream, WithMeta } from "./RelayClient.ts"
 export type { NameModelSetting } from "./engine.ts"
 export * from "./errors.ts"
+export * from "./files/index.ts"
 export * from "./verify/index.ts"

@@ -26,7 +26,7 @@
  *   `POST /_fake/reset`, `GET /_fake/open` -> `{open}`, `POST /_fake/behaviour` (body: a Behaviour).
  * As a program only the most recent 10 000 requests are kept, so benchmarks do not grow memory.
  *
- * Run: `npx node programs/fake-provider.ts [--host H] [--port N] [--delay-ms N] [--chunk-delay-ms N]`.
+ * Run: `npx node programs/fake-provider.ts [--host H] [--port N] [--delay-ms N] [--chunk-delay-ms N] [--stream-piece-chars N]`.
  * Environment (flags win): FAKE_PROVIDER_HOST / FAKE_PROVIDER_PORT, else HOST / PORT; default
  * 127.0.0.1:8788. The FAKE_PROVIDER_* names win over HOST/PORT so one shared environment can start
  * both the gateway and the fake provider.
@@ -658,13 +658,20 @@ const parseMs = (s: string | undefined, name: string): number | undefined => {
   return n
 }
 
+const parsePieceChars = (s: string): number => {
+  const n = Number(s)
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--stream-piece-chars must be a positive integer, got ${JSON.stringify(s)}`)
+  return n
+}
+
 const main = async (): Promise<void> => {
   const { values } = parseArgs({
     options: {
       host: { type: "string" },
       port: { type: "string" },
       "delay-ms": { type: "string" },
-      "chunk-delay-ms": { type: "string" }
+      "chunk-delay-ms": { type: "string" },
+      "stream-piece-chars": { type: "string" }
     }
   })
   const env = process.env
@@ -676,6 +683,8 @@ const main = async (): Promise<void> => {
     port,
     delayMs: parseMs(values["delay-ms"], "--delay-ms"),
     chunkDelayMs: parseMs(values["chunk-delay-ms"], "--chunk-delay-ms"),
+    // Tests of other processes (the Python SDK's) cut aliases across SSE frames with this.
+    ...(values["stream-piece-chars"] === undefined ? {} : { streamPieceChars: parsePieceChars(values["stream-piece-chars"]) }),
     // A long benchmark run must not grow memory without bound.
     maxRecorded: 10_000
   })

@@ -1,1 +1,41 @@
-"""Privacy Relay SDK."""
+"""Privacy Relay SDK: on-device tokenisation, attestation and detokenisation for LLM calls through a content-blind
+gateway, the gateway's REST capability set, and offline verification of receipts and webhooks."""
+
+from .async_client import AsyncRelayClient, AsyncRelayStream
+from .attestation import EngineIdentity
+from .client import RelayClient, RelayStream
+from .engine import ENGINE
+from .errors import (
+    AuthenticationError,
+    ConfigurationError,
+    ConflictError,
+    ConnectionError,
+    GatewayIdentityError,
+    InsufficientBalanceError,
+    InvalidRequestError,
+    NameModelUnavailableError,
+    NotFoundError,
+    PayloadTooLargeError,
+    PermissionDeniedError,
+    PretokenisationRequiredError,
+    RateLimitError,
+    RelayError,
+    ServerError,
+    StreamError,
+    TimeoutError,
+)
+from .verify.chain import verify_chain
+from .verify.jwks import JwksCache, JwksError
+from .verify.receipt import VerificationCheck, VerificationResult, verify_receipt
+from .verify.transparency import verify_inclusion_proof
+from .verify.webhook import WebhookDeduper, WebhookVerificationError, verify_webhook
+from .version import VERSION as __version__
+
+__all__ = [
+    "AsyncRelayClient", "AsyncRelayStream", "AuthenticationError", "ConfigurationError", "ConflictError", "ConnectionError",
+    "ENGINE", "EngineIdentity", "GatewayIdentityError", "InsufficientBalanceError", "InvalidRequestError", "JwksCache", "JwksError",
+    "NameModelUnavailableError", "NotFoundError", "PayloadTooLargeError", "PermissionDeniedError", "PretokenisationRequiredError",
+    "RateLimitError", "RelayClient", "RelayError", "RelayStream", "ServerError", "StreamError", "TimeoutError", "VerificationCheck",
+    "VerificationResult", "WebhookDeduper", "WebhookVerificationError", "__version__", "verify_chain", "verify_inclusion_proof",
+    "verify_receipt", "verify_webhook",
+]

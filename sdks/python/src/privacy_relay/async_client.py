@@ -1,0 +1,239 @@
+"""AsyncRelayClient: RelayClient for asyncio (httpx.AsyncClient). The engine's work (detection, aliases, the
+attestation signature) is CPU work of about a millisecond for a short prompt and runs in the calling task."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any, AsyncIterator, Optional
+
+import httpx
+
+from ._common import ROUTE_PATHS, ClientCore, RelayAnswer, body_of, chunk_json, decode_header, dumps
+from .attestation import EngineIdentity
+from .engine import NameModelSetting, PreparedCall
+from .errors import RelayError, StreamError
+from .gateway import GATEWAY_IDENTITY_PROBE_PATH, check_identity_answer, unreachable
+from .rest import RestApi
+from .sse import SseDetokeniser, detokenise_response_text
+from .transport import AsyncTransport, RetryPolicy, json_of
+from .verify.jwks import DEFAULT_JWKS_TTL_SECONDS, JwksError, jwks_problem
+from .verify.receipt import VerificationResult, verify_receipt
+from .wire.ecdsa import SigningKey
+
+
+class AsyncRelayStream:
+    """`async for` over chunks/events with originals restored; `receipt` etc. once it has ended."""
+
+    def __init__(self, client: "AsyncRelayClient", route: str, prepared: PreparedCall, response: httpx.Response) -> None:
+        self._client = client
+        self._route = route
+        self._prepared = prepared
+        self._response = response
+        self.request_id: Optional[str] = response.headers.get("x-request-id")
+        self.tokenised_request = prepared.tokenised_body
+        self.receipt: Optional[dict] = None
+        self.receipt_verified: Optional[bool] = None
+        self.receipt_verification: Optional[VerificationResult] = None
+
+    async def __aiter__(self) -> AsyncIterator[dict]:
+        sse = SseDetokeniser(self._route, self._prepared.map)
+        try:
+            async for text in self._response.aiter_text():
+                for item in chunk_json(sse.push(text)):
+                    yield item
+            for item in chunk_json(sse.end()):
+                yield item
+        except RelayError:
+            raise
+        except httpx.HTTPError as error:
+            raise StreamError(f"The stream broke: {error}", status=self._response.status_code, code="stream_error", request_id=self.request_id) from error
+        finally:
+            await self._response.aclose()
+        if not sse.completed:
+            raise StreamError(
+                "The stream ended before its end marker (the upstream cut it); the answer is incomplete.",
+                status=self._response.status_code,
+                code="stream_error",
+                request_id=self.request_id,
+            )
+        self.receipt = sse.receipt if isinstance(sse.receipt, dict) else None
+        self.receipt_verified, self.receipt_verification = await self._client._verify(self.receipt)
+
+    async def aclose(self) -> None:
+        await self._response.aclose()
+
+    async def __aenter__(self) -> "AsyncRelayStream":
+        return self
+
+    async def __aexit__(self, *_: Any) -> None:
+        await self.aclose()
+
+
+class _Completions:
+    def __init__(self, client: "AsyncRelayClient") -> None:
+        self._client = client
+
+    async def create(self, *, model: Any = None, messages: Any = None, stream: bool = False, idempotency_key: Optional[str] = None, traceparent: Optional[str] = None, timeout: Optional[float] = None, **extra: Any) -> Any:
+        return await self._client._relay("chat.completions", body_of(model, messages, stream, extra), idempotency_key, traceparent, timeout)
+
+
+class _Chat:
+    def __init__(self, client: "AsyncRelayClient") -> None:
+        self.completions = _Completions(client)
+
+
+class _Messages:
+    def __init__(self, client: "AsyncRelayClient") -> None:
+        self._client = client
+
+    async def create(self, *, model: Any = None, messages: Any = None, stream: bool = False, idempotency_key: Optional[str] = None, traceparent: Optional[str] = None, timeout: Optional[float] = None, **extra: Any) -> Any:
+        return await self._client._relay("messages", body_of(model, messages, stream, extra), idempotency_key, traceparent, timeout)
+
+
+class _Embeddings:
+    def __init__(self, client: "AsyncRelayClient") -> None:
+        self._client = client
+
+    async def create(self, *, model: Any = None, input: Any = None, idempotency_key: Optional[str] = None, traceparent: Optional[str] = None, timeout: Optional[float] = None, **extra: Any) -> Any:  # noqa: A002
+        return await self._client._relay("embeddings", body_of(model, None, False, extra, input), idempotency_key, traceparent, timeout)
+
+
+class _Models:
+    def __init__(self, client: "AsyncRelayClient") -> None:
+        self._client = client
+
+    async def list(self, *, traceparent: Optional[str] = None, timeout: Optional[float] = None) -> Any:
+        c = self._client
+        await c._ready()
+        response = await c._transport.send("GET", f"{c.gateway_url}/api/v1/models", headers=c._core.headers({}, traceparent), timeout=timeout)
+        return response.json()
+
+
+class AsyncRelayClient:
+    """Same settings and surface as RelayClient, with coroutines (`await client.chat.completions.create(...)`)."""
+
+    def __init__(
+        self,
+        gateway_url: str,
+        *,
+        api_key: Optional[str] = None,
+        api_key_file: Optional[str] = None,
+        name_model: NameModelSetting = "builtin",
+        retries: int = 2,
+        timeout: float = 60.0,
+        portal_token: Optional[str] = None,
+        device_key: Optional[SigningKey] = None,
+        stable_embedding_aliases: bool = True,
+        engine: Optional[EngineIdentity] = None,
+        http_client: Optional[httpx.AsyncClient] = None,
+    ) -> None:
+        self._core = ClientCore(
+            gateway_url,
+            api_key=api_key,
+            api_key_file=api_key_file,
+            portal_token=portal_token,
+            name_model=name_model,
+            device_key=device_key,
+            stable_embedding_aliases=stable_embedding_aliases,
+            engine=engine,
+        )
+        self.gateway_url = self._core.gateway_url
+        self._http = http_client or httpx.AsyncClient(timeout=timeout)
+        self._transport = AsyncTransport(self._http, RetryPolicy(retries=retries), timeout)
+        self._identity_lock = asyncio.Lock()
+        self._identity_ok = False
+        self._jwks: Optional[tuple[dict, float]] = None
+        self.chat = _Chat(self)
+        self.messages = _Messages(self)
+        self.embeddings = _Embeddings(self)
+        self.models = _Models(self)
+        self.rest = RestApi(self._rest_call, self._verify_value)
+
+    async def _fetch_jwks(self) -> tuple[int, Any]:
+        response = await self._http.get(f"{self.gateway_url}{GATEWAY_IDENTITY_PROBE_PATH}", headers={"accept": "application/json"}, follow_redirects=False)
+        try:
+            return response.status_code, response.json()
+        except ValueError:
+            return response.status_code, None
+
+    async def _ready(self) -> None:
+        async with self._identity_lock:
+            if self._identity_ok:
+                return
+            try:
+                status, body = await self._fetch_jwks()
+            except httpx.HTTPError as error:
+                raise unreachable(self.gateway_url, error) from error
+            self._jwks = (check_identity_answer(self.gateway_url, status, body), time.monotonic())
+            self._identity_ok = True
+
+    async def _keys(self, kid: Optional[str]) -> dict:
+        """The JWKS, fetched when absent or stale, and again once when `kid` is unknown (a key rotation)."""
+        stale = self._jwks is None or time.monotonic() - self._jwks[1] >= DEFAULT_JWKS_TTL_SECONDS
+        known = self._jwks is not None and any(k.get("kid") == kid for k in self._jwks[0].get("keys", []))
+        if stale or (kid is not None and not known):
+            try:
+                status, body = await self._fetch_jwks()
+            except httpx.HTTPError as error:
+                raise JwksError("jwks_unreachable", f"the gateway could not be reached for its receipt keys: {error}") from error
+            if status != 200:
+                raise JwksError("jwks_unreachable", f"the gateway answered {status} for its receipt keys", status=status)
+            problem = jwks_problem(body)
+            if problem is not None:
+                raise JwksError("jwks_invalid", problem, status=200)
+            self._jwks = (body, time.monotonic())
+        assert self._jwks is not None
+        return self._jwks[0]
+
+    async def _verify_value(self, value: Any) -> VerificationResult:
+        from .verify.envelope_input import envelope_or_raw
+
+        decoded = envelope_or_raw(value)
+        kid = decoded.get("kid") if isinstance(decoded, dict) and isinstance(decoded.get("kid"), str) else None
+        return verify_receipt(value, await self._keys(kid))
+
+    async def _verify(self, receipt: Optional[dict]) -> tuple[Optional[bool], Optional[VerificationResult]]:
+        if receipt is None:
+            return None, None
+        result = await self._verify_value(receipt)
+        return result.valid, result
+
+    async def _relay(self, route: str, body: dict, idempotency_key: Optional[str], traceparent: Optional[str], timeout: Optional[float]) -> Any:
+        prepared = self._core.engine.prepare(route, body)
+        stream = route != "embeddings" and body.get("stream") is True
+        await self._ready()
+        response = await self._transport.send(
+            "POST",
+            f"{self.gateway_url}{ROUTE_PATHS[route]}",
+            headers=self._core.relay_headers(prepared, stream, idempotency_key, traceparent),
+            content=prepared.body_bytes,
+            stream=stream,
+            timeout=timeout,
+        )
+        if stream:
+            return AsyncRelayStream(self, route, prepared, response)
+        answer = RelayAnswer(json.loads(detokenise_response_text(response.text, prepared.map)))
+        answer.request_id = response.headers.get("x-request-id")
+        answer.receipt = decode_header(response.headers.get("x-service-receipt-v2"))
+        answer.receipt_verified, answer.receipt_verification = await self._verify(answer.receipt)
+        answer.countersignature = decode_header(response.headers.get("x-service-receipt-v3"))
+        answer.tokenised_request = prepared.tokenised_body
+        return answer
+
+    async def _rest_call(self, method: str, path: str, auth: str, body: Any = None, *, idempotency_key: Optional[str] = None, traceparent: Optional[str] = None, timeout: Optional[float] = None) -> Any:
+        headers = self._core.rest_headers(method, auth, body is not None, idempotency_key, traceparent)
+        if auth != "none":
+            await self._ready()
+        response = await self._transport.send(method, f"{self.gateway_url}{path}", headers=headers, content=None if body is None else dumps(body), timeout=timeout)
+        return json_of(response.text)
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> "AsyncRelayClient":
+        return self
+
+    async def __aexit__(self, *_: Any) -> None:
+        await self.aclose()

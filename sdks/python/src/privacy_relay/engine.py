@@ -1,0 +1,109 @@
+"""The on-device half of every private call: tokenise the body (detect -> alias), attest the exact egress bytes
+with the device key, and later restore the originals in the answer.
+
+Engine identity: id `relay-py`, the package version, and `sha256`, a fingerprint of the engine's own files: SHA-256
+over every `.py` and `.json` file of the `privacy_relay` package, sorted by their path relative to the package
+directory (`/` separators), each contributing the line `<path>\\0<sha256 hex of the file bytes>\\n`. Computed
+once on import, so it describes the code actually running."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Optional, Union
+from urllib.parse import urlparse
+
+from .attestation import EngineIdentity, build_attestation, encode_attestation_header
+from .errors import ConfigurationError, InvalidRequestError, NameModelUnavailableError
+from .tokeniser.names import NameModel, NameModelUnavailable
+from .tokeniser.names.http import HttpNameModel
+from .tokeniser.names.rules import BuiltinNameModel
+from .tokeniser.session import TokeniserSession
+from .tokeniser.tokenise import InvalidRequestBody, Tokeniser
+from .version import VERSION
+from .wire.ecdsa import SigningKey
+
+ENGINE_ID = "relay-py"
+_PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def engine_source_sha256(package_dir: Path = _PACKAGE_DIR) -> str:
+    files = sorted(
+        (p.relative_to(package_dir).as_posix(), p) for p in package_dir.rglob("*") if p.is_file() and p.suffix in (".py", ".json") and "__pycache__" not in p.parts
+    )
+    digest = hashlib.sha256()
+    for rel, p in files:
+        digest.update(f"{rel}\0{hashlib.sha256(p.read_bytes()).hexdigest()}\n".encode("utf-8"))
+    return digest.hexdigest()
+
+
+ENGINE = EngineIdentity(ENGINE_ID, VERSION, engine_source_sha256())
+
+NameModelSetting = Union[str, NameModel, None]
+
+
+def name_model_of(setting: NameModelSetting) -> Optional[NameModel]:
+    """`"builtin"` (default), `"off"`/None, an http(s) URL of a name model service, or a NameModel object."""
+    if setting is None or setting == "off":
+        return None
+    if setting == "builtin":
+        return BuiltinNameModel()
+    if not isinstance(setting, str):
+        return setting
+    parsed = urlparse(setting)
+    if parsed.scheme not in ("http", "https") or not parsed.netloc:
+        raise ConfigurationError(f'name_model must be "builtin", "off" or an http(s) URL, not {setting!r}.', code="configuration_error")
+    return HttpNameModel(setting)
+
+
+@dataclass(frozen=True)
+class PreparedCall:
+    """What leaves the device for one call, and what stays to restore the answer."""
+
+    body_bytes: bytes
+    #: X-Service-Engine and X-Service-Attestation.
+    headers: Mapping[str, str]
+    #: Alias -> original; stays on the device.
+    map: dict[str, str]
+    #: The tokenised body: exactly what the provider will see.
+    tokenised_body: Any
+    detectors_fired: dict[str, int] = field(default_factory=dict)
+
+
+class Engine:
+    def __init__(
+        self,
+        *,
+        names: Optional[NameModel],
+        device_key: Callable[[], SigningKey],
+        stable_alias_secret: Optional[Callable[[], bytes]] = None,
+        identity: EngineIdentity = ENGINE,
+    ) -> None:
+        self.tokeniser = Tokeniser(names)
+        self.identity = identity
+        self._device_key = device_key
+        self._stable_alias_secret = stable_alias_secret
+
+    def prepare(self, route: str, body: Any) -> PreparedCall:
+        """Tokenises and attests one relay body. Raises NameModelUnavailableError (fail-closed) or InvalidRequestError."""
+        secret = self._stable_alias_secret() if route == "embeddings" and self._stable_alias_secret is not None else None
+        try:
+            tokenised = self.tokeniser.tokenise_request(route, body, TokeniserSession(stable_alias_secret=secret))
+        except NameModelUnavailable as error:
+            raise NameModelUnavailableError(
+                f'The name model is unavailable ({error}); nothing was sent (fail-closed). Fix the name model, or use name_model "builtin" or "off".',
+                code="name_model_unavailable",
+            ) from error
+        except InvalidRequestBody as error:
+            raise InvalidRequestError(str(error), code="invalid_request") from error
+        envelope = build_attestation(
+            route=route, body_bytes=tokenised.body_bytes, detectors_fired=tokenised.detectors_fired, engine=self.identity, key=self._device_key()
+        )
+        return PreparedCall(
+            body_bytes=tokenised.body_bytes,
+            headers={"x-service-engine": self.identity.header_value, "x-service-attestation": encode_attestation_header(envelope)},
+            map=tokenised.map,
+            tokenised_body=tokenised.body,
+            detectors_fired=tokenised.detectors_fired,
+        )

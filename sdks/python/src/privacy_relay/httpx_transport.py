@@ -1,0 +1,117 @@
+"""A drop-in for the official `openai` Python package: an httpx transport that makes its requests private.
+
+    client = RelayClient("https://relay.example", api_key_file="~/.relay-key")
+    openai = OpenAI(base_url="https://relay.example/v1", api_key="unused",
+                    http_client=httpx.Client(transport=client.http_transport()))
+
+Chat completions, messages, embeddings and the model list are relayed: bodies are tokenised and attested here and
+sent to the RelayClient's gateway with its key (the official client's own key and base URL are not used); answers,
+streams included, come back with the originals restored. Errors are answered in the provider's error shape."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Iterator, Optional
+
+import httpx
+
+from ._common import ROUTE_PATHS
+from .errors import RelayError, error_from_answer
+from .sse import SseDetokeniser, detokenise_response_text
+
+if TYPE_CHECKING:
+    from .client import RelayClient
+
+#: Request headers of an official SDK that mean something to the gateway; the rest (its own auth) stay here.
+FORWARDED_HEADERS = ("idempotency-key", "traceparent", "tracestate", "anthropic-version", "anthropic-beta")
+_DROPPED = ("content-length", "content-encoding", "transfer-encoding")
+
+
+def _route_of(path: str) -> Optional[str]:
+    for suffix, route in (("/chat/completions", "chat.completions"), ("/messages", "messages"), ("/embeddings", "embeddings"), ("/models", "models")):
+        if path.endswith(suffix):
+            return route
+    return None
+
+
+def _local_status(error: RelayError) -> int:
+    return {"name_model_unavailable": 503, "connection_error": 502, "gateway_identity_failed": 502, "timeout": 504}.get(error.code, 400)
+
+
+def _error_response(anthropic: bool, status: int, code: str, message: str, headers: Optional[httpx.Headers] = None) -> httpx.Response:
+    body = {"type": "error", "error": {"type": code, "message": message}} if anthropic else {"error": {"code": code, "message": message, "type": code}}
+    out = httpx.Headers({k: v for k, v in (headers or {}).items() if k.lower() not in _DROPPED})
+    out["content-type"] = "application/json"
+    return httpx.Response(status, headers=out, content=json.dumps(body).encode("utf-8"))
+
+
+class _DetokenisedSse(httpx.SyncByteStream):
+    def __init__(self, upstream: httpx.Response, route: str, aliases: dict[str, str]) -> None:
+        self._upstream = upstream
+        self._sse = SseDetokeniser(route, aliases)
+
+    def __iter__(self) -> Iterator[bytes]:
+        try:
+            for text in self._upstream.iter_text():
+                out = self._sse.push(text)
+                if out:
+                    yield "".join(e.serialise() for e in out).encode("utf-8")
+            tail = self._sse.end()
+            if tail:
+                yield "".join(e.serialise() for e in tail).encode("utf-8")
+        finally:
+            self._upstream.close()
+
+    def close(self) -> None:
+        self._upstream.close()
+
+
+class RelayTransport(httpx.BaseTransport):
+    def __init__(self, client: "RelayClient") -> None:
+        self._client = client
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        c = self._client
+        route = _route_of(request.url.path)
+        forwarded = {name: request.headers[name] for name in FORWARDED_HEADERS if name in request.headers}
+        anthropic = route == "messages"
+        try:
+            if route == "models":
+                c._ready()
+                upstream = c._http.get(f"{c.gateway_url}/api/v1/models", headers=c._core.headers(forwarded, forwarded.get("traceparent")), follow_redirects=False)
+                return httpx.Response(upstream.status_code, headers={k: v for k, v in upstream.headers.items() if k.lower() not in _DROPPED}, content=upstream.content)
+            if route is None or request.method != "POST":
+                return _error_response(
+                    anthropic, 404, "not_found", f"The relay transport relays chat completions, messages, embeddings and the model list; not {request.method} {request.url.path}."
+                )
+            try:
+                body = json.loads(request.read())
+            except ValueError:
+                return _error_response(anthropic, 400, "invalid_request", "The request body is not JSON.")
+            prepared = c._core.engine.prepare(route, body)
+            c._ready()
+            stream = route != "embeddings" and isinstance(body, dict) and body.get("stream") is True
+            headers = c._core.headers(
+                {"content-type": "application/json", "accept": "text/event-stream" if stream else "application/json", **forwarded, **prepared.headers},
+                forwarded.get("traceparent"),
+            )
+            upstream_request = c._http.build_request("POST", f"{c.gateway_url}{ROUTE_PATHS[route]}", headers=headers, content=prepared.body_bytes)
+            upstream = c._http.send(upstream_request, stream=True, follow_redirects=False)
+            answer_headers = httpx.Headers({k: v for k, v in upstream.headers.items() if k.lower() not in _DROPPED})
+            if upstream.status_code >= 400:
+                text = upstream.read().decode("utf-8", errors="replace")
+                upstream.close()
+                error = error_from_answer(upstream.status_code, upstream.headers, text)
+                return _error_response(anthropic, upstream.status_code, error.code, error.message, answer_headers)
+            if not stream:
+                text = upstream.read().decode("utf-8")
+                upstream.close()
+                return httpx.Response(upstream.status_code, headers=answer_headers, content=detokenise_response_text(text, prepared.map).encode("utf-8"))
+            return httpx.Response(upstream.status_code, headers=answer_headers, stream=_DetokenisedSse(upstream, route, prepared.map))
+        except RelayError as error:
+            return _error_response(anthropic, error.status or _local_status(error), error.code, error.message)
+        except httpx.HTTPError as error:
+            return _error_response(anthropic, 502, "connection_error", f"The gateway could not be reached: {error}")
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,218 @@
+"""Restores originals in a streamed answer (SSE) as it arrives, frame by frame, for OpenAI chat completion chunks
+and Anthropic message events. Each streaming text field (a choice's `delta.content`, a tool call's arguments, an
+Anthropic `text_delta` / `input_json_delta`) has its own streaming detokeniser, so an alias cut across two chunks
+is restored whole. Text held back when a field ends (finish_reason, content_block_stop, [DONE]) is released in
+that frame or one just before it. The `event: receipt-v2` trailer passes through unchanged and is kept."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Mapping, Optional
+
+from .errors import StreamError
+from .tokeniser.detokenise import StreamingDetokeniser
+
+_FRAME_END = re.compile(r"\r?\n\r?\n")
+_LINE = re.compile(r"\r?\n")
+_CHAT_KEY = re.compile(r"^(c|t)(\d+)(?:\.(\d+))?$")
+
+
+@dataclass(frozen=True)
+class SseEvent:
+    event: Optional[str]
+    data: str
+    #: The parsed JSON of `data`, when it is JSON.
+    json: Any = None
+
+    def serialise(self) -> str:
+        return ("" if self.event is None else f"event: {self.event}\n") + f"data: {self.data}\n\n"
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _json_escaped(aliases: Mapping[str, str]) -> dict[str, str]:
+    """Originals escaped for the inside of a JSON string (tool arguments and partial_json stream JSON text)."""
+    return {a: _compact(original)[1:-1] for a, original in aliases.items()}
+
+
+class SseDetokeniser:
+    def __init__(self, route: str, aliases: Mapping[str, str]) -> None:
+        self._route = route
+        self._map = dict(aliases)
+        self._escaped = _json_escaped(aliases)
+        self._fields: dict[str, StreamingDetokeniser] = {}
+        self._buffer = ""
+        self.receipt: Any = None
+        self.completed = False
+        self._last_id: Any = None
+        self._last_model: Any = None
+
+    def _field(self, key: str, json_text: bool) -> StreamingDetokeniser:
+        d = self._fields.get(key)
+        if d is None:
+            d = self._fields[key] = StreamingDetokeniser(self._escaped if json_text else self._map)
+        return d
+
+    def _release(self, key: str) -> str:
+        d = self._fields.pop(key, None)
+        return "" if d is None else d.flush()
+
+    def _event(self, name: Optional[str], value: Any) -> SseEvent:
+        return SseEvent(name, _compact(value), value)
+
+    def _release_all_chat(self) -> list[SseEvent]:
+        choices = []
+        for key in list(self._fields):
+            text = self._release(key)
+            if text == "":
+                continue
+            m = _CHAT_KEY.match(key)
+            if m is None:
+                continue
+            kind, index, tool = m.group(1), int(m.group(2)), m.group(3)
+            delta = {"content": text} if kind == "c" else {"tool_calls": [{"index": int(tool or 0), "function": {"arguments": text}}]}
+            choices.append({"index": index, "delta": delta, "finish_reason": None})
+        if not choices:
+            return []
+        return [self._event(None, {"id": self._last_id, "object": "chat.completion.chunk", "model": self._last_model, "choices": choices})]
+
+    def _chat_frame(self, chunk: dict) -> list[SseEvent]:
+        self._last_id = chunk.get("id", self._last_id)
+        self._last_model = chunk.get("model", self._last_model)
+        for choice in chunk.get("choices") if isinstance(chunk.get("choices"), list) else []:
+            if not isinstance(choice, dict):
+                continue
+            i = choice.get("index", 0)
+            delta = choice.get("delta") if isinstance(choice.get("delta"), dict) else None
+            if delta is not None and isinstance(delta.get("content"), str):
+                delta["content"] = self._field(f"c{i}", False).push(delta["content"])
+            for call in (delta.get("tool_calls") if delta is not None and isinstance(delta.get("tool_calls"), list) else []):
+                if isinstance(call, dict) and isinstance(call.get("function"), dict) and isinstance(call["function"].get("arguments"), str):
+                    call["function"]["arguments"] = self._field(f"t{i}.{call.get('index', 0)}", True).push(call["function"]["arguments"])
+            if choice.get("finish_reason") is not None:
+                rest = self._release(f"c{i}")
+                if rest != "":
+                    before = delta.get("content") if delta is not None and isinstance(delta.get("content"), str) else ""
+                    choice["delta"] = {**(delta or {}), "content": before + rest}
+                for key in [k for k in self._fields if k.startswith(f"t{i}.")]:
+                    args = self._release(key)
+                    if args == "":
+                        continue
+                    current = choice.get("delta") if isinstance(choice.get("delta"), dict) else {}
+                    calls = current.get("tool_calls") if isinstance(current.get("tool_calls"), list) else []
+                    choice["delta"] = {**current, "tool_calls": [*calls, {"index": int(key.split(".")[1]), "function": {"arguments": args}}]}
+            message = choice.get("message")
+            if isinstance(message, dict) and isinstance(message.get("content"), str):
+                message["content"] = self._field(f"m{i}", False).push(message["content"]) + self._release(f"m{i}")
+        return [self._event(None, chunk)]
+
+    def _messages_frame(self, name: Optional[str], value: dict) -> list[SseEvent]:
+        index = value.get("index", 0)
+        if value.get("type") == "content_block_delta" and isinstance(value.get("delta"), dict):
+            delta = value["delta"]
+            if delta.get("type") == "text_delta" and isinstance(delta.get("text"), str):
+                delta["text"] = self._field(f"b{index}", False).push(delta["text"])
+            if delta.get("type") == "input_json_delta" and isinstance(delta.get("partial_json"), str):
+                delta["partial_json"] = self._field(f"j{index}", True).push(delta["partial_json"])
+            return [self._event(name, value)]
+        if value.get("type") == "content_block_stop":
+            out: list[SseEvent] = []
+            text = self._release(f"b{index}")
+            if text != "":
+                out.append(self._event("content_block_delta", {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": text}}))
+            partial = self._release(f"j{index}")
+            if partial != "":
+                out.append(
+                    self._event("content_block_delta", {"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": partial}})
+                )
+            return [*out, self._event(name, value)]
+        if value.get("type") == "message_stop":
+            self.completed = True
+        return [self._event(name, value)]
+
+    def _handle(self, raw: str) -> list[SseEvent]:
+        name: Optional[str] = None
+        data: list[str] = []
+        for line in _LINE.split(raw):
+            if line.startswith("event:"):
+                name = line[6:].strip()
+            elif line.startswith("data:"):
+                value = line[5:]
+                data.append(value[1:] if value.startswith(" ") else value)
+        if not data:
+            return []
+        text = "\n".join(data)
+        if name == "receipt-v2":
+            try:
+                self.receipt = json.loads(text)
+            except ValueError:
+                raise StreamError("The receipt-v2 trailer is not JSON.", status=200, code="stream_error") from None
+            return [SseEvent(name, text, self.receipt)]
+        if text == "[DONE]":
+            self.completed = True
+            return [*(self._release_all_chat() if self._route == "chat.completions" else []), SseEvent(name, text, None)]
+        try:
+            value = json.loads(text)
+        except ValueError:
+            raise StreamError("The gateway sent a stream frame that is not JSON.", status=200, code="stream_error") from None
+        if not isinstance(value, dict):
+            return [SseEvent(name, text, value)]
+        if name == "error" or value.get("type") == "error":
+            return [SseEvent(name, text, value)]
+        return self._chat_frame(value) if self._route == "chat.completions" else self._messages_frame(name, value)
+
+    def push(self, text: str) -> list[SseEvent]:
+        """Feeds gateway text; returns the complete events it finished, detokenised."""
+        self._buffer += text
+        out: list[SseEvent] = []
+        while True:
+            m = _FRAME_END.search(self._buffer)
+            if m is None:
+                return out
+            raw = self._buffer[:m.start()]
+            self._buffer = self._buffer[m.end():]
+            out.extend(self._handle(raw))
+
+    def end(self) -> list[SseEvent]:
+        """The input ended: the last events (held-back text released); StreamError on a torn frame."""
+        if self._buffer.strip() != "":
+            self._buffer = ""
+            raise StreamError("The stream ended in the middle of a frame.", status=200, code="stream_error")
+        if self._route == "chat.completions":
+            return self._release_all_chat()
+        out = []
+        for key in list(self._fields):
+            text = self._release(key)
+            if text == "":
+                continue
+            delta = {"type": "text_delta", "text": text} if key.startswith("b") else {"type": "input_json_delta", "partial_json": text}
+            out.append(self._event("content_block_delta", {"type": "content_block_delta", "index": int(key[1:]), "delta": delta}))
+        return out
+
+
+def detokenise_value(value: Any, aliases: Mapping[str, str]) -> Any:
+    from .tokeniser.detokenise import detokenise
+
+    if isinstance(value, str):
+        return detokenise(value, aliases)
+    if isinstance(value, list):
+        return [detokenise_value(v, aliases) for v in value]
+    if isinstance(value, dict):
+        return {k: detokenise_value(v, aliases) for k, v in value.items()}
+    return value
+
+
+def detokenise_response_text(text: str, aliases: Mapping[str, str]) -> str:
+    """A response body with this request's originals restored: JSON is parsed, every string detokenised and
+    re-serialised (splicing into raw JSON text could break it); other bodies are detokenised as text."""
+    from .tokeniser.detokenise import detokenise
+
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        return detokenise(text, aliases)
+    return _compact(detokenise_value(parsed, aliases))

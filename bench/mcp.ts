@@ -26,7 +26,7 @@ import { join } from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { builtinNameModel, createSession, tokeniseText } from "../src/tokeniser/index.ts"
+import { builtinNameModel, createSession, tokeniseText } from "../sdks/typescript/src/tokeniser/index.ts"
 import { proseText } from "./lib/sampleText.ts"
 import { median, percentile, sortedCopy } from "./lib/stats.ts"
 
@@ -164,7 +164,7 @@ const IMPORT_GROUPS: ReadonlyArray<[string, ReadonlyArray<string>]> = [
   ["node itself (empty script)", []],
   ["MCP SDK (server, stdio, zod)", ["@modelcontextprotocol/sdk/server/index.js", "@modelcontextprotocol/sdk/server/stdio.js", "zod"]],
   ["compromise (the built-in name model's NLP library)", ["compromise"]],
-  ["the rest of the tokenisation engine (detectors, gazetteer, libphonenumber)", [join(root, "src/tokeniser/index.ts")]],
+  ["the rest of the tokenisation engine (detectors, gazetteer, libphonenumber)", [join(root, "sdks/typescript/src/tokeniser/index.ts")]],
   ["the gateway client (SDK)", [join(root, "sdks/typescript/src/index.ts")]],
   ["the rest of the MCP server (its modules, as programs/mcp.ts imports them)", [join(root, "src/mcp/server.ts"), join(root, "src/mcp/context.ts"), join(root, "src/mcp/httpServer.ts")]]
 ]

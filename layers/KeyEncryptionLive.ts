@@ -4,8 +4,8 @@ import { join } from "node:path"
 import { AppConfig } from "../services/AppConfig.ts"
 import { KeyEncryption } from "../services/KeyEncryption.ts"
 import { generateKekBytes, importKek, KEK_BYTES, openSecret, sealSecret } from "../src/crypto/aead.ts"
-import { base64Decode, base64UrlDecode } from "../src/crypto/base64.ts"
-import { bytesToHex, hexToBytes } from "../src/crypto/hex.ts"
+import { base64Decode, base64UrlDecode } from "../sdks/typescript/src/wire/crypto/base64.ts"
+import { bytesToHex, hexToBytes } from "../sdks/typescript/src/wire/crypto/hex.ts"
 
 /**
  * The 32 KEK bytes from a file's contents: 64 hex characters, base64 / base64url of 32 bytes (surrounding

@@ -1,5 +1,5 @@
 /**
- * Builds src/tokeniser/names/gazetteer.generated.ts from the person, location and date definitions of
+ * Builds sdks/typescript/src/tokeniser/names/gazetteer.generated.ts from the person, location and date definitions of
  * @faker-js/faker (a maintained package with name lists for many locales). faker is not a dependency:
  * fetch it with `npm pack @faker-js/faker@10.6.0 && tar xzf faker-js-faker-10.6.0.tgz`, then
  * Run: node programs/build-name-gazetteer.ts <path of the extracted package/dist/index.js>
@@ -45,5 +45,5 @@ export const SURNAMES: ReadonlyArray<string> = ${JSON.stringify(sorted(surnames)
 export const PLACE_WORDS: ReadonlyArray<string> = ${JSON.stringify(sorted(places))}
 export const CALENDAR_WORDS: ReadonlyArray<string> = ${JSON.stringify(sorted(calendar))}
 `
-writeFileSync(new URL("../src/tokeniser/names/gazetteer.generated.ts", import.meta.url), out)
+writeFileSync(new URL("../sdks/typescript/src/tokeniser/names/gazetteer.generated.ts", import.meta.url), out)
 console.log(`given ${given.size}, surnames ${surnames.size}, places ${places.size}, calendar ${calendar.size}, ${out.length} bytes`)

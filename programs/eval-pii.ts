@@ -11,8 +11,8 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { performance } from "node:perf_hooks"
-import { scoreCorpus, type CorpusScore, type LabelledSentence, type TypeScore } from "../src/tokeniser/evaluateCorpus.ts"
-import { createSession, detectSpans, detectStructured, tokeniseText, type Span } from "../src/tokeniser/index.ts"
+import { scoreCorpus, type CorpusScore, type LabelledSentence, type TypeScore } from "../sdks/typescript/src/tokeniser/evaluateCorpus.ts"
+import { createSession, detectSpans, detectStructured, tokeniseText, type Span } from "../sdks/typescript/src/tokeniser/index.ts"
 
 const root = new URL("../", import.meta.url)
 const load = (path: string): Array<LabelledSentence & { shape?: string }> =>

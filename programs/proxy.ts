@@ -4,8 +4,8 @@
  * Settings come from the environment or a PROXY_CONFIG file (docs/proxy.md), never from the command
  * line: the gateway key is read from GATEWAY_KEY_FILE.
  */
-import { consoleLog } from "../src/client/proxyLog.ts"
-import { ProxyStartError, type ProxyStartFailure } from "../src/client/ProxyStartError.ts"
+import { consoleLog } from "../src/proxy/proxyLog.ts"
+import { ProxyStartError, type ProxyStartFailure } from "../sdks/typescript/src/client/ProxyStartError.ts"
 
 /**
  * One FATAL JSON log line on stderr, as the gateway writes its start-up failures: a one-line message that
@@ -25,7 +25,7 @@ if (process.argv.length > 2) {
 
 try {
   // Loaded after the argument check so a misuse fails at once, before the engine's libraries load.
-  const { startProxy } = await import("../src/client/startProxy.ts")
+  const { startProxy } = await import("../src/proxy/startProxy.ts")
   const proxy = await startProxy(process.env)
   consoleLog(
     "INFO",

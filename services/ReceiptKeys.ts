@@ -1,7 +1,7 @@
 import { Context, type Effect } from "effect"
 import type { ApiError } from "../src/http/ApiError.ts"
-import type { Jwks, ReceiptJwk } from "../src/receipts/jwks.ts"
-import type { Signer } from "../src/receipts/signer.ts"
+import type { Jwks, ReceiptJwk } from "../sdks/typescript/src/wire/receipts/jwks.ts"
+import type { Signer } from "../sdks/typescript/src/wire/receipts/signer.ts"
 
 /** The key new receipts are signed with. */
 export interface CurrentReceiptKey {

@@ -1,7 +1,7 @@
 import { Context, type Effect } from "effect"
-import type { ReceiptV1 } from "../src/receipts/envelope-v1.ts"
-import type { FailedReceiptV2 } from "../src/receipts/envelope-v2-failed.ts"
-import type { ReceiptV2, RoutingDecisionV2 } from "../src/receipts/envelope-v2.ts"
+import type { ReceiptV1 } from "../sdks/typescript/src/wire/receipts/envelope-v1.ts"
+import type { FailedReceiptV2 } from "../sdks/typescript/src/wire/receipts/envelope-v2-failed.ts"
+import type { ReceiptV2, RoutingDecisionV2 } from "../sdks/typescript/src/wire/receipts/envelope-v2.ts"
 import type { ResponseRecord, StoredResponse } from "./Idempotency.ts"
 
 export interface SealInput {

@@ -1,5 +1,5 @@
 import { Context, type Effect } from "effect"
-import type { ReceiptV1 } from "../src/receipts/envelope-v1.ts"
+import type { ReceiptV1 } from "../sdks/typescript/src/wire/receipts/envelope-v1.ts"
 
 export interface ReceiptListQuery {
   readonly limit: number

@@ -1,7 +1,7 @@
 import { Context, type Effect } from "effect"
-import type { InclusionProof, SignedTreeHead } from "../src/receipts/transparency.ts"
+import type { InclusionProof, SignedTreeHead } from "../sdks/typescript/src/wire/receipts/transparency.ts"
 
-/** The wire shapes live with their verifier (src/receipts/transparency.ts). */
+/** The wire shapes live with their verifier (sdks/typescript/src/wire/receipts/transparency.ts). */
 export type { InclusionProof, SignedTreeHead }
 
 /**

@@ -3,8 +3,8 @@
  * carries its own v3 attestation, so the gateway does the full attestation check on every call and nothing is
  * ever a replay. Attestations are valid for 300 s, so a pool is built right before the phase that uses it.
  */
-import { buildAttestation, encodeAttestationHeader, type EngineIdentity } from "../../src/attestation/v3.ts"
-import { generateSigningKeyPair } from "../../src/crypto/ecdsa.ts"
+import { buildAttestation, encodeAttestationHeader, type EngineIdentity } from "../../sdks/typescript/src/wire/attestation/v3.ts"
+import { generateSigningKeyPair } from "../../sdks/typescript/src/wire/crypto/ecdsa.ts"
 
 export const BENCH_ENGINE: EngineIdentity = { id: "relay-ts", version: "0.1.0", sha256: "b".repeat(64) }
 export const BENCH_MODEL = "local-chat"

@@ -1,7 +1,7 @@
-// The node:crypto backend for src/attestation/v3.ts verifyAttestation on the gateway: synchronous ES256
+// The node:crypto backend for sdks/typescript/src/wire/attestation/v3.ts verifyAttestation on the gateway: synchronous ES256
 // verification with a process-wide bounded cache of attester keys, and a synchronous JCS body hash. The
 // portable default (WebCrypto) stays in src/ for the client engine and Deno.
-import type { AttestationCrypto } from "../../src/attestation/v3.ts"
+import type { AttestationCrypto } from "../../sdks/typescript/src/wire/attestation/v3.ts"
 import { makeNodeEs256Verifier } from "./nodeEs256Verifier.ts"
 import { requestBodySha256HexSync } from "./nodeSha256.ts"
 

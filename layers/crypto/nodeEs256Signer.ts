@@ -4,8 +4,8 @@
 // per signature. OpenSSL signs in DER and we convert to the raw r||s (64 bytes) our envelopes carry ourselves,
 // because node's dsaEncoding "ieee-p1363" option roughly doubles the cost of a signature (ecdsaSignatureDer.ts).
 import { createPrivateKey, createPublicKey, type KeyObject, sign, verify } from "node:crypto"
-import { isP256FieldElement, isPublicJwk, type PrivateJwk } from "../../src/crypto/ecdsa.ts"
-import type { Signer } from "../../src/receipts/signer.ts"
+import { isP256FieldElement, isPublicJwk, type PrivateJwk } from "../../sdks/typescript/src/wire/crypto/ecdsa.ts"
+import type { Signer } from "../../sdks/typescript/src/wire/receipts/signer.ts"
 import { p256DerToRaw } from "./ecdsaSignatureDer.ts"
 
 const PAIRWISE_PROBE = new TextEncoder().encode("receipt signing key pairwise consistency check")

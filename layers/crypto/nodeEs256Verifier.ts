@@ -8,7 +8,7 @@
 // and costs about 17 MB of RSS when full (measured: ~1.7 KB per imported P-256 KeyObject with its map entry);
 // a key evicted by a flood of fresh keys is simply imported again (the cost the WebCrypto path paid on every call).
 import { createPublicKey, type KeyObject, verify } from "node:crypto"
-import { isPublicJwk, type PublicJwk } from "../../src/crypto/ecdsa.ts"
+import { isPublicJwk, type PublicJwk } from "../../sdks/typescript/src/wire/crypto/ecdsa.ts"
 import { BoundedLru } from "../../src/cache/boundedLru.ts"
 import { p256RawToDer } from "./ecdsaSignatureDer.ts"
 
@@ -41,7 +41,7 @@ export const makeNodeEs256Verifier = (options?: { readonly cacheBound?: number }
 
   return {
     verify: (jwk, signature, bytes) => {
-      // The same rule as src/crypto/ecdsa.ts verifyRaw: only the raw 64-byte r||s form is a signature.
+      // The same rule as sdks/typescript/src/wire/crypto/ecdsa.ts verifyRaw: only the raw 64-byte r||s form is a signature.
       if (!(signature instanceof Uint8Array) || signature.length !== 64) return false
       if (!isPublicJwk(jwk)) return false
       try {

@@ -1,19 +1,19 @@
-// Synchronous SHA-256 on node:crypto for the gateway's hot path. src/crypto/jcs.ts has the portable WebCrypto
+// Synchronous SHA-256 on node:crypto for the gateway's hot path. sdks/typescript/src/wire/crypto/jcs.ts has the portable WebCrypto
 // versions (async only, so every call is a thread-pool job and a promise); these produce the same hex for the
 // same input, in a few microseconds on the calling thread. The JCS canonicalisation itself stays the shared
-// src/crypto/jcs.ts code, so the bytes hashed here cannot drift from the bytes the portable code hashes.
+// sdks/typescript/src/wire/crypto/jcs.ts code, so the bytes hashed here cannot drift from the bytes the portable code hashes.
 import { createHash } from "node:crypto"
-import { canonicalBytes, parseJsonBytes } from "../../src/crypto/jcs.ts"
+import { canonicalBytes, parseJsonBytes } from "../../sdks/typescript/src/wire/crypto/jcs.ts"
 
-/** SHA-256 as bare lowercase hex. A string argument is hashed as its UTF-8 bytes (as src/crypto/jcs.ts sha256Hex). */
+/** SHA-256 as bare lowercase hex. A string argument is hashed as its UTF-8 bytes (as sdks/typescript/src/wire/crypto/jcs.ts sha256Hex). */
 export const sha256HexSync = (input: Uint8Array | string): string =>
   createHash("sha256").update(input).digest("hex")
 
-/** SHA-256 hex of the JCS bytes of a value; equals src/crypto/jcs.ts jcsSha256Hex. Throws as canonicalBytes does. */
+/** SHA-256 hex of the JCS bytes of a value; equals sdks/typescript/src/wire/crypto/jcs.ts jcsSha256Hex. Throws as canonicalBytes does. */
 export const jcsSha256HexSync = (value: unknown): string => sha256HexSync(canonicalBytes(value))
 
 /**
- * SHA-256 hex of the JCS form of a JSON body given as bytes; equals src/crypto/jcs.ts jsonBodySha256Hex.
+ * SHA-256 hex of the JCS form of a JSON body given as bytes; equals sdks/typescript/src/wire/crypto/jcs.ts jsonBodySha256Hex.
  * Throws when the bytes are not a UTF-8 JSON document.
  */
 export const jsonBodySha256HexSync = (bodyBytes: Uint8Array): string => jcsSha256HexSync(parseJsonBytes(bodyBytes))

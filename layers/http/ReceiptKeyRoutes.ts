@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { ReceiptKeys } from "../../services/ReceiptKeys.ts"
-import { publicJwkToPem } from "../../src/crypto/ecdsa.ts"
+import { publicJwkToPem } from "../../sdks/typescript/src/wire/crypto/ecdsa.ts"
 import { rotateReceiptKeys } from "../AdminOperations.ts"
 import { requirePortal } from "./auth.ts"
 

@@ -4,8 +4,8 @@ import { AppConfig } from "../../services/AppConfig.ts"
 import { type ChainVerdict, ChainVerifier } from "../../services/ChainVerifier.ts"
 import { Outbox } from "../../services/Outbox.ts"
 import { ReceiptKeys } from "../../services/ReceiptKeys.ts"
-import { envelopeHash } from "../../src/receipts/chain.ts"
-import { verifyReceipt } from "../../src/receipts/verify.ts"
+import { envelopeHash } from "../../sdks/typescript/src/wire/receipts/chain.ts"
+import { verifyReceipt } from "../../sdks/typescript/src/wire/receipts/verify.ts"
 
 const PAGE = 500
 /** Every this many background passes one walks every chain from seq 1 (the others continue from checkpoints). */

@@ -6,7 +6,7 @@ import { AppConfig } from "../../services/AppConfig.ts"
 import { Licences } from "../../services/Licences.ts"
 import { Outbox } from "../../services/Outbox.ts"
 import { signLicence, verifyLicence } from "../../src/billing/licenceCode.ts"
-import { exportPrivateJwk, generateSigningKeyPair, importPrivateJwk, importPublicJwk, type PrivateJwk } from "../../src/crypto/ecdsa.ts"
+import { exportPrivateJwk, generateSigningKeyPair, importPrivateJwk, importPublicJwk, type PrivateJwk } from "../../sdks/typescript/src/wire/crypto/ecdsa.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
 import { creditInTransaction } from "./creditWallet.ts"
 

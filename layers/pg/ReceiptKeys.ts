@@ -13,9 +13,9 @@ import {
   jwkThumbprintKid,
   type PrivateJwk,
   type PublicJwk
-} from "../../src/crypto/ecdsa.ts"
+} from "../../sdks/typescript/src/wire/crypto/ecdsa.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
-import { toReceiptJwk } from "../../src/receipts/jwks.ts"
+import { toReceiptJwk } from "../../sdks/typescript/src/wire/receipts/jwks.ts"
 import { nodeSignerFromPrivateJwk } from "../crypto/nodeEs256Signer.ts"
 
 /** AES-GCM additional data: a stored private key opens only as the key of its own kid. */

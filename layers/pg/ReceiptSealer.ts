@@ -10,9 +10,9 @@ import {
   type SealedReceipts,
   type SealInput
 } from "../../services/ReceiptSealer.ts"
-import type { FailedReceiptV2 } from "../../src/receipts/envelope-v2-failed.ts"
-import type { Signer } from "../../src/receipts/signer.ts"
-import { failedChainId, GENESIS_PREV_HASH, v1ChainId, v2ChainId } from "../../src/receipts/chain.ts"
+import type { FailedReceiptV2 } from "../../sdks/typescript/src/wire/receipts/envelope-v2-failed.ts"
+import type { Signer } from "../../sdks/typescript/src/wire/receipts/signer.ts"
+import { failedChainId, GENESIS_PREV_HASH, v1ChainId, v2ChainId } from "../../sdks/typescript/src/wire/receipts/chain.ts"
 import { makeKeyedBatcher } from "../KeyedBatcher.ts"
 import { jsonColumn } from "./jsonColumn.ts"
 import { STORED_COLUMNS, STORED_RECORDSET, STORED_UPSERT, storedRow } from "./idempotencyRecords.ts"

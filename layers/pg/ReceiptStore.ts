@@ -1,8 +1,8 @@
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { ReceiptStore } from "../../services/ReceiptStore.ts"
-import { base64UrlDecode, base64UrlEncode } from "../../src/crypto/base64.ts"
-import type { ReceiptV1 } from "../../src/receipts/envelope-v1.ts"
+import { base64UrlDecode, base64UrlEncode } from "../../sdks/typescript/src/wire/crypto/base64.ts"
+import type { ReceiptV1 } from "../../sdks/typescript/src/wire/receipts/envelope-v1.ts"
 import { isoOrNull } from "./audit.ts"
 
 const utf8 = new TextEncoder()

@@ -3,10 +3,10 @@ import { SqlClient } from "effect/sql"
 import { AppConfig } from "../../services/AppConfig.ts"
 import { ReceiptKeys } from "../../services/ReceiptKeys.ts"
 import { type InclusionProof, type SignedTreeHead, TransparencyLog } from "../../services/TransparencyLog.ts"
-import { bytesToHex, hexToBytes } from "../../src/crypto/hex.ts"
-import { rfc3339Millis } from "../../src/receipts/chain.ts"
-import { MerkleTree, receiptLeafHash } from "../../src/receipts/merkle.ts"
-import { signEnvelope } from "../../src/receipts/signer.ts"
+import { bytesToHex, hexToBytes } from "../../sdks/typescript/src/wire/crypto/hex.ts"
+import { rfc3339Millis } from "../../sdks/typescript/src/wire/receipts/chain.ts"
+import { MerkleTree, receiptLeafHash } from "../../sdks/typescript/src/wire/receipts/merkle.ts"
+import { signEnvelope } from "../../sdks/typescript/src/wire/receipts/signer.ts"
 
 const SEQUENCE_BATCH = 1000
 

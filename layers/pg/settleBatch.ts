@@ -1,10 +1,10 @@
 import type { FailedSealInput, SealedReceipts, SealInput, UsageRow } from "../../services/ReceiptSealer.ts"
-import { newJti, rfc3339Millis, unixSeconds } from "../../src/receipts/chain.ts"
+import { newJti, rfc3339Millis, unixSeconds } from "../../sdks/typescript/src/wire/receipts/chain.ts"
 import { envelopeHashSync } from "../crypto/envelopeHashSync.ts"
-import { signReceiptV1 } from "../../src/receipts/envelope-v1.ts"
-import { type FailedReceiptV2, signFailedReceiptV2 } from "../../src/receipts/envelope-v2-failed.ts"
-import { signReceiptV2 } from "../../src/receipts/envelope-v2.ts"
-import type { Signer } from "../../src/receipts/signer.ts"
+import { signReceiptV1 } from "../../sdks/typescript/src/wire/receipts/envelope-v1.ts"
+import { type FailedReceiptV2, signFailedReceiptV2 } from "../../sdks/typescript/src/wire/receipts/envelope-v2-failed.ts"
+import { signReceiptV2 } from "../../sdks/typescript/src/wire/receipts/envelope-v2.ts"
+import type { Signer } from "../../sdks/typescript/src/wire/receipts/signer.ts"
 import type { StoredRow } from "./idempotencyRecords.ts"
 
 /** A chain's last link: its seq and the hash of its last envelope. */

@@ -7,19 +7,19 @@ import { readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import * as esbuild from "esbuild"
-import type { EngineIdentity } from "../../src/attestation/v3.ts"
-import { ENGINE_ID, engineSourceSha256 } from "../../src/client/engine.ts"
+import type { EngineIdentity } from "./src/wire/attestation/v3.ts"
+import { ENGINE_ID, engineSourceSha256 } from "./src/client/engine.ts"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const repo = join(here, "..", "..")
 
-/** The package version and the fingerprint of the engine sources (the recipe of src/client/engine.ts). */
+/** The package version and the fingerprint of the engine sources (the recipe of sdks/typescript/src/client/engine.ts). */
 export const packageEngine = (): EngineIdentity => {
   const pkg = JSON.parse(readFileSync(join(here, "package.json"), "utf8")) as { version: string }
   return { id: ENGINE_ID, version: pkg.version, sha256: engineSourceSha256(repo) }
 }
 
-/** src/client/engine.ts reads files at load; a bundle carries its identity instead. */
+/** sdks/typescript/src/client/engine.ts reads files at load; a bundle carries its identity instead. */
 export const engineIdentityPlugin = (engine: EngineIdentity): esbuild.Plugin => ({
   name: "engine-identity",
   setup(build) {
@@ -40,7 +40,7 @@ const withoutBuiltinNameModel: esbuild.Plugin = {
   setup(build) {
     build.onResolve({ filter: /\/builtinNameModel\.ts$/ }, () => ({ path: "no-builtin-name-model", namespace: "no-builtin-name-model" }))
     build.onLoad({ filter: /.*/, namespace: "no-builtin-name-model" }, () => ({
-      contents: `import { NameModelUnavailable } from ${JSON.stringify(join(repo, "src/tokeniser/NameModel.ts"))}
+      contents: `import { NameModelUnavailable } from ${JSON.stringify(join(repo, "sdks/typescript/src/tokeniser/NameModel.ts"))}
 export const detectNamesWithCompromise = () => { throw new NameModelUnavailable("the built-in name model is not in this bundle") }
 export const builtinNameModel = { detect: async () => detectNamesWithCompromise() }`,
       loader: "ts",

@@ -1,10 +1,9 @@
 /**
- * Builds the publishable package into dist/: ESM bundles for Node/Deno (`index.js`, `effect.js`, `cli.js`) and for
- * browsers (`browser.js`), with the engine and the wire-format code of the repository bundled in (they have one copy,
- * shared with the gateway) and the runtime libraries left as dependencies; then the type declarations (tsc).
+ * Builds the publishable package into dist/: ESM bundles for Node/Deno (`index.js`, `effect.js`, `cli.js`, `wire.js`)
+ * and for browsers (`browser.js`), with the runtime libraries left as dependencies; then the type declarations (tsc).
  *
  * The engine identity is fixed at build time: the package version and the fingerprint of the engine sources (the
- * same recipe as src/client/engine.ts), so a built package attests the code it was built from, with no file reads.
+ * same recipe as src/client/engine.ts here), so a built package attests the code it was built from, with no file reads.
  */
 import { execFileSync } from "node:child_process"
 import { readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -36,7 +35,12 @@ const common: esbuild.BuildOptions = {
 await esbuild.build({
   ...common,
   platform: "node",
-  entryPoints: { index: join(here, "src/index.ts"), effect: join(here, "src/effect.ts"), cli: join(here, "src/cli.ts") },
+  entryPoints: {
+    index: join(here, "src/index.ts"),
+    effect: join(here, "src/effect.ts"),
+    cli: join(here, "src/cli.ts"),
+    wire: join(here, "src/wire/index.ts")
+  },
   outdir: dist,
   banner: { js: "" }
 })

@@ -1,6 +1,6 @@
-import { base64UrlDecode, base64UrlEncode } from "../crypto/base64.ts"
-import { signRaw, verifyRaw } from "../crypto/ecdsa.ts"
-import { canonicalBytes } from "../crypto/jcs.ts"
+import { base64UrlDecode, base64UrlEncode } from "../../sdks/typescript/src/wire/crypto/base64.ts"
+import { signRaw, verifyRaw } from "../../sdks/typescript/src/wire/crypto/ecdsa.ts"
+import { canonicalBytes } from "../../sdks/typescript/src/wire/crypto/jcs.ts"
 import { formatUsd, tryParseUsd } from "./money.ts"
 
 /**

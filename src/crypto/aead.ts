@@ -4,7 +4,7 @@
 // Envelope text: `aead1.<base64url 12-byte IV>.<base64url ciphertext || 16-byte tag>`. The version
 // prefix lets a later format coexist with stored rows. `context` is authenticated additional data:
 // a ciphertext copied into another row (another organisation, another purpose) fails to open.
-import { base64UrlDecode, base64UrlEncode } from "./base64.ts"
+import { base64UrlDecode, base64UrlEncode } from "../../sdks/typescript/src/wire/crypto/base64.ts"
 
 const PREFIX = "aead1"
 const IV_BYTES = 12

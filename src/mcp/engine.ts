@@ -4,7 +4,7 @@
  * server answers `initialize` and `tools/list` without them and loads them in the background right after (`warmUp`);
  * a tool that needs them before then waits for the same load.
  */
-import type { NameModel } from "../tokeniser/index.ts"
+import type { NameModel } from "../../sdks/typescript/src/tokeniser/index.ts"
 
 export type EngineModules = typeof import("./engineModules.ts")
 

@@ -5,9 +5,9 @@
 import { readFileSync } from "node:fs"
 import { isIP } from "node:net"
 import { join } from "node:path"
-import { clientConfigDir } from "../client/deviceKey.ts"
-import { ProxyStartError } from "../client/ProxyStartError.ts"
-import { assertPrivateFile } from "../client/secretFile.ts"
+import { clientConfigDir } from "../../sdks/typescript/src/client/deviceKey.ts"
+import { ProxyStartError } from "../../sdks/typescript/src/client/ProxyStartError.ts"
+import { assertPrivateFile } from "../../sdks/typescript/src/client/secretFile.ts"
 
 export class McpSettingsError extends Error {}
 

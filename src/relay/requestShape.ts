@@ -1,4 +1,4 @@
-import type { AttestationRoute } from "../attestation/v3.ts"
+import type { AttestationRoute } from "../../sdks/typescript/src/wire/attestation/v3.ts"
 import type { Capability } from "../providers/provider.ts"
 
 /** What the relay needs from a request body; the body itself is relayed unchanged. */

@@ -1,8 +1,10 @@
 // The webhook retry schedule as data, and the delivery state table as a pure function
 // (spec: "Retry schedule" and "States and transitions / Webhook delivery"; DESIGN.md 5 and 8).
 
+import { MAX_ATTEMPTS } from "../../sdks/typescript/src/wire/webhooks/attempts.ts"
+
 /** Attempts per delivery; the 7th failed attempt makes the delivery dead. */
-export const MAX_ATTEMPTS = 7
+export { MAX_ATTEMPTS }
 
 /** Delay before attempts 1..7, in ms: 0, 15 s, 1 m, 5 m, 15 m, 1 h, 6 h. */
 export const DEFAULT_RETRY_SCHEDULE_MS: readonly number[] = Object.freeze([

@@ -3,8 +3,9 @@ import { dirname, join, relative, resolve, sep } from "node:path"
 import { describe, expect, it } from "vitest"
 
 /**
- * Content-blindness is architectural (DESIGN.md section 1): nothing the gateway runs may import the
- * client tokeniser (`src/tokeniser`) or the client components (`src/client`). This walks every file
+ * Content-blindness is architectural: nothing the gateway runs may import the client engine (the SDK's
+ * `sdks/typescript/src/tokeniser` and `sdks/typescript/src/client`) or the local proxy (`src/proxy`). Of the SDK,
+ * the gateway imports the wire-format code only (`sdks/typescript/src/wire`, its one copy). This walks every file
  * reachable from a program through relative imports (static `import`/`export ... from`, side-effect
  * `import "..."`, dynamic `import("...")`) and checks where they lead.
  */
@@ -36,22 +37,27 @@ const reachableFiles = (entry: string): Set<string> => {
   return seen
 }
 
-const FORBIDDEN = ["src/tokeniser/", "src/client/"]
-const forbiddenIn = (files: Set<string>) => [...files].filter((file) => FORBIDDEN.some((prefix) => file.startsWith(prefix)))
+const WIRE = "sdks/typescript/src/wire/"
+/** Client-side code: the engine and everything of the SDK but its wire-format code, and the local proxy. */
+const isClientSide = (file: string) => (file.startsWith("sdks/") && !file.startsWith(WIRE)) || file.startsWith("src/proxy/")
+const forbiddenIn = (files: Set<string>) => [...files].filter(isClientSide)
 
 describe("content-blind gateway (architecture)", () => {
-  it("no file reachable from programs/gateway.ts imports src/tokeniser or src/client", () => {
+  it("no file reachable from programs/gateway.ts is client-side code (engine, SDK outside wire/, proxy)", () => {
     const reachable = reachableFiles("programs/gateway.ts")
     // The walk really follows the gateway's imports (a broken walker would pass vacuously).
     expect(reachable.has("layers/GatewayLive.ts")).toBe(true)
     expect(reachable.has("layers/http/RelayRoutes.ts")).toBe(true)
-    expect(reachable.has("src/attestation/v3.ts")).toBe(true)
+    expect(reachable.has("sdks/typescript/src/wire/attestation/v3.ts")).toBe(true)
+    expect(reachable.has("sdks/typescript/src/wire/receipts/verify.ts")).toBe(true)
     expect(forbiddenIn(reachable)).toEqual([])
   })
 
   it("the same walk does find the tokeniser from the local proxy (the check can fail)", () => {
     const reachable = reachableFiles("programs/proxy.ts")
-    expect(reachable.has("src/tokeniser/index.ts")).toBe(true)
+    expect(reachable.has("sdks/typescript/src/tokeniser/index.ts")).toBe(true)
+    expect(reachable.has("sdks/typescript/src/client/deviceKey.ts")).toBe(true)
+    expect(reachable.has("src/proxy/proxyServer.ts")).toBe(true)
     expect(forbiddenIn(reachable).length).toBeGreaterThan(5)
   })
 

@@ -11,14 +11,15 @@ const sourceFiles = (dir: string): Array<string> =>
   )
 
 /**
- * Every `code: "..."` the gateway's code can answer with. Client-side code (src/tokeniser, src/client: the local
+ * Every `code: "..."` the gateway's code can answer with. Client-side code (src/proxy: the local
  * proxy's own refusals, listed in docs/errors.md's proxy section) and the CLI are not gateway answers.
  */
-const CLIENT_SIDE = ["src/tokeniser", "src/client"]
+const CLIENT_SIDE = ["src/proxy"]
 
 const codesInSource = () => {
   const codes = new Map<string, string>()
-  const files = [...sourceFiles("layers"), ...sourceFiles("services"), ...sourceFiles("src")].filter((f) => !CLIENT_SIDE.some((dir) => f.startsWith(dir)))
+  // The wire-format code lives in the SDK (one copy) and the gateway answers with its codes too.
+  const files = [...sourceFiles("layers"), ...sourceFiles("services"), ...sourceFiles("src"), ...sourceFiles("sdks/typescript/src/wire")].filter((f) => !CLIENT_SIDE.some((dir) => f.startsWith(dir)))
   for (const file of files) {
     for (const m of readFileSync(join(ROOT, file), "utf8").matchAll(/\bcode: "([a-z_]+)"/g)) codes.set(m[1]!, file)
   }

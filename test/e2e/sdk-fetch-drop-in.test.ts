@@ -8,7 +8,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import { RelayClient } from "../../sdks/typescript/src/index.ts"
-import { generateSigningKeyPair } from "../../src/crypto/ecdsa.ts"
+import { generateSigningKeyPair } from "../../sdks/typescript/src/wire/crypto/ecdsa.ts"
 import { useRelayFixture } from "../support/relayFixture.ts"
 import { fundedKey } from "../support/tenant.ts"
 

@@ -1,5 +1,5 @@
-import { buildAttestation, encodeAttestationHeader, type AttestationRoute } from "../../src/attestation/v3.ts"
-import { generateSigningKeyPair } from "../../src/crypto/ecdsa.ts"
+import { buildAttestation, encodeAttestationHeader, type AttestationRoute } from "../../sdks/typescript/src/wire/attestation/v3.ts"
+import { generateSigningKeyPair } from "../../sdks/typescript/src/wire/crypto/ecdsa.ts"
 
 /**
  * What an official client engine adds to a relay request: `X-Service-Engine` and a v3 attestation of the exact

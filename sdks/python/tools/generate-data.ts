@@ -4,7 +4,7 @@
 // Run: node_modules/.bin/node sdks/python/tools/generate-data.ts   (then review the diff; test_data_files.py checks they agree)
 import { readFileSync, writeFileSync } from "node:fs"
 import { countrySpecs } from "ibantools"
-import * as gazetteer from "../../../src/tokeniser/names/gazetteer.generated.ts"
+import * as gazetteer from "../../typescript/src/tokeniser/names/gazetteer.generated.ts"
 
 const ibantoolsVersion = (JSON.parse(readFileSync(new URL("../../../node_modules/ibantools/package.json", import.meta.url), "utf8")) as { version: string }).version
 const out = new URL("../src/privacy_relay/tokeniser/data/", import.meta.url)

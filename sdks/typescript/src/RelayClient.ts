@@ -4,11 +4,11 @@
  * URL that answers the gateway identity probe. Runtime specifics (files, the device key) come from a Platform, so
  * the same class serves Node, Deno and browsers (see index.ts and browser.ts).
  */
-import type { AttestationRoute, EngineIdentity } from "../../../src/attestation/v3.ts"
-import { detokeniseResponseText } from "../../../src/client/detokeniseResponse.ts"
-import { parseGatewayUrl, probeGateway } from "../../../src/client/gatewayUrl.ts"
-import { ProxyStartError } from "../../../src/client/ProxyStartError.ts"
-import type { VerificationResult } from "../../../src/receipts/verify.ts"
+import type { AttestationRoute, EngineIdentity } from "./wire/attestation/v3.ts"
+import { detokeniseResponseText } from "./client/detokeniseResponse.ts"
+import { parseGatewayUrl, probeGateway } from "./client/gatewayUrl.ts"
+import { ProxyStartError } from "./client/ProxyStartError.ts"
+import type { VerificationResult } from "./wire/receipts/verify.ts"
 import { type Engine, nameModelOf, type NameModelSetting, prepareCall, type PreparedCall } from "./engine.ts"
 import { ConfigurationError, errorFromAnswer, GatewayIdentityError, RelayError, StreamError } from "./errors.ts"
 import type { Platform } from "./platform.ts"

@@ -2,7 +2,7 @@
  * The on-device half of every private call: tokenise the body (detect -> alias), attest the exact egress bytes with
  * the device key, and later restore the originals in the answer. Portable: WebCrypto only.
  */
-import { buildAttestation, encodeAttestationHeader, engineHeaderValue, type AttestationRoute, type EngineIdentity } from "../../../src/attestation/v3.ts"
+import { buildAttestation, encodeAttestationHeader, engineHeaderValue, type AttestationRoute, type EngineIdentity } from "./wire/attestation/v3.ts"
 import {
   type AliasMap,
   builtinNameModel,
@@ -11,7 +11,7 @@ import {
   type NameModel,
   NameModelUnavailable,
   tokeniseRequest
-} from "../../../src/tokeniser/index.ts"
+} from "./tokeniser/index.ts"
 import { ConfigurationError, InvalidRequestError, NameModelUnavailableError } from "./errors.ts"
 
 /** `builtin` (the default), `off`, or the http(s) URL of a name model service. */

@@ -3,8 +3,8 @@
  * (`deviceKey`, e.g. kept in IndexedDB); stable aliases use a secret held for the client's lifetime; the gateway key
  * comes as `apiKey` (an app that must not expose its key forwards through its own server instead).
  */
-import { generateSigningKeyPair } from "../../../src/crypto/ecdsa.ts"
-import { ENGINE } from "../../../src/client/engine.ts"
+import { generateSigningKeyPair } from "./wire/crypto/ecdsa.ts"
+import { ENGINE } from "./client/engine.ts"
 import { ConfigurationError } from "./errors.ts"
 import type { Platform } from "./platform.ts"
 

@@ -1,9 +1,9 @@
 /** Node and Deno: files in the user's config directory (see docs of the local proxy, which shares them). */
-import { loadOrCreateAliasSecret } from "../../../src/client/aliasSecret.ts"
-import { loadOrCreateDeviceKey } from "../../../src/client/deviceKey.ts"
-import { ENGINE } from "../../../src/client/engine.ts"
-import { readGatewayKeyFile } from "../../../src/client/gatewayKeyFile.ts"
-import { ProxyStartError } from "../../../src/client/ProxyStartError.ts"
+import { loadOrCreateAliasSecret } from "./client/aliasSecret.ts"
+import { loadOrCreateDeviceKey } from "./client/deviceKey.ts"
+import { ENGINE } from "./client/engine.ts"
+import { readGatewayKeyFile } from "./client/gatewayKeyFile.ts"
+import { ProxyStartError } from "./client/ProxyStartError.ts"
 import { ConfigurationError } from "./errors.ts"
 import type { Platform } from "./platform.ts"
 

@@ -1,4 +1,4 @@
-import type { EngineIdentity } from "../../../src/attestation/v3.ts"
+import type { EngineIdentity } from "./wire/attestation/v3.ts"
 
 /**
  * What differs between the runtimes the SDK runs on. Node and Deno read the gateway key file, keep the device

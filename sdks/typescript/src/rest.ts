@@ -4,7 +4,7 @@
  * gateway key, or nothing. Writes carry an Idempotency-Key (generated when the caller gives none) so a retried write
  * is never applied twice; reads are retried freely.
  */
-import type { VerificationResult } from "../../../src/receipts/verify.ts"
+import type { VerificationResult } from "./wire/receipts/verify.ts"
 import { ConfigurationError } from "./errors.ts"
 import { newTraceparent, type Transport } from "./transport.ts"
 import { envelopeOrRaw } from "./verify/envelopeInput.ts"

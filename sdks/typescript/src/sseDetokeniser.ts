@@ -6,8 +6,8 @@
  * a field ends (finish_reason, content_block_stop, [DONE]) is released in that frame (or a frame just before it).
  * The `event: receipt-v2` trailer passes through unchanged and is also handed to the caller.
  */
-import { createStreamingDetokeniser, type StreamingDetokeniser } from "../../../src/tokeniser/streamingDetokeniser.ts"
-import type { AliasMap } from "../../../src/tokeniser/types.ts"
+import { createStreamingDetokeniser, type StreamingDetokeniser } from "./tokeniser/streamingDetokeniser.ts"
+import type { AliasMap } from "./tokeniser/types.ts"
 import { StreamError } from "./errors.ts"
 
 export type StreamRoute = "chat.completions" | "messages"

@@ -1,11 +1,11 @@
 // aliases.json: the alias formats and how tags are derived, tokenisation with fixed secrets (names off), and
 // detokenisation of streams whose chunk boundaries cut aliases (the output after each push and at flush).
-import { ALIAS_PATTERN, REQUEST_TAG_LENGTH, STABLE_TAG_LENGTH, tagFromMac } from "../../../src/tokeniser/alias.ts"
-import { detokenise } from "../../../src/tokeniser/detokenise.ts"
-import { createSession } from "../../../src/tokeniser/session.ts"
-import { createStreamingDetokeniser } from "../../../src/tokeniser/streamingDetokeniser.ts"
-import { tokeniseText } from "../../../src/tokeniser/tokeniseText.ts"
-import { bytesToHex, hexToBytes } from "../../../src/crypto/hex.ts"
+import { ALIAS_PATTERN, REQUEST_TAG_LENGTH, STABLE_TAG_LENGTH, tagFromMac } from "../../typescript/src/tokeniser/alias.ts"
+import { detokenise } from "../../typescript/src/tokeniser/detokenise.ts"
+import { createSession } from "../../typescript/src/tokeniser/session.ts"
+import { createStreamingDetokeniser } from "../../typescript/src/tokeniser/streamingDetokeniser.ts"
+import { tokeniseText } from "../../typescript/src/tokeniser/tokeniseText.ts"
+import { bytesToHex, hexToBytes } from "../../typescript/src/wire/crypto/hex.ts"
 
 const REQUEST_SECRET_HEX = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
 const STABLE_SECRET_HEX = "f0e0d0c0b0a090807060504030201000ffeeddccbbaa99887766554433221100"

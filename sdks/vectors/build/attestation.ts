@@ -1,9 +1,9 @@
 // attestation.json: the v3 attestation an engine builds on the device, with a fixed device key, and how it verifies
 // (offline with verifyReceipt, and at the gateway's fail-closed admission check) including tampered copies.
-import { buildAttestation, encodeAttestationHeader, verifyAttestation, type AttestationRoute, type V3Envelope } from "../../../src/attestation/v3.ts"
-import { base64UrlEncode } from "../../../src/crypto/base64.ts"
-import { canonicalString } from "../../../src/crypto/jcs.ts"
-import { signingInput } from "../../../src/receipts/signing-input.ts"
+import { buildAttestation, encodeAttestationHeader, verifyAttestation, type AttestationRoute, type V3Envelope } from "../../typescript/src/wire/attestation/v3.ts"
+import { base64UrlEncode } from "../../typescript/src/wire/crypto/base64.ts"
+import { canonicalString } from "../../typescript/src/wire/crypto/jcs.ts"
+import { signingInput } from "../../typescript/src/wire/receipts/signing-input.ts"
 import { verifyReceipt } from "../../typescript/src/verify/index.ts"
 import { alterSignature, describeKey, SIGNATURE_SCHEME, VECTOR_NOW_SECONDS, type FixedKey } from "./keys.ts"
 

@@ -1,5 +1,5 @@
 // jcs.json: RFC 8785 canonicalisation cases, with the JSON text as input so every language parses it itself.
-import { canonicalString } from "../../../src/crypto/jcs.ts"
+import { canonicalString } from "../../typescript/src/wire/crypto/jcs.ts"
 
 const CASES: ReadonlyArray<readonly [string, string]> = [
   ["members sorted, nested objects too", `{"b":1,"a":2,"c":{"z":true,"y":null}}`],

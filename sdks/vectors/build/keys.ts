@@ -3,11 +3,11 @@
 // Signatures are ECDSA P-256 with SHA-256 and RFC 6979 deterministic nonces, without low-S normalisation (the plain
 // RFC 6979 output, what other languages' RFC 6979 implementations produce), encoded raw r||s (64 bytes).
 import { p256 } from "@noble/curves/nist.js"
-import { base64UrlDecode, base64UrlEncode } from "../../../src/crypto/base64.ts"
-import { importPrivateJwk, jwkThumbprintKid, type PrivateJwk, type PublicJwk } from "../../../src/crypto/ecdsa.ts"
-import { bytesToHex } from "../../../src/crypto/hex.ts"
-import { toReceiptJwk, type ReceiptJwk } from "../../../src/receipts/jwks.ts"
-import type { Signer } from "../../../src/receipts/signer.ts"
+import { base64UrlDecode, base64UrlEncode } from "../../typescript/src/wire/crypto/base64.ts"
+import { importPrivateJwk, jwkThumbprintKid, type PrivateJwk, type PublicJwk } from "../../typescript/src/wire/crypto/ecdsa.ts"
+import { bytesToHex } from "../../typescript/src/wire/crypto/hex.ts"
+import { toReceiptJwk, type ReceiptJwk } from "../../typescript/src/wire/receipts/jwks.ts"
+import type { Signer } from "../../typescript/src/wire/receipts/signer.ts"
 
 export interface FixedKey {
   /** Where the private scalar comes from: d = SHA-256(UTF-8 label). */

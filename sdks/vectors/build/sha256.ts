@@ -1,8 +1,8 @@
 // sha256.json: the digests the wire format uses: plain SHA-256, the JCS body hash (egress_sha256 and
 // hash_upstream_request), and the transparency log's domain-separated Merkle hashes.
-import { bytesToHex, hexToBytes } from "../../../src/crypto/hex.ts"
-import { jsonBodySha256Hex, sha256Hex } from "../../../src/crypto/jcs.ts"
-import { emptyTreeRoot, merkleLeafHash, merkleNodeHash } from "../../../src/receipts/merkle.ts"
+import { bytesToHex, hexToBytes } from "../../typescript/src/wire/crypto/hex.ts"
+import { jsonBodySha256Hex, sha256Hex } from "../../typescript/src/wire/crypto/jcs.ts"
+import { emptyTreeRoot, merkleLeafHash, merkleNodeHash } from "../../typescript/src/wire/receipts/merkle.ts"
 
 const utf8 = new TextEncoder()
 

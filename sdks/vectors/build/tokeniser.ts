@@ -1,7 +1,7 @@
 // tokeniser-spans.json: what the engine detects (names off: the structured, validated detectors only) in a fixed
 // multilingual set. Generated from today's engine: later engines must find the same spans.
-import { createSession } from "../../../src/tokeniser/session.ts"
-import { detectSpans } from "../../../src/tokeniser/tokeniseText.ts"
+import { createSession } from "../../typescript/src/tokeniser/session.ts"
+import { detectSpans } from "../../typescript/src/tokeniser/tokeniseText.ts"
 
 const TEXTS: ReadonlyArray<readonly [string, string]> = [
   ["en", "Hi, I'm Jane. Mail me at jane.doe@example.com or ring +44 20 7946 0958 after 5pm."],

@@ -1,9 +1,9 @@
 // transparency.json: a transparency log over the vector receipts, its signed tree head and inclusion proofs, and what
 // verifyInclusionProof answers for them and for tampered copies.
-import { bytesToHex } from "../../../src/crypto/hex.ts"
-import { envelopeHash, rfc3339Millis } from "../../../src/receipts/chain.ts"
-import { MerkleTree, receiptLeafHash } from "../../../src/receipts/merkle.ts"
-import { signEnvelope } from "../../../src/receipts/signer.ts"
+import { bytesToHex } from "../../typescript/src/wire/crypto/hex.ts"
+import { envelopeHash, rfc3339Millis } from "../../typescript/src/wire/receipts/chain.ts"
+import { MerkleTree, receiptLeafHash } from "../../typescript/src/wire/receipts/merkle.ts"
+import { signEnvelope } from "../../typescript/src/wire/receipts/signer.ts"
 import { verifyInclusionProof } from "../../typescript/src/verify/index.ts"
 import { receiptJwkOf, signerOf, VECTOR_NOW, type FixedKey } from "./keys.ts"
 import { VECTOR_ISS, type VectorReceipts } from "./receipts.ts"

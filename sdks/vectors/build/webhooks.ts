@@ -1,7 +1,7 @@
 // webhooks.json: the v1 and v0 signature schemes over fixed secrets, timestamps and bodies, the full header set of a
 // delivery, and what verifyWebhook answers for genuine and failing deliveries.
-import { encodeDeliveryBody, type WebhookPayload } from "../../../src/webhooks/payload.ts"
-import { deliveryHeaders, signV0, signV1 } from "../../../src/webhooks/signature.ts"
+import { encodeDeliveryBody, type WebhookPayload } from "../../typescript/src/wire/webhooks/payload.ts"
+import { deliveryHeaders, signV0, signV1 } from "../../typescript/src/wire/webhooks/signature.ts"
 import { verifyWebhook, WebhookVerificationError } from "../../typescript/src/verify/index.ts"
 
 const SECRET = "whsec_test_vectors_0123456789abcdef"

@@ -4,9 +4,9 @@
  * restore them; no other session can.
  */
 import { z } from "zod"
-import { ALIAS_PATTERN } from "../../tokeniser/alias.ts"
-import { NameModelUnavailable } from "../../tokeniser/NameModel.ts"
-import { ENTITY_TYPES } from "../../tokeniser/types.ts"
+import { ALIAS_PATTERN } from "../../../sdks/typescript/src/tokeniser/alias.ts"
+import { NameModelUnavailable } from "../../../sdks/typescript/src/tokeniser/NameModel.ts"
+import { ENTITY_TYPES } from "../../../sdks/typescript/src/tokeniser/types.ts"
 import type { SessionContext, ToolDefinition } from "../context.ts"
 import { loadEngine } from "../engine.ts"
 import { ok, pretty, ToolError } from "../toolResult.ts"

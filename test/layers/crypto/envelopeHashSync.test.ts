@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest"
 import { envelopeHashSync } from "../../../layers/crypto/envelopeHashSync.ts"
 import { nodeSignerFromPrivateJwk } from "../../../layers/crypto/nodeEs256Signer.ts"
-import { exportPrivateJwk, exportPublicJwk, generateSigningKeyPair, jwkThumbprintKid } from "../../../src/crypto/ecdsa.ts"
-import { envelopeHash } from "../../../src/receipts/chain.ts"
-import { signFailedReceiptV2 } from "../../../src/receipts/envelope-v2-failed.ts"
-import { signReceiptV1 } from "../../../src/receipts/envelope-v1.ts"
-import { signReceiptV2 } from "../../../src/receipts/envelope-v2.ts"
-import { makeKey, unsignedFailed, unsignedV1, unsignedV2 } from "../../src/receipts/fixtures.ts"
+import { exportPrivateJwk, exportPublicJwk, generateSigningKeyPair, jwkThumbprintKid } from "../../../sdks/typescript/src/wire/crypto/ecdsa.ts"
+import { envelopeHash } from "../../../sdks/typescript/src/wire/receipts/chain.ts"
+import { signFailedReceiptV2 } from "../../../sdks/typescript/src/wire/receipts/envelope-v2-failed.ts"
+import { signReceiptV1 } from "../../../sdks/typescript/src/wire/receipts/envelope-v1.ts"
+import { signReceiptV2 } from "../../../sdks/typescript/src/wire/receipts/envelope-v2.ts"
+import { makeKey, unsignedFailed, unsignedV1, unsignedV2 } from "../../sdks/typescript/wire/receipts/fixtures.ts"
 
 describe("envelopeHashSync", () => {
   it("equals envelopeHash on v2, failed v2 and v1 receipts, chained over several links", async () => {

@@ -10,10 +10,10 @@ import {
   type AttestationCrypto,
   type EngineIdentity,
   type V3Envelope
-} from "../../../src/attestation/v3.ts"
-import { base64UrlDecode, base64UrlEncode } from "../../../src/crypto/base64.ts"
-import { exportPublicJwk, generateSigningKeyPair, signRaw } from "../../../src/crypto/ecdsa.ts"
-import { signEnvelope } from "../../../src/receipts/signer.ts"
+} from "../../../sdks/typescript/src/wire/attestation/v3.ts"
+import { base64UrlDecode, base64UrlEncode } from "../../../sdks/typescript/src/wire/crypto/base64.ts"
+import { exportPublicJwk, generateSigningKeyPair, signRaw } from "../../../sdks/typescript/src/wire/crypto/ecdsa.ts"
+import { signEnvelope } from "../../../sdks/typescript/src/wire/receipts/signer.ts"
 
 const utf8 = (text: string) => new TextEncoder().encode(text)
 const body = utf8(JSON.stringify({ model: "local-chat", messages: [{ role: "user", content: "hello <EMAIL_1> Grüße 😀" }] }))

@@ -2,7 +2,7 @@ import { generateKeyPairSync } from "node:crypto"
 import { compactVerify, importJWK } from "jose"
 import { describe, expect, it } from "vitest"
 import { importPrivateJwkKeyObject, nodeSignerFromKeyObject, nodeSignerFromPrivateJwk } from "../../../layers/crypto/nodeEs256Signer.ts"
-import { base64UrlDecode, base64UrlEncode } from "../../../src/crypto/base64.ts"
+import { base64UrlDecode, base64UrlEncode } from "../../../sdks/typescript/src/wire/crypto/base64.ts"
 import {
   exportPrivateJwk,
   exportPublicJwk,
@@ -12,11 +12,11 @@ import {
   jwkThumbprintKid,
   verifyRaw,
   type PrivateJwk
-} from "../../../src/crypto/ecdsa.ts"
-import { signReceiptV1 } from "../../../src/receipts/envelope-v1.ts"
-import { signReceiptV2 } from "../../../src/receipts/envelope-v2.ts"
-import { signingInput } from "../../../src/receipts/signing-input.ts"
-import { unsignedV1, unsignedV2 } from "../../src/receipts/fixtures.ts"
+} from "../../../sdks/typescript/src/wire/crypto/ecdsa.ts"
+import { signReceiptV1 } from "../../../sdks/typescript/src/wire/receipts/envelope-v1.ts"
+import { signReceiptV2 } from "../../../sdks/typescript/src/wire/receipts/envelope-v2.ts"
+import { signingInput } from "../../../sdks/typescript/src/wire/receipts/signing-input.ts"
+import { unsignedV1, unsignedV2 } from "../../sdks/typescript/wire/receipts/fixtures.ts"
 
 const utf8 = (text: string) => new TextEncoder().encode(text)
 

@@ -1,7 +1,7 @@
 import { generateKeyPairSync, sign } from "node:crypto"
 import { describe, expect, it } from "vitest"
 import { DEFAULT_PUBLIC_KEY_CACHE_BOUND, makeNodeEs256Verifier } from "../../../layers/crypto/nodeEs256Verifier.ts"
-import { exportPublicJwk, generateSigningKeyPair, signRaw, type PublicJwk } from "../../../src/crypto/ecdsa.ts"
+import { exportPublicJwk, generateSigningKeyPair, signRaw, type PublicJwk } from "../../../sdks/typescript/src/wire/crypto/ecdsa.ts"
 
 const utf8 = (text: string) => new TextEncoder().encode(text)
 const message = utf8('{"v":"v3","jti":"0123"}')

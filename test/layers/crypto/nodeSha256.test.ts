@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto"
 import { describe, expect, it } from "vitest"
 import { jcsSha256HexSync, jsonBodySha256HexSync, requestBodySha256HexSync, sha256HexSync } from "../../../layers/crypto/nodeSha256.ts"
-import { jcsSha256Hex, jsonBodySha256Hex, sha256Hex } from "../../../src/crypto/jcs.ts"
+import { jcsSha256Hex, jsonBodySha256Hex, sha256Hex } from "../../../sdks/typescript/src/wire/crypto/jcs.ts"
 
 const utf8 = (text: string) => new TextEncoder().encode(text)
 

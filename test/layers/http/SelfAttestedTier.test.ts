@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { buildAttestation, encodeAttestationHeader } from "../../../src/attestation/v3.ts"
-import { generateSigningKeyPair } from "../../../src/crypto/ecdsa.ts"
+import { buildAttestation, encodeAttestationHeader } from "../../../sdks/typescript/src/wire/attestation/v3.ts"
+import { generateSigningKeyPair } from "../../../sdks/typescript/src/wire/crypto/ecdsa.ts"
 import { useRelayFixture } from "../../support/relayFixture.ts"
 import { fundedKey } from "../../support/tenant.ts"
 

@@ -15,7 +15,7 @@ import {
   RelayError,
   StreamError
 } from "../../../sdks/typescript/src/index.ts"
-import { generateSigningKeyPair } from "../../../src/crypto/ecdsa.ts"
+import { generateSigningKeyPair } from "../../../sdks/typescript/src/wire/crypto/ecdsa.ts"
 import { useRelayFixture } from "../../support/relayFixture.ts"
 import { fundedKey } from "../../support/tenant.ts"
 

@@ -8,6 +8,7 @@ import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { useRelayFixture } from "../../support/relayFixture.ts"
 import { fundedKey } from "../../support/tenant.ts"
+import { jcsSha256Hex } from "../../../sdks/typescript/src/wire/crypto/jcs.ts"
 
 const fx = useRelayFixture()
 const repo = join(import.meta.dirname, "..", "..", "..")
@@ -40,9 +41,11 @@ describe("npm pack of @privacy-relay/sdk", () => {
     writeFileSync(
       join(app, "main.js"),
       `import { RelayClient } from "@privacy-relay/sdk"
+import { jcsSha256Hex } from "@privacy-relay/sdk/wire"
 const client = new RelayClient({ gatewayUrl: process.env.GATEWAY_URL, apiKeyFile: "key", nameModel: "off" })
 const answer = await client.chat.completions.create({ model: "local-chat", messages: [{ role: "user", content: "Write to ada@example.org" }] })
-console.log(JSON.stringify({ content: answer.choices[0].message.content, verified: answer.receiptVerified, node: process.version }))
+const wireHash = await jcsSha256Hex({ b: [1, "é"], a: null })
+console.log(JSON.stringify({ content: answer.choices[0].message.content, verified: answer.receiptVerified, node: process.version, wireHash }))
 `
     )
     fx.provider.reset()
@@ -54,6 +57,8 @@ console.log(JSON.stringify({ content: answer.choices[0].message.content, verifie
     )
     const result = JSON.parse(stdout.trim())
     expect(result).toMatchObject({ content: "Echo: Write to ada@example.org", verified: true })
+    // The wire subpath is the gateway's own JCS hashing.
+    expect(result.wireHash).toBe(await jcsSha256Hex({ b: [1, "é"], a: null }))
     expect(Number(result.node.slice(1).split(".")[0])).toBeGreaterThanOrEqual(20)
     expect(fx.provider.received.map((r) => r.body.toString()).join("")).not.toContain("ada@example.org")
     // The attested engine is the package's own build.
@@ -74,6 +79,9 @@ console.log(JSON.stringify({ content: answer.choices[0].message.content, verifie
     writeFileSync(
       join(app, "check.ts"),
       `import { RelayClient, RelayError, type RelayStream } from "@privacy-relay/sdk"
+import { verifyAttestation, type V3Envelope } from "@privacy-relay/sdk/wire"
+export const verify: typeof verifyAttestation = verifyAttestation
+export type Envelope = V3Envelope
 const client: RelayClient = new RelayClient({ gatewayUrl: "https://relay.example", apiKey: "svc_x" })
 const failure: RelayError | undefined = undefined
 export const stream: Promise<RelayStream<Record<string, any>>> = client.chat.completions.create({ model: "m", stream: true, messages: [] })

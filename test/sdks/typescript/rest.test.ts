@@ -8,7 +8,7 @@ import { join } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
 import { createLicence, createOrg, createPortalToken, creditWallet } from "../../../layers/AdminOperations.ts"
 import { AuthenticationError, ConfigurationError, GatewayIdentityError, NotFoundError, RelayClient } from "../../../sdks/typescript/src/index.ts"
-import { generateSigningKeyPair } from "../../../src/crypto/ecdsa.ts"
+import { generateSigningKeyPair } from "../../../sdks/typescript/src/wire/crypto/ecdsa.ts"
 import { useRelayFixture } from "../../support/relayFixture.ts"
 
 const fx = useRelayFixture({ WEBHOOK_ALLOW_LOOPBACK: "1", WEBHOOK_RETRY_SCHEDULE_MS: "0,50,50,50,50,50,50" })

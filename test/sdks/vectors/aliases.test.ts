@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest"
-import { bytesToHex, hexToBytes } from "../../../src/crypto/hex.ts"
-import { ALIAS_PATTERN, tagFromMac } from "../../../src/tokeniser/alias.ts"
-import { createSession } from "../../../src/tokeniser/session.ts"
-import { createStreamingDetokeniser } from "../../../src/tokeniser/streamingDetokeniser.ts"
-import { tokeniseText } from "../../../src/tokeniser/tokeniseText.ts"
+import { bytesToHex, hexToBytes } from "../../../sdks/typescript/src/wire/crypto/hex.ts"
+import { ALIAS_PATTERN, tagFromMac } from "../../../sdks/typescript/src/tokeniser/alias.ts"
+import { createSession } from "../../../sdks/typescript/src/tokeniser/session.ts"
+import { createStreamingDetokeniser } from "../../../sdks/typescript/src/tokeniser/streamingDetokeniser.ts"
+import { tokeniseText } from "../../../sdks/typescript/src/tokeniser/tokeniseText.ts"
 import { readVectors, rows } from "./vectorFiles.ts"
 
 const a = readVectors("aliases.json")

@@ -7,11 +7,11 @@ import {
   verifyAttestation,
   verifyV3Signature,
   type V3Envelope
-} from "../../../src/attestation/v3.ts"
-import { base64UrlDecode, base64UrlEncode } from "../../../src/crypto/base64.ts"
-import { exportPublicJwk, importPrivateJwk, importPublicJwk } from "../../../src/crypto/ecdsa.ts"
-import { canonicalString, jsonBodySha256Hex } from "../../../src/crypto/jcs.ts"
-import { signingInput } from "../../../src/receipts/signing-input.ts"
+} from "../../../sdks/typescript/src/wire/attestation/v3.ts"
+import { base64UrlDecode, base64UrlEncode } from "../../../sdks/typescript/src/wire/crypto/base64.ts"
+import { exportPublicJwk, importPrivateJwk, importPublicJwk } from "../../../sdks/typescript/src/wire/crypto/ecdsa.ts"
+import { canonicalString, jsonBodySha256Hex } from "../../../sdks/typescript/src/wire/crypto/jcs.ts"
+import { signingInput } from "../../../sdks/typescript/src/wire/receipts/signing-input.ts"
 import { verifyReceipt } from "../../../sdks/typescript/src/verify/index.ts"
 import { readVectors, rows } from "./vectorFiles.ts"
 

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
 import { describe, expect, it } from "vitest"
-import { bytesToHex, hexToBytes } from "../../../src/crypto/hex.ts"
+import { bytesToHex, hexToBytes } from "../../../sdks/typescript/src/wire/crypto/hex.ts"
 import { deterministicSign } from "../../../sdks/vectors/build/keys.ts"
 import { VECTORS_DIR } from "./vectorFiles.ts"
 

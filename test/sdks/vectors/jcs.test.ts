@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest"
-import { canonicalString, jsonBodySha256Hex, sha256Hex } from "../../../src/crypto/jcs.ts"
-import { bytesToHex, hexToBytes } from "../../../src/crypto/hex.ts"
-import { emptyTreeRoot, merkleLeafHash, merkleNodeHash } from "../../../src/receipts/merkle.ts"
+import { canonicalString, jsonBodySha256Hex, sha256Hex } from "../../../sdks/typescript/src/wire/crypto/jcs.ts"
+import { bytesToHex, hexToBytes } from "../../../sdks/typescript/src/wire/crypto/hex.ts"
+import { emptyTreeRoot, merkleLeafHash, merkleNodeHash } from "../../../sdks/typescript/src/wire/receipts/merkle.ts"
 import { readVectors, rows } from "./vectorFiles.ts"
 
 const jcs = readVectors("jcs.json")
 const sha = readVectors("sha256.json")
 
-describe("jcs.json: src/crypto/jcs.ts (gateway and SDK) canonicalises every case", () => {
+describe("jcs.json: sdks/typescript/src/wire/crypto/jcs.ts (gateway and SDK) canonicalises every case", () => {
   it.each(rows(jcs.cases))("%s", (_name, c) => {
     expect(canonicalString(JSON.parse(c.input))).toBe(c.canonical)
   })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { createSession } from "../../../src/tokeniser/session.ts"
-import { detectSpans } from "../../../src/tokeniser/tokeniseText.ts"
+import { createSession } from "../../../sdks/typescript/src/tokeniser/session.ts"
+import { detectSpans } from "../../../sdks/typescript/src/tokeniser/tokeniseText.ts"
 import { readVectors, rows } from "./vectorFiles.ts"
 
 const v = readVectors("tokeniser-spans.json")

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
-import { encodeDeliveryBody } from "../../../src/webhooks/payload.ts"
-import { verifyV0, verifyV1 } from "../../../src/webhooks/receiver.ts"
-import { deliveryHeaders, signV0, signV1 } from "../../../src/webhooks/signature.ts"
+import { encodeDeliveryBody } from "../../../sdks/typescript/src/wire/webhooks/payload.ts"
+import { verifyV0, verifyV1 } from "../../../sdks/typescript/src/wire/webhooks/receiver.ts"
+import { deliveryHeaders, signV0, signV1 } from "../../../sdks/typescript/src/wire/webhooks/signature.ts"
 import { verifyWebhook, WebhookVerificationError } from "../../../sdks/typescript/src/verify/index.ts"
 import { readVectors, rows } from "./vectorFiles.ts"
 
@@ -24,7 +24,7 @@ describe("webhooks.json: the gateway's sender reproduces every signature and hea
   })
 })
 
-describe("webhooks.json: verifyWebhook (SDK) and the receiver helpers (src/webhooks/receiver.ts)", () => {
+describe("webhooks.json: verifyWebhook (SDK) and the receiver helpers (sdks/typescript/src/wire/webhooks/receiver.ts)", () => {
   it.each(rows(w.verify))("%s", async (_n, c: any) => {
     const outcome = await verifyWebhook({ body: c.body, headers: c.headers, secret: c.secret, nowSeconds: c.now_seconds, toleranceSeconds: c.tolerance_seconds }).then(
       () => ({ ok: true }),

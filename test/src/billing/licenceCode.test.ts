@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { signLicence, verifyLicence } from "../../../src/billing/licenceCode.ts"
-import { generateSigningKeyPair } from "../../../src/crypto/ecdsa.ts"
+import { generateSigningKeyPair } from "../../../sdks/typescript/src/wire/crypto/ecdsa.ts"
 
 describe("licence codes", () => {
   it("verify with the issuer's public key and carry the signed amount", async () => {

@@ -1,7 +1,7 @@
 // Verification of an exported chain of receipts (v1 `tenant-...`, v2 `receipt-v2-org-...` or failed
 // `failed-v2-org-...`), in order: every receipt with verifyReceipt, each linked to the one before it, so a gap, a
 // reordering, a receipt of another chain, a changed receipt or a re-signed one is found, with its position.
-import type { VerificationResult } from "../../../../src/receipts/verify.ts"
+import type { VerificationResult } from "../wire/receipts/verify.ts"
 import { decodeEnvelopeInput, type EnvelopeInput } from "./envelopeInput.ts"
 import { keyResolverOf, type JwksOption } from "./jwks.ts"
 import { verifyReceipt } from "./receipt.ts"

@@ -1,6 +1,6 @@
 // What the verifiers accept for an envelope: the object itself, its JSON text, or the standard base64 value
 // of the header that carried it (X-Service-Receipt-V2, -Failed, -V3, X-Service-Attestation).
-import { decodeEnvelopeHeader } from "../../../../src/receipts/header.ts"
+import { decodeEnvelopeHeader } from "../wire/receipts/header.ts"
 
 export type EnvelopeInput = string | object
 

@@ -1,16 +1,16 @@
 // Transparency-log inclusion proofs, checked offline against a signed tree head (the one copy of the check is
-// src/receipts/transparency.ts; this adds the input forms and the JWKS option).
+// sdks/typescript/src/wire/receipts/transparency.ts; this adds the input forms and the JWKS option).
 import {
   verifyInclusionProof as verifyProof,
   type InclusionProof,
   type InclusionVerification,
   type SignedTreeHead
-} from "../../../../src/receipts/transparency.ts"
+} from "../wire/receipts/transparency.ts"
 import { envelopeOrRaw, type EnvelopeInput } from "./envelopeInput.ts"
 import { keyResolverOf, type JwksOption } from "./jwks.ts"
 
-export { TRANSPARENCY_CHECK_LABELS } from "../../../../src/receipts/transparency.ts"
-export type { InclusionProof, InclusionVerification, SignedTreeHead, TransparencyCheck } from "../../../../src/receipts/transparency.ts"
+export { TRANSPARENCY_CHECK_LABELS } from "../wire/receipts/transparency.ts"
+export type { InclusionProof, InclusionVerification, SignedTreeHead, TransparencyCheck } from "../wire/receipts/transparency.ts"
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)

@@ -1,11 +1,11 @@
 // The receipt verification keys: a JWKS the caller already has, or a cache that fetches
 // GET /api/.well-known/service-receipt-pubkeys.jwks from the gateway. Keys rotate and rotated-out keys stay
 // published, so a kid the cache does not know means "fetched before a rotation": it refetches once.
-import { keyResolverFromJwks, type Jwks } from "../../../../src/receipts/jwks.ts"
-import { GATEWAY_IDENTITY_PROBE_PATH, parseGatewayUrl } from "../../../../src/client/gatewayUrl.ts"
+import { keyResolverFromJwks, type Jwks } from "../wire/receipts/jwks.ts"
+import { GATEWAY_IDENTITY_PROBE_PATH, parseGatewayUrl } from "../client/gatewayUrl.ts"
 import { JwksError } from "./errors.ts"
 
-export type { Jwks, ReceiptJwk } from "../../../../src/receipts/jwks.ts"
+export type { Jwks, ReceiptJwk } from "../wire/receipts/jwks.ts"
 
 /** Anything that can answer "which key has this kid": a createJwksCache, or your own. */
 export interface JwksSource {

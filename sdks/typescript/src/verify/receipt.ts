@@ -1,16 +1,16 @@
-// Offline receipt verification for SDK users: the gateway's own verifier (src/receipts/verify.ts, the one copy)
+// Offline receipt verification for SDK users: the gateway's own verifier (sdks/typescript/src/wire/receipts/verify.ts, the one copy)
 // with the inputs people actually hold (a header value, JSON text or the object) and a JWKS or a JWKS cache.
 import {
   CHECK_LABELS,
   verifyReceipt as verifyEnvelope,
   type VerificationCheck,
   type VerificationResult
-} from "../../../../src/receipts/verify.ts"
+} from "../wire/receipts/verify.ts"
 import { decodeEnvelopeInput, envelopeOrRaw, type EnvelopeInput } from "./envelopeInput.ts"
 import { keyResolverOf, type JwksOption } from "./jwks.ts"
 
 export { CHECK_LABELS }
-export type { CheckLabel, CheckStatus, VerificationCheck, VerificationResult } from "../../../../src/receipts/verify.ts"
+export type { CheckLabel, CheckStatus, VerificationCheck, VerificationResult } from "../wire/receipts/verify.ts"
 
 export interface VerifyReceiptOptions {
   /** The receipt keys: the JWKS object, or createJwksCache(...). Not used for v3 attestations (they embed their key). */

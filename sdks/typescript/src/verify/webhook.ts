@@ -1,10 +1,10 @@
 // Webhook receivers: authenticate a delivery (v1 `X-Service-Signature` preferred, v0 `X-Service-Webhook-Signature`
-// when v1 is absent) and drop duplicates by event_id. The schemes themselves are src/webhooks/receiver.ts (the one
+// when v1 is absent) and drop duplicates by event_id. The schemes themselves are sdks/typescript/src/wire/webhooks/receiver.ts (the one
 // copy, constant-time comparison included); this maps their verdicts to a thrown WebhookVerificationError.
-import { createDeduper, DEFAULT_TOLERANCE_SECONDS, verifyV0, verifyV1, type VerifyFailureReason } from "../../../../src/webhooks/receiver.ts"
+import { createDeduper, DEFAULT_TOLERANCE_SECONDS, verifyV0, verifyV1, type VerifyFailureReason } from "../wire/webhooks/receiver.ts"
 import { WebhookVerificationError, type WebhookVerificationCode } from "./errors.ts"
 
-export { DEFAULT_DEDUPE_TTL_MS, DEFAULT_TOLERANCE_SECONDS } from "../../../../src/webhooks/receiver.ts"
+export { DEFAULT_DEDUPE_TTL_MS, DEFAULT_TOLERANCE_SECONDS } from "../wire/webhooks/receiver.ts"
 
 /** Headers as fetch (Headers), Node (IncomingHttpHeaders) or a plain record give them; names are case-insensitive. */
 export type WebhookHeaders = Headers | Readonly<Record<string, string | ReadonlyArray<string> | undefined>>

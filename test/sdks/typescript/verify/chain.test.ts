@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest"
-import { buildAttestation } from "../../../../src/attestation/v3.ts"
-import { generateSigningKeyPair } from "../../../../src/crypto/ecdsa.ts"
-import { envelopeHash } from "../../../../src/receipts/chain.ts"
-import { signReceiptV2, type ReceiptV2 } from "../../../../src/receipts/envelope-v2.ts"
-import { encodeEnvelopeHeader } from "../../../../src/receipts/header.ts"
+import { buildAttestation } from "../../../../sdks/typescript/src/wire/attestation/v3.ts"
+import { generateSigningKeyPair } from "../../../../sdks/typescript/src/wire/crypto/ecdsa.ts"
+import { envelopeHash } from "../../../../sdks/typescript/src/wire/receipts/chain.ts"
+import { signReceiptV2, type ReceiptV2 } from "../../../../sdks/typescript/src/wire/receipts/envelope-v2.ts"
+import { encodeEnvelopeHeader } from "../../../../sdks/typescript/src/wire/receipts/header.ts"
 import { verifyChain } from "../../../../sdks/typescript/src/verify/index.ts"
-import { makeKey, NOW, NOW_SECONDS, unsignedV2 } from "../../../src/receipts/fixtures.ts"
+import { makeKey, NOW, NOW_SECONDS, unsignedV2 } from "../wire/receipts/fixtures.ts"
 
 const key = await makeKey()
 const jwks = { keys: [key.jwk] }

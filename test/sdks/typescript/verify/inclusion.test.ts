@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest"
-import { bytesToHex } from "../../../../src/crypto/hex.ts"
-import { envelopeHash, rfc3339Millis } from "../../../../src/receipts/chain.ts"
-import { signReceiptV2, type ReceiptV2 } from "../../../../src/receipts/envelope-v2.ts"
-import { MerkleTree, receiptLeafHash } from "../../../../src/receipts/merkle.ts"
-import { signEnvelope } from "../../../../src/receipts/signer.ts"
+import { bytesToHex } from "../../../../sdks/typescript/src/wire/crypto/hex.ts"
+import { envelopeHash, rfc3339Millis } from "../../../../sdks/typescript/src/wire/receipts/chain.ts"
+import { signReceiptV2, type ReceiptV2 } from "../../../../sdks/typescript/src/wire/receipts/envelope-v2.ts"
+import { MerkleTree, receiptLeafHash } from "../../../../sdks/typescript/src/wire/receipts/merkle.ts"
+import { signEnvelope } from "../../../../sdks/typescript/src/wire/receipts/signer.ts"
 import { verifyInclusionProof } from "../../../../sdks/typescript/src/verify/index.ts"
-import { makeKey, NOW, unsignedV2, type TestKey } from "../../../src/receipts/fixtures.ts"
+import { makeKey, NOW, unsignedV2, type TestKey } from "../wire/receipts/fixtures.ts"
 
 const key = await makeKey()
 const jwks = { keys: [key.jwk] }

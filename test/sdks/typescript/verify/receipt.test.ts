@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest"
-import { envelopeHash } from "../../../../src/receipts/chain.ts"
-import { signReceiptV1 } from "../../../../src/receipts/envelope-v1.ts"
-import { signReceiptV2 } from "../../../../src/receipts/envelope-v2.ts"
-import { encodeEnvelopeHeader } from "../../../../src/receipts/header.ts"
+import { envelopeHash } from "../../../../sdks/typescript/src/wire/receipts/chain.ts"
+import { signReceiptV1 } from "../../../../sdks/typescript/src/wire/receipts/envelope-v1.ts"
+import { signReceiptV2 } from "../../../../sdks/typescript/src/wire/receipts/envelope-v2.ts"
+import { encodeEnvelopeHeader } from "../../../../sdks/typescript/src/wire/receipts/header.ts"
 import { createJwksCache, JwksError, verifyReceipt } from "../../../../sdks/typescript/src/verify/index.ts"
-import { makeKey, NOW_SECONDS, unsignedV1, unsignedV2 } from "../../../src/receipts/fixtures.ts"
+import { makeKey, NOW_SECONDS, unsignedV1, unsignedV2 } from "../wire/receipts/fixtures.ts"
 
 const key = await makeKey()
 const jwks = { keys: [key.jwk] }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { encodeDeliveryBody, type WebhookPayload } from "../../../../src/webhooks/payload.ts"
-import { deliveryHeaders, signV0, signV1 } from "../../../../src/webhooks/signature.ts"
+import { encodeDeliveryBody, type WebhookPayload } from "../../../../sdks/typescript/src/wire/webhooks/payload.ts"
+import { deliveryHeaders, signV0, signV1 } from "../../../../sdks/typescript/src/wire/webhooks/signature.ts"
 import { createWebhookDeduper, verifyWebhook, WebhookVerificationError } from "../../../../sdks/typescript/src/verify/index.ts"
 
 const secret = "whsec_sdk_test_secret"

@@ -1,0 +1,95 @@
+/**
+ * Gateway-locked base URL (DESIGN.md section 8): a client component talks only to a gateway, never to
+ * a provider. The URL must be https, or plain http to a loopback address for development, and the host
+ * must answer the gateway identity probe `GET /api/.well-known/service-receipt-pubkeys.jwks` with a
+ * JWKS of P-256 receipt keys. There is no provider-URL setting anywhere.
+ */
+import { isPublicJwk } from "../wire/crypto/ecdsa.ts"
+import { ProxyStartError } from "./ProxyStartError.ts"
+
+export const GATEWAY_IDENTITY_PROBE_PATH = "/api/.well-known/service-receipt-pubkeys.jwks"
+
+const isLoopbackHost = (hostname: string): boolean => {
+  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase()
+  if (host === "localhost" || host.endsWith(".localhost") || host === "::1") return true
+  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host)
+  return v4 !== null && Number(v4[1]) === 127
+}
+
+/**
+ * Parses GATEWAY_URL into a base URL without a trailing slash (an origin, optionally with a path
+ * prefix). Throws a ProxyStartError naming the rule that failed.
+ */
+export const parseGatewayUrl = (raw: string | undefined): string => {
+  if (raw === undefined || raw.trim() === "") {
+    throw new ProxyStartError("GATEWAY_URL is not set: give the base URL of your Privacy Relay gateway (https://...).")
+  }
+  let url: URL
+  try {
+    url = new URL(raw.trim())
+  } catch {
+    throw new ProxyStartError(`GATEWAY_URL ${JSON.stringify(raw)} is not a URL.`)
+  }
+  if (url.username !== "" || url.password !== "") {
+    throw new ProxyStartError("GATEWAY_URL must not carry credentials; the gateway key comes from GATEWAY_KEY_FILE.")
+  }
+  if (url.search !== "" || url.hash !== "") {
+    throw new ProxyStartError("GATEWAY_URL must not have a query or fragment.")
+  }
+  if (url.protocol === "http:") {
+    if (!isLoopbackHost(url.hostname)) {
+      throw new ProxyStartError(
+        `GATEWAY_URL ${url.origin} is plain http to a non-loopback host; a gateway must be reached over https (plain http is allowed only to 127.0.0.1/localhost for development).`
+      )
+    }
+  } else if (url.protocol !== "https:") {
+    throw new ProxyStartError(`GATEWAY_URL must be an https URL, not ${url.protocol}`)
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, "")}`
+}
+
+/**
+ * Checks that `baseUrl` is a Privacy Relay gateway: its identity probe answers 200 with a JWKS whose
+ * keys are P-256 public keys. A provider (or anything else) fails this, so the proxy refuses to start.
+ */
+export const probeGateway = async (
+  baseUrl: string,
+  options: { readonly fetch?: typeof fetch; readonly timeoutMs?: number } = {}
+): Promise<void> => {
+  const probeUrl = `${baseUrl}${GATEWAY_IDENTITY_PROBE_PATH}`
+  const notAGateway = (why: string) =>
+    new ProxyStartError(
+      `GATEWAY_URL ${baseUrl} is not a Privacy Relay gateway: ${why} at GET ${GATEWAY_IDENTITY_PROBE_PATH}. Client components only talk to a gateway, never to a provider.`,
+      "not_a_gateway"
+    )
+  let response: Response
+  try {
+    response = await (options.fetch ?? fetch)(probeUrl, {
+      headers: { accept: "application/json" },
+      redirect: "error",
+      signal: AbortSignal.timeout(options.timeoutMs ?? 10_000)
+    })
+  } catch (error) {
+    // fetch's own message is just "fetch failed"; the reason (ECONNREFUSED, ENOTFOUND, a timeout) is in its cause.
+    const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause
+    const reason = typeof cause?.code === "string" ? cause.code : typeof cause?.message === "string" ? cause.message : ""
+    throw new ProxyStartError(
+      `GATEWAY_URL ${baseUrl} cannot be reached: ${(error as Error).message}${reason === "" ? "" : ` (${reason})`}. Is the gateway running, and is the URL right?`,
+      "gateway_unreachable"
+    )
+  }
+  if (response.status !== 200) {
+    await response.body?.cancel()
+    throw notAGateway(`status ${response.status}`)
+  }
+  let jwks: unknown
+  try {
+    jwks = await response.json()
+  } catch {
+    throw notAGateway("the answer is not JSON")
+  }
+  const keys = (jwks as { keys?: unknown } | null)?.keys
+  if (!Array.isArray(keys) || keys.length === 0 || !keys.every(isPublicJwk)) {
+    throw notAGateway("the answer is not a JWKS of P-256 receipt keys")
+  }
+}

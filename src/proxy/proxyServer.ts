@@ -1,0 +1,464 @@
+/**
+ * The local proxy's HTTP server (node:http; Node-only). Any OpenAI or Anthropic client points its base
+ * URL here. For each request, and with nothing kept between requests: tokenise the user text on this
+ * device, sign a v3 attestation of the exact bytes, send only those bytes to the gateway with the
+ * engine and attestation headers, and put this request's originals back into the answer.
+ *
+ * Routes: POST /v1/chat/completions, POST /v1/messages, POST /v1/embeddings, GET /v1/models, GET /healthz.
+ * Errors use the gateway's envelope `{ "error": { "code", "message" } }`, on /v1/messages Anthropic's error
+ * shape (anthropicError.ts), for the proxy's own errors and the gateway's alike.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import type { AddressInfo } from "node:net"
+import {
+  buildAttestation,
+  encodeAttestationHeader,
+  engineHeaderValue,
+  type AttestationRoute,
+  type EngineIdentity
+} from "../../sdks/typescript/src/wire/attestation/v3.ts"
+import { MAX_REQUEST_BODY_BYTES } from "../http/bodyLimit.ts"
+import { InvalidRequestBody, NameModelUnavailable } from "../../sdks/typescript/src/tokeniser/index.ts"
+import { anthropicErrorBody, anthropicErrorText } from "./anthropicError.ts"
+import { catalogueModelList } from "./catalogueModels.ts"
+import { createSseDetokeniser, serialiseEvent, type SseEvent, type StreamRoute } from "../../sdks/typescript/src/sseDetokeniser.ts"
+import type { AliasMap } from "../../sdks/typescript/src/tokeniser/types.ts"
+import { detokeniseResponseText } from "../../sdks/typescript/src/client/detokeniseResponse.ts"
+import { consoleLog, type ProxyLog } from "./proxyLog.ts"
+import { ProxyStartError } from "../../sdks/typescript/src/client/ProxyStartError.ts"
+import type { RequestTokeniser } from "./RequestTokeniser.ts"
+
+export interface ProxyDependencies {
+  /** Checked gateway base URL (parseGatewayUrl + probeGateway), no trailing slash. */
+  readonly gatewayUrl: string
+  /** The gateway key (`svc_...`); clients' own Authorization / x-api-key values are ignored. */
+  readonly gatewayKey: string
+  /** The device attester key pair that signs the v3 attestations. */
+  readonly deviceKey: CryptoKeyPair
+  readonly engine: EngineIdentity
+  /**
+   * Tokenises request bodies (workerTokeniser in the proxy; a failing name model refuses the request,
+   * fail-closed). The server does not close it.
+   */
+  readonly tokeniser: RequestTokeniser
+  /** Used for every call to the gateway (tests observe egress through it). */
+  readonly fetch?: typeof fetch
+  /** How long one gateway call may take. Default 300 s (model answers can be slow). */
+  readonly gatewayTimeoutMs?: number
+  /**
+   * How long tokenising one request may take before it is refused (422 `tokenisation_timeout`, nothing
+   * sent). Default DEFAULT_TOKENISE_TIMEOUT_MS.
+   */
+  readonly tokeniseTimeoutMs?: number
+  /** Largest body taken from a client and sent to the gateway. Default: the gateway's, MAX_REQUEST_BODY_BYTES. */
+  readonly maxBodyBytes?: number
+  /** Where the access log goes. Default: JSON lines on stdout (consoleLog). */
+  readonly log?: ProxyLog
+  /** `stream: true` streams (default); false answers 501 `stream_not_supported` (PROXY_STREAMING=off). */
+  readonly streaming?: boolean
+}
+
+/** Default time budget for tokenising one request: a request at the size limit fits in it on a slow laptop. */
+export const DEFAULT_TOKENISE_TIMEOUT_MS = 60_000
+
+export interface RunningProxyServer {
+  readonly url: string
+  readonly port: number
+  readonly close: () => Promise<void>
+}
+
+
+const RELAY_ROUTES: Readonly<Record<string, { readonly route: AttestationRoute; readonly gatewayPath: string }>> = {
+  "/v1/chat/completions": { route: "chat.completions", gatewayPath: "/api/v1/chat/completions" },
+  "/v1/messages": { route: "messages", gatewayPath: "/api/v1/messages" },
+  "/v1/embeddings": { route: "embeddings", gatewayPath: "/api/v1/embeddings" }
+}
+
+/** Client headers worth carrying to the gateway: correlation and tracing only, never credentials. */
+const FORWARDED_REQUEST_HEADERS = ["x-request-id", "traceparent", "tracestate"]
+
+/** Gateway response headers the client gets: receipts, request id, and what a client needs to back off. */
+const passesBack = (name: string): boolean =>
+  name.startsWith("x-service-receipt") ||
+  name === "x-request-id" ||
+  name === "retry-after" ||
+  name === "ratelimit" ||
+  name === "ratelimit-policy"
+
+class ProxyHttpError extends Error {
+  readonly status: number
+  readonly code: string
+  /** Close the connection after answering: the client may still be sending a body nobody will read. */
+  readonly closeConnection: boolean
+  constructor(status: number, code: string, message: string, options: { readonly closeConnection?: boolean } = {}) {
+    super(message)
+    this.status = status
+    this.code = code
+    this.closeConnection = options.closeConnection ?? false
+  }
+}
+
+const tooLarge = (limit: number, what: string) =>
+  new ProxyHttpError(
+    413,
+    "payload_too_large",
+    `${what} is larger than ${limit} bytes (${limit / (1024 * 1024)} MiB), the gateway's limit; it was not sent. Send a shorter request.`,
+    { closeConnection: true }
+  )
+
+/** The client closed its connection before its answer: nobody to answer, and the work stops. */
+class ClientGone extends Error {
+  constructor() {
+    super("the client closed the connection")
+    this.name = "ClientGone"
+  }
+}
+
+const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  const text = JSON.stringify(body)
+  res.writeHead(status, {
+    ...headers,
+    "content-type": "application/json",
+    "content-length": String(Buffer.byteLength(text))
+  })
+  res.end(text)
+}
+
+/** Our envelope, or on the Anthropic route Anthropic's error shape (anthropicError.ts). */
+const sendError = (res: ServerResponse, error: ProxyHttpError, anthropic: boolean) =>
+  sendJson(
+    res,
+    error.status,
+    anthropic
+      ? anthropicErrorBody(error.status, error.code, error.message)
+      : { error: { code: error.code, message: error.message } },
+    error.closeConnection ? { connection: "close" } : {}
+  )
+
+/**
+ * The request body, refused (413) before a byte is read when its Content-Length is over `limit`, and as
+ * soon as it grows past `limit` when it has none (chunked): nothing over the limit is buffered.
+ */
+const readBody = async (req: IncomingMessage, limit: number): Promise<Buffer> => {
+  const declared = req.headers["content-length"]
+  if (declared !== undefined && Number(declared) > limit) throw tooLarge(limit, "the request body")
+  const chunks: Array<Buffer> = []
+  let size = 0
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length
+    if (size > limit) throw tooLarge(limit, "the request body")
+    chunks.push(chunk as Buffer)
+  }
+  return Buffer.concat(chunks)
+}
+
+/** The request's path; an unparsable request target is a path no route has. */
+const pathOf = (url: string | undefined): string => {
+  try {
+    return new URL(url ?? "/", "http://proxy.local").pathname
+  } catch {
+    return "(unparsable)"
+  }
+}
+
+const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d+)?$/i
+
+/**
+ * Only local clients may use the proxy's key. A web page in the user's browser could otherwise POST
+ * here (its Origin is foreign) or reach it through DNS rebinding (its Host is a foreign name).
+ */
+const checkLocalCaller = (req: IncomingMessage, boundHost: string): void => {
+  const host = req.headers.host ?? ""
+  const hostName = host.replace(/:\d+$/, "")
+  if (host !== "" && !LOOPBACK_HOST.test(host) && hostName !== boundHost) {
+    throw new ProxyHttpError(403, "host_not_allowed", `Host ${host} is not this local proxy`)
+  }
+  const origin = req.headers.origin
+  if (origin !== undefined && origin !== "null") {
+    let originHost = ""
+    try {
+      originHost = new URL(origin).host
+    } catch {
+      // unparsable origin: refused below
+    }
+    if (!LOOPBACK_HOST.test(originHost)) {
+      throw new ProxyHttpError(403, "origin_not_allowed", `requests from web origin ${origin} are refused`)
+    }
+  }
+}
+
+export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: string) => {
+  const gatewayFetch = deps.fetch ?? fetch
+  const timeoutMs = deps.gatewayTimeoutMs ?? 300_000
+  const tokeniseTimeoutMs = deps.tokeniseTimeoutMs ?? DEFAULT_TOKENISE_TIMEOUT_MS
+  const maxBodyBytes = deps.maxBodyBytes ?? MAX_REQUEST_BODY_BYTES
+  const engineHeader = engineHeaderValue(deps.engine)
+
+  const callGateway = async (path: string, init: RequestInit, clientGone: AbortSignal): Promise<Response> => {
+    try {
+      return await gatewayFetch(`${deps.gatewayUrl}${path}`, {
+        ...init,
+        redirect: "error",
+        signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), clientGone])
+      })
+    } catch (error) {
+      if (clientGone.aborted) throw clientGone.reason
+      throw new ProxyHttpError(502, "gateway_unreachable", `the gateway ${deps.gatewayUrl} did not answer: ${(error as Error).message}`)
+    }
+  }
+
+  /** The gateway's request id of each answer, for the access log. */
+  const gatewayRequestIds = new WeakMap<ServerResponse, string>()
+
+  const passBackHeaders = (response: Response, res: ServerResponse): Record<string, string> => {
+    const headers: Record<string, string> = {}
+    response.headers.forEach((value, name) => {
+      if (passesBack(name)) headers[name] = value
+    })
+    const requestId = response.headers.get("x-request-id")
+    if (requestId !== null) gatewayRequestIds.set(res, requestId)
+    return headers
+  }
+
+  /**
+   * Tokenises the request body on this device, within the time budget and only while the client is
+   * still there: a client that goes away stops the work at the next window of text.
+   */
+  const tokenise = async (route: AttestationRoute, body: unknown, clientGone: AbortSignal) => {
+    const budget = AbortSignal.timeout(tokeniseTimeoutMs)
+    try {
+      return await deps.tokeniser.tokenise(route, body, AbortSignal.any([clientGone, budget]))
+    } catch (error) {
+      if (budget.aborted && !clientGone.aborted) {
+        throw new ProxyHttpError(
+          422,
+          "tokenisation_timeout",
+          `tokenising this request took longer than ${tokeniseTimeoutMs} ms; it was not sent (fail-closed). Send a shorter request, or raise TOKENISE_TIMEOUT_MS.`
+        )
+      }
+      if (error instanceof NameModelUnavailable) {
+        throw new ProxyHttpError(
+          503,
+          "name_model_unavailable",
+          `the name model is unavailable (${error.message}); the request was not sent (fail-closed). Fix the NAME_MODEL endpoint, or set NAME_MODEL=off or builtin.`
+        )
+      }
+      if (error instanceof InvalidRequestBody) throw new ProxyHttpError(400, "invalid_request", error.message)
+      throw error
+    }
+  }
+
+  const relay = async (req: IncomingMessage, res: ServerResponse, target: (typeof RELAY_ROUTES)[string]) => {
+    // Aborted when the client's connection closes before it has its answer.
+    const client = new AbortController()
+    res.once("close", () => {
+      if (!res.writableFinished) client.abort(new ClientGone())
+    })
+    const raw = await readBody(req, maxBodyBytes)
+    let body: unknown
+    try {
+      body = JSON.parse(raw.toString("utf8"))
+    } catch {
+      throw new ProxyHttpError(400, "invalid_request", "request body must be JSON")
+    }
+    const stream = target.route !== "embeddings" && typeof body === "object" && body !== null && (body as { stream?: unknown }).stream === true
+    if (stream && deps.streaming === false) {
+      throw new ProxyHttpError(
+        501,
+        "stream_not_supported",
+        "stream: true is switched off on this local proxy (PROXY_STREAMING=off); send the request without stream (or stream: false)"
+      )
+    }
+    const tokenised = await tokenise(target.route, body, client.signal)
+    // Aliases can be longer than the values they replace: the gateway would refuse what grew past its limit.
+    if (tokenised.bodyBytes.byteLength > maxBodyBytes) throw tooLarge(maxBodyBytes, "the tokenised request body")
+    const attestation = await buildAttestation({
+      route: target.route,
+      bodyBytes: tokenised.bodyBytes,
+      detectorsFired: tokenised.detectorsFired,
+      engine: deps.engine,
+      keyPair: deps.deviceKey
+    })
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      accept: stream ? "text/event-stream" : "application/json",
+      authorization: `Bearer ${deps.gatewayKey}`,
+      "x-service-engine": engineHeader,
+      "x-service-attestation": encodeAttestationHeader(attestation)
+    }
+    for (const name of FORWARDED_REQUEST_HEADERS) {
+      const value = req.headers[name]
+      if (typeof value === "string") headers[name] = value
+    }
+    const response = await callGateway(
+      target.gatewayPath,
+      { method: "POST", headers, body: tokenised.bodyBytes as Uint8Array<ArrayBuffer> },
+      client.signal
+    )
+    if (stream && response.ok) return relayStream(res, response, target.route as StreamRoute, tokenised.map, client)
+    const text = await response.text()
+    // Errors carry no user content (the gateway is content-blind), so they pass through, on the Anthropic
+    // route in Anthropic's error shape.
+    const out = response.ok
+      ? detokeniseResponseText(text, tokenised.map)
+      : target.route === "messages"
+        ? anthropicErrorText(response.status, text)
+        : text
+    res.writeHead(response.status, {
+      ...passBackHeaders(response, res),
+      "content-type": response.headers.get("content-type") ?? "application/json",
+      "content-length": String(Buffer.byteLength(out))
+    })
+    res.end(out)
+  }
+
+  /**
+   * Passes a streamed answer on as it arrives, frame by frame, with this request's originals restored (an alias cut
+   * across frames included) and the gateway's `receipt-v2` trailer passed on unchanged. A client that goes away
+   * cancels the gateway stream; a malformed frame from the gateway ends the stream (the status is already sent).
+   */
+  const relayStream = async (res: ServerResponse, response: Response, route: StreamRoute, map: AliasMap, client: AbortController) => {
+    res.writeHead(response.status, {
+      ...passBackHeaders(response, res),
+      "content-type": response.headers.get("content-type") ?? "text/event-stream; charset=utf-8",
+      "cache-control": "no-cache",
+      "x-accel-buffering": "no"
+    })
+    const sse = createSseDetokeniser(route, map)
+    const decoder = new TextDecoder()
+    const reader = response.body!.getReader()
+    const write = (events: ReadonlyArray<SseEvent>) => {
+      if (events.length > 0) res.write(events.map(serialiseEvent).join(""))
+    }
+    try {
+      for (;;) {
+        const { done, value } = await reader.read()
+        if (done) break
+        write(sse.push(decoder.decode(value, { stream: true })))
+      }
+      write([...sse.push(decoder.decode()), ...sse.end()])
+    } catch (error) {
+      await reader.cancel().catch(() => {})
+      if (client.signal.aborted) return
+      log("WARN", "stream from the gateway ended badly", { error: (error as Error).message })
+    } finally {
+      res.end()
+    }
+  }
+
+  const models = async (res: ServerResponse) => {
+    let response: Response | undefined
+    try {
+      response = await gatewayFetch(`${deps.gatewayUrl}/api/v1/models`, {
+        headers: { authorization: `Bearer ${deps.gatewayKey}`, accept: "application/json" },
+        redirect: "error",
+        signal: AbortSignal.timeout(timeoutMs)
+      })
+    } catch {
+      response = undefined
+    }
+    if (response === undefined || response.status === 404) {
+      await response?.body?.cancel()
+      // The gateway has no model list (or is unreachable): the catalogue names the same models.
+      return sendJson(res, 200, catalogueModelList(), { "x-proxy-models-source": "catalogue" })
+    }
+    const text = await response.text()
+    res.writeHead(response.status, {
+      ...passBackHeaders(response, res),
+      "content-type": response.headers.get("content-type") ?? "application/json",
+      "content-length": String(Buffer.byteLength(text)),
+      "x-proxy-models-source": "gateway"
+    })
+    res.end(text)
+  }
+
+  const log = deps.log ?? consoleLog
+
+  /**
+   * One access-log line per request once its connection is done with it: method, route, status, duration,
+   * the gateway's request id and the proxy's own error code. Never the body, the path of an unknown route,
+   * headers, values or aliases. A client that left before its answer is logged with status 499.
+   */
+  const logRequest = (req: IncomingMessage, res: ServerResponse, route: string, started: number, code: () => string | undefined) =>
+    res.once("close", () => {
+      log("INFO", "request", {
+        method: req.method ?? "",
+        route,
+        status: res.writableFinished ? res.statusCode : 499,
+        duration_ms: Math.round((performance.now() - started) * 1000) / 1000,
+        request_id: gatewayRequestIds.get(res) ?? null,
+        code: code() ?? null
+      })
+    })
+
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const started = performance.now()
+    const path = pathOf(req.url)
+    const relayTarget = Object.hasOwn(RELAY_ROUTES, path) ? RELAY_ROUTES[path] : undefined
+    const known = relayTarget !== undefined || path === "/v1/models" || path === "/healthz"
+    let errorCode: string | undefined
+    logRequest(req, res, known ? path : "(unknown)", started, () => errorCode)
+    try {
+      checkLocalCaller(req, boundHost)
+      if (relayTarget !== undefined) {
+        if (req.method !== "POST") throw new ProxyHttpError(405, "method_not_allowed", `${path} accepts POST only`)
+        return await relay(req, res, relayTarget)
+      }
+      if (path === "/v1/models") {
+        if (req.method !== "GET") throw new ProxyHttpError(405, "method_not_allowed", `${path} accepts GET only`)
+        return await models(res)
+      }
+      if (path === "/healthz") {
+        if (req.method !== "GET") throw new ProxyHttpError(405, "method_not_allowed", `${path} accepts GET only`)
+        return sendJson(res, 200, { status: "ok", engine: engineHeader, gateway: deps.gatewayUrl })
+      }
+      throw new ProxyHttpError(404, "not_found", `no route ${req.method} ${path} on the local proxy`)
+    } catch (error) {
+      if (res.headersSent || error instanceof ClientGone) {
+        res.destroy()
+        return
+      }
+      // Unexpected: answer without details (they could include request content) and send nothing upstream.
+      const answer = error instanceof ProxyHttpError ? error : new ProxyHttpError(500, "proxy_error", "the local proxy failed to handle the request")
+      errorCode = answer.code
+      sendError(res, answer, relayTarget?.route === "messages")
+    }
+  }
+}
+
+/**
+ * Listens on host:port exactly. A taken port is a ProxyStartError; the proxy never moves to another
+ * port, because clients are configured with this one.
+ */
+export const listenProxyServer = (deps: ProxyDependencies, host: string, port: number): Promise<RunningProxyServer> =>
+  new Promise((resolve, reject) => {
+    const handler = createProxyRequestHandler(deps, host)
+    const server: Server = createServer((req, res) => void handler(req, res))
+    server.once("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "EADDRINUSE") {
+        reject(
+          new ProxyStartError(
+            `${host}:${port} is already in use (another proxy running?). Stop that process or choose another port with PROXY_PORT (and point your client's base URL at it); the proxy never moves to a different port by itself.`,
+            "port_in_use"
+          )
+        )
+      } else if (error.code === "EACCES") {
+        reject(new ProxyStartError(`not allowed to listen on ${host}:${port}; choose another port with PROXY_PORT.`, "port_forbidden"))
+      } else {
+        reject(new ProxyStartError(`cannot listen on ${host}:${port}: ${error.message}`, "host_unavailable"))
+      }
+    })
+    server.listen({ host, port, exclusive: true }, () => {
+      const address = server.address() as AddressInfo
+      const urlHost = address.family === "IPv6" ? `[${address.address}]` : address.address
+      resolve({
+        url: `http://${urlHost}:${address.port}`,
+        port: address.port,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done())
+            server.closeAllConnections()
+          })
+      })
+    })
+  })

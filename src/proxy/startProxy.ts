@@ -1,0 +1,58 @@
+/**
+ * Starts the local proxy from its settings (environment or PROXY_CONFIG), checking everything a user
+ * can get wrong before listening: the gateway URL (https or loopback, answers the identity probe), the
+ * gateway key file (present, 0600), the device attester key, the name model setting, the port.
+ * Every failure is a ProxyStartError with a message that says how to fix it.
+ */
+import type { EngineIdentity } from "../../sdks/typescript/src/wire/attestation/v3.ts"
+import { loadOrCreateAliasSecret } from "../../sdks/typescript/src/client/aliasSecret.ts"
+import { loadOrCreateDeviceKey } from "../../sdks/typescript/src/client/deviceKey.ts"
+import { ENGINE } from "../../sdks/typescript/src/client/engine.ts"
+import { readGatewayKeyFile } from "../../sdks/typescript/src/client/gatewayKeyFile.ts"
+import { parseGatewayUrl, probeGateway } from "../../sdks/typescript/src/client/gatewayUrl.ts"
+import { loadProxySettings, type NameModelSetting } from "./proxyConfig.ts"
+import { listenProxyServer, type RunningProxyServer } from "./proxyServer.ts"
+import { workerTokeniser } from "./workerTokeniser.ts"
+
+export interface StartedProxy extends RunningProxyServer {
+  readonly gatewayUrl: string
+  readonly nameModel: NameModelSetting
+}
+
+
+export const startProxy = async (
+  env: Readonly<Record<string, string | undefined>>,
+  options: { readonly fetch?: typeof fetch; readonly engine?: EngineIdentity } = {}
+): Promise<StartedProxy> => {
+  const settings = loadProxySettings(env)
+  const gatewayUrl = parseGatewayUrl(settings.gatewayUrl)
+  const gatewayKey = readGatewayKeyFile(settings.gatewayKeyFile)
+  const deviceKey = await loadOrCreateDeviceKey(env)
+  await probeGateway(gatewayUrl, { fetch: options.fetch })
+  const tokeniser = workerTokeniser(settings.nameModel, {
+    stableAliasSecret: settings.embeddingAliases === "stable" ? loadOrCreateAliasSecret(env) : undefined
+  })
+  const server = await listenProxyServer(
+    {
+      gatewayUrl,
+      gatewayKey,
+      deviceKey,
+      engine: options.engine ?? ENGINE,
+      tokeniser,
+      tokeniseTimeoutMs: settings.tokeniseTimeoutMs,
+      streaming: settings.streaming,
+      fetch: options.fetch
+    },
+    settings.host,
+    settings.port
+  ).catch(async (error: unknown) => {
+    await tokeniser.close()
+    throw error
+  })
+  return {
+    ...server,
+    gatewayUrl,
+    nameModel: settings.nameModel,
+    close: () => Promise.all([server.close(), tokeniser.close()]).then(() => undefined)
+  }
+}

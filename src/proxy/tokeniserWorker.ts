@@ -1,0 +1,73 @@
+/**
+ * Entry point of a tokeniser worker thread (started by workerTokeniser.ts; Node-only). It tokenises the
+ * request bodies it is sent, one message each, and stops one when the main thread cancels it (the client
+ * went away or its time budget ran out). The engine yields between windows of text, so a cancel message
+ * is read at the next window of names (or after the structured detectors' single pass). Answers carry the
+ * tokenised bytes (transferred), the alias map and counts.
+ */
+import { parentPort, workerData } from "node:worker_threads"
+import type { AttestationRoute } from "../../sdks/typescript/src/wire/attestation/v3.ts"
+import { InvalidRequestBody, NameModelUnavailable, tokeniseRequest } from "../../sdks/typescript/src/tokeniser/index.ts"
+import { nameModelFor } from "./nameModelFor.ts"
+import type { NameModelSetting } from "./proxyConfig.ts"
+import { requestOptions } from "./RequestTokeniser.ts"
+
+export type ToWorker =
+  | { readonly type: "tokenise"; readonly id: number; readonly route: AttestationRoute; readonly body: unknown }
+  | { readonly type: "cancel"; readonly id: number }
+
+export type FailureKind = "name_model_unavailable" | "invalid_request" | "cancelled" | "failed"
+
+export type FromWorker =
+  | {
+      readonly type: "done"
+      readonly id: number
+      readonly bodyBytes: Uint8Array
+      readonly map: ReadonlyMap<string, string>
+      readonly detectorsFired: Record<string, number>
+    }
+  | { readonly type: "failed"; readonly id: number; readonly kind: FailureKind; readonly message: string }
+
+const port = parentPort
+if (port === null) throw new Error("tokeniserWorker.ts runs as a worker thread only")
+
+export interface WorkerSettings {
+  readonly nameModel: NameModelSetting
+  readonly stableAliasSecret: Uint8Array | undefined
+}
+
+const settings = workerData as WorkerSettings
+const names = nameModelFor(settings.nameModel)
+const running = new Map<number, AbortController>()
+
+const kindOf = (error: unknown, cancelled: boolean): FailureKind => {
+  if (cancelled) return "cancelled"
+  if (error instanceof NameModelUnavailable) return "name_model_unavailable"
+  if (error instanceof InvalidRequestBody) return "invalid_request"
+  return "failed"
+}
+
+const tokenise = async (id: number, route: AttestationRoute, body: unknown) => {
+  const controller = new AbortController()
+  running.set(id, controller)
+  try {
+    const out = await tokeniseRequest(route, body, requestOptions(route, names, settings.stableAliasSecret, controller.signal))
+    const answer: FromWorker = { type: "done", id, bodyBytes: out.bodyBytes, map: out.map, detectorsFired: out.detectorsFired }
+    port.postMessage(answer, [out.bodyBytes.buffer as ArrayBuffer])
+  } catch (error) {
+    const kind = kindOf(error, controller.signal.aborted)
+    // Messages of unexpected errors could quote request content: only the known kinds carry theirs.
+    const message = kind === "name_model_unavailable" || kind === "invalid_request" ? (error as Error).message : kind
+    port.postMessage({ type: "failed", id, kind, message } satisfies FromWorker)
+  } finally {
+    running.delete(id)
+  }
+}
+
+port.on("message", (message: ToWorker) => {
+  if (message.type === "cancel") running.get(message.id)?.abort()
+  else void tokenise(message.id, message.route, message.body)
+})
+
+// Load the name library's lexicon now, not during the first request.
+if (names !== "off") void names.detect("Warm up with Ada Lovelace.").catch(() => undefined)

@@ -1,0 +1,122 @@
+/**
+ * Tokenises request bodies in worker threads, so the proxy's own thread never computes for long: it
+ * answers `/healthz`, reads SIGTERM and serves other clients while a long prompt is being tokenised, and
+ * it stops waiting the moment a client leaves or a budget runs out (the worker is told to cancel and
+ * stops at its next window of text). Node-only. See docs/decisions.md ("Local proxy: tokenising long
+ * requests").
+ */
+import { availableParallelism } from "node:os"
+import { Worker } from "node:worker_threads"
+import type { AttestationRoute } from "../../sdks/typescript/src/wire/attestation/v3.ts"
+import { InvalidRequestBody, NameModelUnavailable } from "../../sdks/typescript/src/tokeniser/index.ts"
+import type { NameModelSetting } from "./proxyConfig.ts"
+import type { RequestTokeniser, TokenisedBody } from "./RequestTokeniser.ts"
+import type { FromWorker, ToWorker, WorkerSettings } from "./tokeniserWorker.ts"
+
+/** One worker per spare core, at most two: a local proxy serves one user. */
+export const defaultWorkerCount = (): number => Math.max(1, Math.min(2, availableParallelism() - 1))
+
+interface Pending {
+  readonly settle: (answer: FromWorker) => void
+  readonly fail: (error: Error) => void
+}
+
+interface Slot {
+  readonly worker: Worker
+  readonly pending: Map<number, Pending>
+}
+
+const WORKER_URL = new URL("./tokeniserWorker.ts", import.meta.url)
+
+const errorOf = (answer: Extract<FromWorker, { type: "failed" }>): Error => {
+  switch (answer.kind) {
+    case "name_model_unavailable":
+      return new NameModelUnavailable(answer.message)
+    case "invalid_request":
+      return new InvalidRequestBody(answer.message)
+    default:
+      return new Error(`the tokeniser worker could not tokenise the request (${answer.kind})`)
+  }
+}
+
+export interface WorkerTokeniserOptions {
+  /** The device-held secret of stable aliases (embeddings route only); absent: per-request aliases. */
+  readonly stableAliasSecret?: Uint8Array
+  readonly workers?: number
+}
+
+export const workerTokeniser = (nameModel: NameModelSetting, options: WorkerTokeniserOptions = {}): RequestTokeniser => {
+  const workers = options.workers ?? defaultWorkerCount()
+  const settings: WorkerSettings = { nameModel, stableAliasSecret: options.stableAliasSecret }
+  const slots: Array<Slot | undefined> = Array.from({ length: workers }, () => undefined)
+  let nextId = 1
+  let closed = false
+
+  const spawn = (index: number): Slot => {
+    const worker = new Worker(WORKER_URL, { workerData: settings })
+    // An idle worker must not keep the process alive; the server's socket does that.
+    worker.unref()
+    const slot: Slot = { worker, pending: new Map() }
+    const failAll = (error: Error) => {
+      if (slots[index] === slot) slots[index] = undefined
+      for (const pending of slot.pending.values()) pending.fail(error)
+      slot.pending.clear()
+    }
+    worker.on("message", (answer: FromWorker) => {
+      const pending = slot.pending.get(answer.id)
+      slot.pending.delete(answer.id)
+      pending?.settle(answer)
+    })
+    worker.on("error", () => failAll(new Error("the tokeniser worker failed")))
+    worker.on("exit", () => failAll(new Error("the tokeniser worker stopped")))
+    slots[index] = slot
+    return slot
+  }
+
+  /** The worker with the fewest requests in hand (started if it is not running). */
+  const pick = (): Slot => {
+    let best = 0
+    for (let i = 1; i < slots.length; i++) {
+      if ((slots[i]?.pending.size ?? 0) < (slots[best]?.pending.size ?? 0)) best = i
+    }
+    return slots[best] ?? spawn(best)
+  }
+
+  // Started now so the name library is loaded before the first request arrives.
+  for (let i = 0; i < workers; i++) spawn(i)
+
+  const tokenise = (route: AttestationRoute, body: unknown, signal: AbortSignal): Promise<TokenisedBody> => {
+    if (closed) return Promise.reject(new Error("the tokeniser is closed"))
+    signal.throwIfAborted()
+    const slot = pick()
+    const id = nextId++
+    return new Promise<TokenisedBody>((resolve, reject) => {
+      const onAbort = () => {
+        slot.pending.delete(id)
+        slot.worker.postMessage({ type: "cancel", id } satisfies ToWorker)
+        reject(signal.reason)
+      }
+      signal.addEventListener("abort", onAbort, { once: true })
+      slot.pending.set(id, {
+        settle: (answer) => {
+          signal.removeEventListener("abort", onAbort)
+          if (answer.type === "done") resolve(answer)
+          else reject(errorOf(answer))
+        },
+        fail: (error) => {
+          signal.removeEventListener("abort", onAbort)
+          reject(error)
+        }
+      })
+      slot.worker.postMessage({ type: "tokenise", id, route, body } satisfies ToWorker)
+    })
+  }
+
+  return {
+    tokenise,
+    close: async () => {
+      closed = true
+      await Promise.all(slots.map((slot) => slot?.worker.terminate()))
+    }
+  }
+}

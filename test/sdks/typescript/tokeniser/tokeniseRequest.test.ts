@@ -1,0 +1,94 @@
+import canonicalize from "canonicalize"
+import { describe, expect, it } from "vitest"
+import { detokenise, InvalidRequestBody, tokeniseRequest } from "../../../../sdks/typescript/src/tokeniser/index.ts"
+
+const EMAIL = "jane.doe@example.com"
+const PHONE = "+44 20 7946 0958"
+
+describe("tokeniseRequest", () => {
+  it("tokenises OpenAI chat content (strings and text parts), leaves other fields, and requests usage on streams", async () => {
+    const body = {
+      model: "gpt-4o-mini",
+      stream: true,
+      stream_options: { foo: 1 },
+      temperature: 0.2,
+      metadata: { note: EMAIL },
+      messages: [
+        { role: "system", content: `Support mailbox ${EMAIL}` },
+        {
+          role: "user",
+          name: "u1",
+          content: [
+            { type: "text", text: `Call ${PHONE} or mail ${EMAIL}` },
+            { type: "image_url", image_url: { url: "https://example.com/a.png" } }
+          ]
+        }
+      ]
+    }
+    const before = structuredClone(body)
+    const out = await tokeniseRequest("chat.completions", body, { names: "off" })
+    const sent = out.body as typeof body
+    expect(body).toEqual(before)
+    const system = sent.messages[0]!.content as string
+    const parts = sent.messages[1]!.content as Array<{ type: string; text?: string }>
+    expect(system).not.toContain(EMAIL)
+    expect(parts[0]!.text).not.toContain(PHONE)
+    expect(parts[0]!.text).not.toContain(EMAIL)
+    expect(parts[1]).toEqual(body.messages[1]!.content[1])
+    expect(sent.metadata).toEqual({ note: EMAIL })
+    expect(sent.temperature).toBe(0.2)
+    expect(sent.stream_options).toEqual({ foo: 1, include_usage: true })
+    expect(detokenise(system, out.map)).toBe(body.messages[0]!.content)
+    expect(detokenise(parts[0]!.text!, out.map)).toBe(`Call ${PHONE} or mail ${EMAIL}`)
+    expect(out.detectorsFired).toEqual({ EMAIL: 2, PHONE: 1 })
+    expect(out.map.size).toBe(2)
+    expect(new TextDecoder().decode(out.bodyBytes)).toBe(canonicalize(out.body))
+  })
+
+  it("does not add stream_options to non-streamed calls", async () => {
+    const out = await tokeniseRequest("chat.completions", { model: "m", messages: [{ role: "user", content: "hi" }] }, { names: "off" })
+    expect(out.body).toEqual({ model: "m", messages: [{ role: "user", content: "hi" }] })
+    expect(out.detectorsFired).toEqual({})
+  })
+
+  it("tokenises Anthropic system (string or blocks), message blocks and tool results", async () => {
+    const body = {
+      model: "claude",
+      max_tokens: 10,
+      system: [{ type: "text", text: `Operator: ${EMAIL}` }],
+      messages: [
+        { role: "user", content: `Mail ${EMAIL}` },
+        { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "lookup", input: { q: EMAIL } }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: [{ type: "text", text: `Phone ${PHONE}` }] }] }
+      ]
+    }
+    const out = await tokeniseRequest("messages", body, { names: "off" })
+    const sent = out.body as any
+    const alias = [...out.map.entries()].find(([, v]) => v === EMAIL)![0]
+    expect(sent.system[0].text).toBe(`Operator: ${alias}`)
+    expect(sent.messages[0].content).toBe(`Mail ${alias}`)
+    expect(sent.messages[1].content[0].input).toEqual({ q: EMAIL })
+    expect(sent.messages[2].content[0].content[0].text).not.toContain(PHONE)
+    expect(sent.stream_options).toBeUndefined()
+
+    const plain = await tokeniseRequest("messages", { system: `Hi ${EMAIL}`, messages: [] }, { names: "off" })
+    expect((plain.body as any).system).not.toContain(EMAIL)
+  })
+
+  it("tokenises embeddings input given as a string or a list of strings", async () => {
+    const one = await tokeniseRequest("embeddings", { model: "e", input: `x ${EMAIL}` }, { names: "off" })
+    expect((one.body as any).input).not.toContain(EMAIL)
+    const many = await tokeniseRequest("embeddings", { model: "e", input: [EMAIL, "plain", `${EMAIL}!`] }, { names: "off" })
+    const input = (many.body as any).input as Array<string>
+    expect(input[0]).toBe(input[2]!.slice(0, -1))
+    expect(input[1]).toBe("plain")
+    expect(many.detectorsFired).toEqual({ EMAIL: 2 })
+    const ids = await tokeniseRequest("embeddings", { model: "e", input: [1, 2, 3] }, { names: "off" })
+    expect((ids.body as any).input).toEqual([1, 2, 3])
+  })
+
+  it("rejects bodies that are not objects or lack a messages array", async () => {
+    await expect(tokeniseRequest("chat.completions", "text", { names: "off" })).rejects.toBeInstanceOf(InvalidRequestBody)
+    await expect(tokeniseRequest("messages", { model: "m" }, { names: "off" })).rejects.toBeInstanceOf(InvalidRequestBody)
+  })
+})

@@ -1,0 +1,75 @@
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import {
+  base64Decode,
+  base64DecodeUtf8,
+  base64Encode,
+  base64EncodeUtf8,
+  base64UrlDecode,
+  base64UrlEncode
+} from "../../../../../sdks/typescript/src/wire/crypto/base64.ts"
+
+const utf8 = (text: string) => new TextEncoder().encode(text)
+
+describe("standard padded base64", () => {
+  it("matches the RFC 4648 section 10 test vectors", () => {
+    const vectors: Array<[string, string]> = [
+      ["", ""],
+      ["f", "Zg=="],
+      ["fo", "Zm8="],
+      ["foo", "Zm9v"],
+      ["foob", "Zm9vYg=="],
+      ["fooba", "Zm9vYmE="],
+      ["foobar", "Zm9vYmFy"]
+    ]
+    for (const [plain, encoded] of vectors) {
+      expect(base64EncodeUtf8(plain)).toBe(encoded)
+      expect(base64DecodeUtf8(encoded)).toBe(plain)
+    }
+  })
+
+  it("agrees with Node's Buffer for arbitrary bytes, both ways", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), (bytes) => {
+        const reference = Buffer.from(bytes).toString("base64")
+        expect(base64Encode(bytes)).toBe(reference)
+        expect(Array.from(base64Decode(reference))).toEqual(Array.from(bytes))
+      })
+    )
+  })
+
+  it("round-trips non-ASCII UTF-8 text", () => {
+    expect(base64DecodeUtf8(base64EncodeUtf8("Grüße €😀"))).toBe("Grüße €😀")
+  })
+
+  it("rejects missing padding, foreign characters, url alphabet and non-canonical trailing bits", () => {
+    expect(() => base64Decode("Zg")).toThrow()
+    expect(() => base64Decode("Zm9v\n")).toThrow()
+    expect(() => base64Decode("-_8=")).toThrow()
+    expect(() => base64Decode("Zh==")).toThrow() // 'h' leaves non-zero bits after the single byte
+  })
+})
+
+describe("base64url without padding", () => {
+  it("uses - and _ and omits padding", () => {
+    expect(base64UrlEncode(new Uint8Array([0xfb, 0xff]))).toBe("-_8")
+    expect(base64Encode(new Uint8Array([0xfb, 0xff]))).toBe("+/8=")
+    expect(base64UrlEncode(utf8("f"))).toBe("Zg")
+  })
+
+  it("agrees with Node's Buffer base64url for arbitrary bytes, both ways", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), (bytes) => {
+        const reference = Buffer.from(bytes).toString("base64url")
+        expect(base64UrlEncode(bytes)).toBe(reference)
+        expect(Array.from(base64UrlDecode(reference))).toEqual(Array.from(bytes))
+      })
+    )
+  })
+
+  it("rejects padding, the standard alphabet and impossible lengths", () => {
+    expect(() => base64UrlDecode("Zg==")).toThrow()
+    expect(() => base64UrlDecode("+/8")).toThrow()
+    expect(() => base64UrlDecode("Zm9vY")).toThrow()
+  })
+})

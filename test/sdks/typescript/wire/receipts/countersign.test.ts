@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest"
+import { buildAttestation } from "../../../../../sdks/typescript/src/wire/attestation/v3.ts"
+import { generateSigningKeyPair } from "../../../../../sdks/typescript/src/wire/crypto/ecdsa.ts"
+import { jsonBodySha256Hex } from "../../../../../sdks/typescript/src/wire/crypto/jcs.ts"
+import { envelopeHash } from "../../../../../sdks/typescript/src/wire/receipts/chain.ts"
+import { countersignAttestation } from "../../../../../sdks/typescript/src/wire/receipts/countersign.ts"
+import { verifyCountersignature } from "../../../../../sdks/typescript/src/wire/receipts/verify.ts"
+import { makeKey } from "./fixtures.ts"
+
+const body = new TextEncoder().encode(JSON.stringify({ model: "local-chat", messages: [{ role: "user", content: "hi <PERSON_1>" }] }))
+const attest = async () =>
+  buildAttestation({
+    route: "chat.completions",
+    bodyBytes: body,
+    detectorsFired: { PERSON: 1 },
+    engine: { id: "relay-ts", version: "0.1.0", sha256: "a".repeat(64) },
+    keyPair: await generateSigningKeyPair()
+  })
+
+describe("countersignAttestation", () => {
+  it("binds the attestation by jti and hash and verifies with the gateway key", async () => {
+    const key = await makeKey()
+    const attestation = await attest()
+    const hash = await jsonBodySha256Hex(body)
+    const cs = await countersignAttestation({
+      attestation,
+      provider: "local",
+      model: "local-chat",
+      hashUpstreamRequest: hash,
+      hashUpstreamResponse: "b".repeat(64),
+      iss: "http://127.0.0.1:8080",
+      signer: key.signer
+    })
+    expect(cs).toMatchObject({
+      v: "v3-countersignature",
+      alg: "ES256",
+      kid: key.signer.kid,
+      attestation_jti: attestation.jti,
+      attestation_sha256: await envelopeHash(attestation),
+      egress_sha256: hash,
+      witness: "relayed",
+      receipt_jti: null
+    })
+    const resolveKey = async (kid: string) => (kid === key.signer.kid ? key.pair.publicKey : undefined)
+    expect(await verifyCountersignature(cs, { resolveKey, attestation })).toBe(true)
+    expect(await verifyCountersignature({ ...cs, model: "other" }, { resolveKey })).toBe(false)
+    expect(await verifyCountersignature(cs, { resolveKey, attestation: await attest() })).toBe(false)
+    expect(await verifyCountersignature(cs, { resolveKey: async () => undefined })).toBe(false)
+  })
+
+  it("refuses to countersign a body other than the attested one", async () => {
+    const key = await makeKey()
+    await expect(countersignAttestation({
+      attestation: await attest(),
+      provider: "local",
+      model: "local-chat",
+      hashUpstreamRequest: "c".repeat(64),
+      hashUpstreamResponse: "b".repeat(64),
+      iss: "x",
+      signer: key.signer
+    })).rejects.toThrow(/egress_sha256/)
+  })
+})

@@ -1,0 +1,60 @@
+"""The drop-in for the official `openai` package: an httpx transport. The openai package is not installable on
+this machine (PyPI is unreachable), so the transport is exercised directly with httpx, exactly as openai's client
+drives it (an httpx.Client with `transport=`, OpenAI-shaped paths under any base URL, its own Authorization header,
+streaming with `stream=True`)."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+
+from privacy_relay import RelayClient
+from privacy_relay.wire.ecdsa import SigningKey
+
+from .gateway import Relay
+from .test_client import PROMPT, assert_only_aliases_left
+
+
+@pytest.fixture()
+def http(relay: Relay, device_key: SigningKey):
+    api_key, _ = relay.funded_key()
+    relay.reset_provider()
+    client = RelayClient(relay.url, api_key=api_key, name_model="off", device_key=device_key)
+    with httpx.Client(base_url="https://api.openai.com/v1", transport=client.http_transport(), headers={"authorization": "Bearer sk-ignored"}) as h:
+        yield h
+    client.close()
+
+
+def test_a_chat_completion_through_the_transport_is_private(relay: Relay, http: httpx.Client) -> None:
+    res = http.post("/chat/completions", json={"model": "local-chat", "messages": [{"role": "user", "content": PROMPT}]})
+    assert res.status_code == 200
+    assert res.json()["choices"][0]["message"]["content"] == f"Echo: {PROMPT}"
+    assert res.headers["x-service-receipt-v2"]
+    assert_only_aliases_left(relay)
+    assert all("sk-ignored" not in json.dumps(r["headers"]) for r in relay.received())
+
+
+def test_a_streamed_completion_through_the_transport_is_restored_frame_by_frame(relay: Relay, http: httpx.Client) -> None:
+    body = {"model": "local-chat", "stream": True, "messages": [{"role": "user", "content": PROMPT}]}
+    with http.stream("POST", "/chat/completions", json=body) as res:
+        assert res.status_code == 200
+        raw = "".join(res.iter_text())
+    text = ""
+    for frame in raw.split("\n\n"):
+        if frame.startswith("data: {"):
+            chunk = json.loads(frame[6:])
+            if chunk.get("choices"):
+                text += chunk["choices"][0]["delta"].get("content") or ""
+    assert text == f"Echo: {PROMPT}"
+    assert "event: receipt-v2" in raw and "data: [DONE]" in raw
+    assert_only_aliases_left(relay)
+
+
+def test_models_and_unknown_routes(http: httpx.Client) -> None:
+    assert any(m["id"] == "local-chat" for m in http.get("/models").json()["data"])
+    res = http.get("/files")
+    assert res.status_code == 404 and res.json()["error"]["code"] == "not_found"
+    bad = http.post("/chat/completions", content=b"not json")
+    assert bad.status_code == 400 and bad.json()["error"]["code"] == "invalid_request"

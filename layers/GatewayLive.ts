@@ -17,6 +17,7 @@ import { KeySelfRoutes } from "./http/KeySelfRoutes.ts"
 import { ObservabilityMiddleware, RouteTemplateMiddleware } from "./http/Observability.ts"
 import { PortalSessionRoutes } from "./http/PortalSessionRoutes.ts"
 import { ModelRoutes } from "./http/ModelRoutes.ts"
+import { OpenApiRoutes } from "./http/OpenApiRoutes.ts"
 import { PublicRoutes } from "./http/PublicRoutes.ts"
 import { ReadinessRoutes } from "./http/ReadinessRoutes.ts"
 import { RelayRoutes } from "./http/RelayRoutes.ts"
@@ -102,9 +103,11 @@ const ReadinessLive = Layer.unwrap(
     config.redisUrl !== undefined ? ReadinessRoutes.pipe(Layer.provide(RedisClient.layer)) : ReadinessRoutes)
 )
 
-const RoutesLive = Layer.mergeAll(
+/** Every route of the gateway (exported so a test can list what the router serves). */
+export const RoutesLive = Layer.mergeAll(
   ObservabilityMiddleware,
   PublicRoutes,
+  OpenApiRoutes,
   ReadinessLive,
   ModelRoutes,
   SelfServiceRoutes,

@@ -5,9 +5,10 @@ import { CSRF_COOKIE, PortalSessions, SESSION_COOKIE } from "../../services/Port
 import { ApiError } from "../../src/http/ApiError.ts"
 import { invalid, isPlausibleEmail, optionalString, rejectUnknownFields } from "../../src/http/validate.ts"
 import { requirePortal } from "./auth.ts"
-import { readJsonObject } from "./body.ts"
+import { readDocumentedBody } from "./body.ts"
 import { actorOf } from "./KeyRoutes.ts"
 import { callerNetwork, limitOrFail } from "./rateLimit.ts"
+import { apiRoute } from "./api/apiRoutes.ts"
 
 const HOUR = 3_600_000
 export const PASSWORD_MIN = 10
@@ -47,7 +48,7 @@ export const AccountRoutes = HttpRouter.use(Effect.fn(function*(router) {
   const accounts = yield* Accounts
 
   yield* router.add("POST", "/api/v1/accounts", Effect.gen(function*() {
-    const body = yield* readJsonObject
+    const body = yield* readDocumentedBody(apiRoute("POST", "/api/v1/accounts"))
     yield* orFail(rejectUnknownFields(body, ["email", "password", "organisation_name"]))
     const email = yield* orFail(requiredEmail(body))
     const password = (yield* orFail(passwordField(body, true)))!
@@ -62,7 +63,7 @@ export const AccountRoutes = HttpRouter.use(Effect.fn(function*(router) {
   }))
 
   yield* router.add("POST", "/api/v1/account/verification", Effect.gen(function*() {
-    const body = yield* readJsonObject
+    const body = yield* readDocumentedBody(apiRoute("POST", "/api/v1/account/verification"))
     yield* orFail(rejectUnknownFields(body, ["email"]))
     const email = yield* orFail(requiredEmail(body))
     const network = yield* callerNetwork
@@ -92,7 +93,7 @@ export const AccountRoutes = HttpRouter.use(Effect.fn(function*(router) {
 
   // The same link's token, posted with a password: how users added by e-mail (or created by self-service) set one.
   yield* router.add("POST", "/api/v1/account/verify", Effect.gen(function*() {
-    const body = yield* readJsonObject
+    const body = yield* readDocumentedBody(apiRoute("POST", "/api/v1/account/verify"))
     yield* orFail(rejectUnknownFields(body, ["token", "password"]))
     const token = yield* orFail(optionalString(body, "token", 100))
     if (token === undefined || token === "") return yield* invalid("token", `"token" is required.`)
@@ -134,7 +135,7 @@ export const AccountRoutes = HttpRouter.use(Effect.fn(function*(router) {
 
   yield* router.add("POST", "/api/v1/orgs", Effect.gen(function*() {
     const principal = yield* requirePortal("abilities:write")
-    const body = yield* readJsonObject
+    const body = yield* readDocumentedBody(apiRoute("POST", "/api/v1/orgs"))
     yield* orFail(rejectUnknownFields(body, ["name"]))
     const name = yield* orFail(optionalString(body, "name", 100))
     if (name === undefined || name.trim() === "") return yield* invalid("name", `"name" is required.`)
@@ -145,7 +146,7 @@ export const AccountRoutes = HttpRouter.use(Effect.fn(function*(router) {
   yield* router.add("POST", "/api/v1/orgs/:id/members", Effect.gen(function*() {
     const principal = yield* requirePortal("abilities:write")
     const { id } = yield* HttpRouter.params
-    const body = yield* readJsonObject
+    const body = yield* readDocumentedBody(apiRoute("POST", "/api/v1/orgs/:id/members"))
     yield* orFail(rejectUnknownFields(body, ["email", "role"]))
     const email = yield* orFail(requiredEmail(body))
     const role = body.role ?? "member"

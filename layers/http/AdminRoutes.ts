@@ -10,7 +10,8 @@ import { PortalTokens } from "../../services/PortalTokens.ts"
 import { Wallets } from "../../services/Wallets.ts"
 import type { ApiError } from "../../src/http/ApiError.ts"
 import { requirePortal } from "./auth.ts"
-import { readJsonObject } from "./body.ts"
+import { readDocumentedBody } from "./body.ts"
+import { apiRoute } from "./api/apiRoutes.ts"
 
 /**
  * The admin API (`ability:admin` portal tokens): what `programs/cli.ts` calls when embedded storage is held by a
@@ -20,7 +21,7 @@ export const AdminRoutes = HttpRouter.use(Effect.fn(function*(router) {
   const post = (path: HttpRouter.PathInput, op: (input: Record<string, unknown>, actor: string) => Effect.Effect<unknown, ApiError, Keys | Organisations | PortalTokens | Wallets | Licences | OidcProvider | SqlClient.SqlClient>) =>
     router.add("POST", path, Effect.gen(function*() {
       const admin = yield* requirePortal("ability:admin")
-      const input = yield* readJsonObject
+      const input = yield* readDocumentedBody(apiRoute("POST", path))
       return HttpServerResponse.jsonUnsafe(yield* op(input, `portal-token:${admin.tokenId}`))
     }))
   yield* post("/api/admin/orgs", createOrg)

@@ -10,8 +10,9 @@ import { DEFAULT_TOPUP_MAX_MICROS, DEFAULT_TOPUP_MIN_MICROS, parseTopupAmount } 
 import { invalid, rejectUnknownFields } from "../../src/http/validate.ts"
 import { requirePortal } from "./auth.ts"
 import { idempotentPortalRoute } from "./idempotent.ts"
-import { readBodyBytes, readJsonObject } from "./body.ts"
+import { readBodyBytes, readDocumentedBody } from "./body.ts"
 import { readPage } from "./pagination.ts"
+import { apiRoute } from "./api/apiRoutes.ts"
 
 const DAY_MS = 86_400_000
 
@@ -99,7 +100,7 @@ export const BillingRoutes = HttpRouter.use(Effect.fn(function*(router) {
 
   const topup = Effect.gen(function*() {
     const portal = yield* requirePortal("ability:billing.write")
-    const body = yield* readJsonObject
+    const body = yield* readDocumentedBody(apiRoute("POST", "/api/v1/billing/topup"))
     const unknown = rejectUnknownFields(body, ["amount_usd"])
     if (unknown !== undefined) return yield* unknown
     const amount = parseTopupAmount(body.amount_usd, minTopup, maxTopup)
@@ -137,7 +138,7 @@ export const BillingRoutes = HttpRouter.use(Effect.fn(function*(router) {
 
   const redeem = Effect.gen(function*() {
     const portal = yield* requirePortal("ability:billing.write")
-    const body = yield* readJsonObject
+    const body = yield* readDocumentedBody(apiRoute("POST", "/api/v1/billing/redeem-license"))
     const unknown = rejectUnknownFields(body, ["code"])
     if (unknown !== undefined) return yield* unknown
     if (typeof body.code !== "string") return yield* invalid("code", "code is the licence code string.")

@@ -5,7 +5,8 @@ import { ApiError } from "../../src/http/ApiError.ts"
 import { invalid, rejectUnknownFields } from "../../src/http/validate.ts"
 import { getProvider } from "../../src/providers/catalogue.ts"
 import { requirePortal } from "./auth.ts"
-import { readJsonObject } from "./body.ts"
+import { readDocumentedBody } from "./body.ts"
+import { apiRoute } from "./api/apiRoutes.ts"
 
 const WRITE = "ability:byok.write"
 const READ = "ability:keys.read"
@@ -59,7 +60,7 @@ export const ByokRoutes = HttpRouter.use(Effect.fn(function*(router) {
   yield* router.add("PUT", "/api/v1/byok/:provider", Effect.gen(function*() {
     const principal = yield* requirePortal(WRITE)
     const provider = yield* providerParam
-    const body = yield* readJsonObject
+    const body = yield* readDocumentedBody(apiRoute("PUT", "/api/v1/byok/:provider"))
     const unknownField = rejectUnknownFields(body, ["api_key"])
     if (unknownField) return yield* unknownField
     const apiKey = validateApiKey(body.api_key)

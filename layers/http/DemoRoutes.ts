@@ -6,8 +6,9 @@ import { RateWindows } from "../../services/RateWindows.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
 import { clientAddress, networkOf } from "../../src/http/clientNetwork.ts"
 import { DEMO_KEYS_PER_NETWORK_PER_DAY, DEMO_TIER } from "../../src/keys/demo.ts"
-import { readJsonObject } from "./body.ts"
+import { readDocumentedBody } from "./body.ts"
 import { invalid } from "../../src/http/validate.ts"
+import { apiRoute } from "./api/apiRoutes.ts"
 
 const DAY = 86_400_000
 
@@ -22,7 +23,7 @@ export const DemoRoutes = HttpRouter.use(Effect.fn(function*(router) {
   yield* router.add("POST", "/api/v1/demo/key", Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     // No body or `{}`: the demo takes no input.
-    const extra = Object.keys(yield* readJsonObject)[0]
+    const extra = Object.keys(yield* readDocumentedBody(apiRoute("POST", "/api/v1/demo/key")))[0]
     if (extra !== undefined) return yield* invalid(extra, `Unknown field "${extra}". A demo key takes no input: send {} or no body.`)
     const network = networkOf(
       clientAddress(Option.getOrUndefined(request.remoteAddress), request.headers["x-forwarded-for"], config.trustedProxies)

@@ -8,7 +8,8 @@ import { isScope, SCOPES } from "../../src/keys/scopes.ts"
 import { findModel } from "../../src/providers/catalogue.ts"
 import { requirePortal } from "./auth.ts"
 import { idempotentPortalRoute } from "./idempotent.ts"
-import { readJsonObject } from "./body.ts"
+import { readDocumentedBody } from "./body.ts"
+import { apiRoute } from "./api/apiRoutes.ts"
 
 /** The audit `actor` of a portal principal: a session (`account:<id>`) or a portal token (`portal-token:<id>`). */
 export const actorOf = (principal: PortalPrincipal): Actor => ({
@@ -113,7 +114,7 @@ export const KeyRoutes = HttpRouter.use(Effect.fn(function*(router) {
 
   yield* router.add("POST", "/api/keys", idempotentPortalRoute("ability:keys.write", "keys.create", Effect.gen(function*() {
     const actor = actorOf(yield* requirePortal("ability:keys.write"))
-    const input = parseChanges(yield* readJsonObject, ["name", "permissions", "models", "rotation_days", "org_id"], false)
+    const input = parseChanges(yield* readDocumentedBody(apiRoute("POST", "/api/keys")), ["name", "permissions", "models", "rotation_days", "org_id"], false)
     if (input instanceof ApiError) return yield* input
     return mintedJson(yield* keys.create(actor, input))
   })))
@@ -129,7 +130,7 @@ export const KeyRoutes = HttpRouter.use(Effect.fn(function*(router) {
     Effect.gen(function*() {
       const actor = actorOf(yield* requirePortal("ability:keys.write"))
       const { id } = yield* HttpRouter.params
-      const changes = parseChanges(yield* readJsonObject, ["name", "permissions", "models", "rotation_days"], replace)
+      const changes = parseChanges(yield* readDocumentedBody(apiRoute(replace ? "PUT" : "PATCH", "/api/keys/:id")), ["name", "permissions", "models", "rotation_days"], replace)
       if (changes instanceof ApiError) return yield* changes
       return HttpServerResponse.jsonUnsafe(keyJson(yield* keys.update(actor, id!, changes)))
     })

@@ -6,8 +6,9 @@ import { formatUsd } from "../../src/billing/money.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
 import { invalid, optionalString, rejectUnknownFields } from "../../src/http/validate.ts"
 import { requirePortal } from "./auth.ts"
-import { readJsonObject } from "./body.ts"
+import { readDocumentedBody } from "./body.ts"
 import { usageResponse } from "./BillingRoutes.ts"
+import { apiRoute } from "./api/apiRoutes.ts"
 
 /**
  * Partner mode: a parent organisation creates sub-organisations (each with its own wallet, keys, limits and
@@ -20,7 +21,7 @@ export const PartnerRoutes = HttpRouter.use(Effect.fn(function*(router) {
 
   yield* router.add("POST", "/api/v1/orgs/sub", Effect.gen(function*() {
     const portal = yield* requirePortal("abilities:write")
-    const body = yield* readJsonObject
+    const body = yield* readDocumentedBody(apiRoute("POST", "/api/v1/orgs/sub"))
     const unknown = rejectUnknownFields(body, ["name"])
     if (unknown !== undefined) return yield* unknown
     const name = optionalString(body, "name", 200)

@@ -3,9 +3,10 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { CSRF_COOKIE, PortalSessions, SESSION_COOKIE } from "../../services/PortalSessions.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
 import { invalid, optionalString, rejectUnknownFields } from "../../src/http/validate.ts"
-import { readJsonObject } from "./body.ts"
+import { readDocumentedBody } from "./body.ts"
 import { requiredEmail } from "./AccountRoutes.ts"
 import { callerNetwork, limitOrFail } from "./rateLimit.ts"
+import { apiRoute } from "./api/apiRoutes.ts"
 
 const FIFTEEN_MINUTES = 15 * 60_000
 
@@ -24,7 +25,7 @@ export const PortalSessionRoutes = HttpRouter.use(Effect.fn(function*(router) {
 
   yield* router.add("POST", "/api/v1/portal/login", Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
-    const body = yield* readJsonObject
+    const body = yield* readDocumentedBody(apiRoute("POST", "/api/v1/portal/login"))
     const unknownField = rejectUnknownFields(body, ["email", "password", "org_id"])
     if (unknownField) return yield* unknownField
     const email = requiredEmail(body)

@@ -7,7 +7,8 @@ import { RateWindows } from "../../services/RateWindows.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
 import { clientAddress, networkOf } from "../../src/http/clientNetwork.ts"
 import { invalid, isPlausibleEmail, optionalString, rejectUnknownFields } from "../../src/http/validate.ts"
-import { readJsonObject } from "./body.ts"
+import { readDocumentedBody } from "./body.ts"
+import { apiRoute } from "./api/apiRoutes.ts"
 
 const HOUR = 3_600_000
 const DAY = 86_400_000
@@ -34,7 +35,7 @@ export const SelfServiceRoutes = HttpRouter.use(Effect.fn(function*(router) {
   const accounts = yield* Accounts
   yield* router.add("POST", "/api/v1/self-service/key", Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
-    const input = validate(yield* readJsonObject)
+    const input = validate(yield* readDocumentedBody(apiRoute("POST", "/api/v1/self-service/key")))
     if (input instanceof ApiError) return yield* input
 
     const network = networkOf(

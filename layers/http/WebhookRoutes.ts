@@ -8,8 +8,9 @@ import { invalid, rejectUnknownFields } from "../../src/http/validate.ts"
 import { validateSubscription } from "../../src/webhooks/events.ts"
 import { checkWebhookUrl } from "../../src/webhooks/ssrf.ts"
 import { requirePortal } from "./auth.ts"
-import { readJsonObject } from "./body.ts"
+import { readDocumentedBody } from "./body.ts"
 import { parseWebhookSettings } from "../webhooks/settings.ts"
+import { apiRoute } from "./api/apiRoutes.ts"
 
 const MANAGE = "webhooks.manage"
 const READ = "webhooks.read"
@@ -91,7 +92,7 @@ export const WebhookRoutes = HttpRouter.use(Effect.fn(function*(router) {
 
   yield* router.add("POST", "/api/v1/webhooks/endpoints", Effect.gen(function*() {
     const principal = yield* requireManage
-    const body = yield* readJsonObject
+    const body = yield* readDocumentedBody(apiRoute("POST", "/api/v1/webhooks/endpoints"))
     const unknownField = rejectUnknownFields(body, ["url", "events"])
     if (unknownField) return yield* unknownField
     const url = validateUrl(body.url, allowLoopback)
@@ -115,7 +116,7 @@ export const WebhookRoutes = HttpRouter.use(Effect.fn(function*(router) {
   yield* router.add("PATCH", "/api/v1/webhooks/endpoints/:id", Effect.gen(function*() {
     const principal = yield* requireManage
     const id = yield* idParam("id")
-    const body = yield* readJsonObject
+    const body = yield* readDocumentedBody(apiRoute("PATCH", "/api/v1/webhooks/endpoints/:id"))
     const unknownField = rejectUnknownFields(body, ["url", "events"])
     if (unknownField) return yield* unknownField
     const url = body.url === undefined ? undefined : validateUrl(body.url, allowLoopback)

@@ -2,7 +2,9 @@ import { Effect } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { ApiError } from "../../src/http/ApiError.ts"
 import { MAX_REQUEST_BODY_BYTES } from "../../src/http/bodyLimit.ts"
-import { parseJsonObject } from "../../src/http/validate.ts"
+import { invalid, parseJsonObject } from "../../src/http/validate.ts"
+import type { ApiRoute } from "./api/ApiRoute.ts"
+import { bodyProblem } from "./api/bodyProblem.ts"
 
 /** Largest request body the gateway reads (relay bodies included); larger ones get 413 `payload_too_large`. */
 export const MAX_BODY_BYTES = MAX_REQUEST_BODY_BYTES
@@ -30,3 +32,19 @@ export const readJsonObject = Effect.gen(function*() {
   if (parsed instanceof ApiError) return yield* parsed
   return parsed
 })
+
+/**
+ * A JSON object body that conforms to the route's documented request schema (the one docs/openapi.json shows), else
+ * 400 `invalid_request` naming the field. Handlers still apply the checks a schema cannot state (a known model, a
+ * plausible e-mail address) to the object it answers.
+ */
+export const readDocumentedBody = (route: ApiRoute) => {
+  const schema = route.requestBody
+  if (schema === undefined) throw new Error(`${route.method} ${route.path} documents no JSON request body`)
+  return Effect.gen(function*() {
+    const body = yield* readJsonObject
+    const problem = bodyProblem(schema, body)
+    if (problem !== undefined) return yield* invalid(problem.path, problem.message)
+    return body
+  })
+}

@@ -1,0 +1,59 @@
+import { Schema } from "effect"
+import { route } from "./ApiRoute.ts"
+import { AnyObject } from "./common.ts"
+
+const Check = Schema.Union([
+  Schema.Struct({ status: Schema.Literal("ok"), latency_ms: Schema.Number }),
+  Schema.Struct({ status: Schema.Literals(["fail", "not_configured"]), detail: Schema.String })
+])
+const Readiness = Schema.Struct({ status: Schema.Literals(["ready", "not_ready"]), checks: Schema.Struct({ database: Check, redis: Check }) })
+
+const admin = { kind: "portal", abilities: ["ability:admin"] } as const
+const adminPost = (path: string, operationId: string, summary: string, errors: ReadonlyArray<string> = []) =>
+  route({
+    method: "POST", path, operationId, tag: "Admin", summary, auth: admin,
+    requestBody: AnyObject.annotate({ description: "The same fields as the CLI command's flags (docs/configuration.md)." }),
+    responses: [{ status: 200, description: "What the CLI prints.", body: AnyObject }],
+    errors: ["invalid_request", ...errors]
+  })
+
+export const operationRoutes = [
+  route({
+    method: "GET", path: "/healthz", operationId: "health", tag: "Operations", summary: "Liveness: the process serves HTTP",
+    auth: { kind: "none" }, responses: [{ status: 200, description: "Alive.", body: Schema.Struct({ status: Schema.Literal("ok") }) }]
+  }),
+  route({
+    method: "GET", path: "/readyz", operationId: "ready", tag: "Operations", summary: "Readiness: the database (and Redis when configured) answer within 2 s",
+    auth: { kind: "none" },
+    responses: [
+      { status: 200, description: "Ready.", body: Readiness },
+      { status: 503, description: "Not ready: the failed check is named.", body: Readiness }
+    ]
+  }),
+  route({
+    method: "GET", path: "/api/v1/openapi.json", operationId: "openApiDocument", tag: "Operations", summary: "This document",
+    auth: { kind: "none" }, responses: [{ status: 200, description: "OpenAPI 3.1.", body: AnyObject, headers: ["Cache-Control"] }]
+  }),
+  route({
+    method: "GET", path: "/docs/api", operationId: "apiReference", tag: "Operations", summary: "This document rendered for people",
+    auth: { kind: "none" }, responses: [{ status: 200, description: "An HTML page.", content: { mediaType: "text/html", schema: Schema.String } }]
+  }),
+  route({
+    method: "GET", path: "/docs/api/reference.js", operationId: "apiReferenceScript", tag: "Operations", summary: "The reference page's renderer script",
+    auth: { kind: "none" }, responses: [{ status: 200, description: "JavaScript.", content: { mediaType: "text/javascript", schema: Schema.String }, headers: ["Cache-Control"] }]
+  }),
+  route({
+    method: "GET", path: "/.well-known/openid-configuration", operationId: "openIdConfiguration", tag: "Operations", summary: "OpenID Connect discovery (the gateway as identity provider; the `/oauth/*` endpoints it lists)",
+    auth: { kind: "none" }, responses: [{ status: 200, description: "The discovery document.", body: AnyObject }]
+  }),
+  adminPost("/api/admin/orgs", "adminCreateOrganisation", "Create an organisation"),
+  adminPost("/api/admin/portal-tokens", "adminCreatePortalToken", "Create a portal token"),
+  adminPost("/api/admin/wallets/credit", "adminCreditWallet", "Credit a wallet"),
+  adminPost("/api/admin/keys/revoke", "adminRevokeKey", "Revoke a key by prefix or an organisation's keys", ["ambiguous_prefix", "not_found"]),
+  adminPost("/api/admin/licences", "adminCreateLicence", "Create a licence code"),
+  adminPost("/api/admin/oidc/clients", "adminCreateOidcClient", "Register an OpenID Connect client"),
+  route({
+    method: "GET", path: "/api/admin/ledger/check", operationId: "adminLedgerCheck", tag: "Admin", summary: "Check the ledger against the wallets",
+    auth: admin, responses: [{ status: 200, description: "The report.", body: AnyObject }]
+  })
+]

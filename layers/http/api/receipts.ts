@@ -1,0 +1,229 @@
+import { Schema } from "effect"
+import { route } from "./ApiRoute.ts"
+import { AnyObject, Instant, Jti, openObject, Sha256Hex } from "./common.ts"
+
+const ChainLink = Schema.Struct({
+  chain_id: Schema.String,
+  seq: Schema.Int.annotate({ description: "Starts at 1, one more per receipt of the chain." }),
+  prev_hash: Sha256Hex.annotate({ description: "Envelope hash of the previous receipt; 64 zeros for seq 1." })
+}).annotate({ identifier: "ChainLink" })
+
+const RoutingDecisionV1 = Schema.Struct({
+  from: Schema.String, to: Schema.String, chosen_model: Schema.String, strategy: Schema.String, classifier: Schema.String
+})
+
+/** The stored, per-account receipt (`GET /api/v1/receipts`). */
+export const ReceiptV1 = Schema.Struct({
+  v: Schema.Literal("v1"),
+  alg: Schema.Literal("ecdsa-p256-sha256"),
+  kid: Schema.String,
+  iss: Schema.String,
+  sub: Schema.String.annotate({ description: "The gateway key's prefix." }),
+  jti: Jti,
+  iat: Schema.Int,
+  chain: ChainLink,
+  claims: Schema.Struct({
+    capability: Schema.String,
+    provider: Schema.String,
+    model: Schema.String,
+    tokens_in: Schema.Int,
+    tokens_out: Schema.Int,
+    hash_upstream_request: Sha256Hex,
+    hash_upstream_response: Sha256Hex,
+    routing_decision: Schema.NullOr(RoutingDecisionV1),
+    tokenisation_mode: Schema.String,
+    engine_version: Schema.NullOr(Schema.String)
+  }),
+  sig: Schema.String.annotate({ description: "base64url raw r||s (ECDSA P-256, SHA-256) over the JCS bytes of the envelope without `sig`." })
+}).annotate({ identifier: "ReceiptV1" })
+
+/** The receipt of every completed relay call: `X-Service-Receipt-V2` (base64 of this JSON) or the `receipt-v2` stream trailer. */
+export const ReceiptV2 = Schema.Struct({
+  v: Schema.Literal(2),
+  alg: Schema.Literal("ES256"),
+  kid: Schema.String,
+  iss: Schema.String,
+  jti: Jti,
+  iat: Schema.Int,
+  timestamp: Instant,
+  request_id: Schema.String.annotate({ description: "The provider's response id." }),
+  provider: Schema.String,
+  model: Schema.String,
+  routing_decision: Schema.optionalKey(Schema.Struct({
+    from: Schema.String, to: Schema.String, chosen_model: Schema.String, classifier: Schema.String, savings_pct: Schema.Number, strategy: Schema.String
+  })),
+  input_tokens: Schema.Int,
+  output_tokens: Schema.Int,
+  hash_upstream_request: Sha256Hex.annotate({ description: "SHA-256 of the JCS form of the relayed JSON body: the attested egress_sha256." }),
+  hash_upstream_response: Sha256Hex.annotate({ description: "SHA-256 of the exact upstream response bytes." }),
+  chain: ChainLink,
+  signature: Schema.String,
+  sig: Schema.String.annotate({ description: "base64url raw r||s over the JCS bytes without `signature` and `sig` (same value as `signature`)." }),
+  extensions: Schema.Struct({ request_id: Schema.String.annotate({ description: "The call's X-Request-Id." }) })
+}).annotate({ identifier: "ReceiptV2" })
+
+/** `X-Service-Receipt-Failed`: a signed record of a refused or failed call whose key was accepted. */
+export const FailedReceiptV2 = Schema.Struct({
+  v: Schema.Literal(2),
+  alg: Schema.Literal("ES256"),
+  kid: Schema.String,
+  iss: Schema.String,
+  jti: Jti,
+  iat: Schema.Int,
+  timestamp: Instant,
+  outcome: Schema.Literal("failed"),
+  status: Schema.Int,
+  error_code: Schema.String,
+  request_id: Schema.NullOr(Schema.String),
+  provider: Schema.NullOr(Schema.String),
+  model: Schema.NullOr(Schema.String),
+  hash_upstream_request: Schema.NullOr(Sha256Hex),
+  hash_upstream_response: Schema.NullOr(Sha256Hex),
+  chain: ChainLink,
+  signature: Schema.String,
+  sig: Schema.String,
+  extensions: Schema.Struct({ request_id: Schema.String })
+}).annotate({ identifier: "FailedReceiptV2" })
+
+/** `X-Service-Receipt-V3` and `POST /api/v1/receipts/countersign`: the gateway's countersignature of a v3 attestation. */
+export const Countersignature = Schema.Struct({
+  v: Schema.Literal("v3-countersignature"),
+  alg: Schema.Literal("ES256"),
+  kid: Schema.String,
+  iss: Schema.String,
+  jti: Schema.String,
+  iat: Schema.Int,
+  timestamp: Instant,
+  attestation_jti: Schema.String,
+  attestation_sha256: Sha256Hex,
+  egress_sha256: Sha256Hex,
+  provider: Schema.String,
+  model: Schema.String,
+  hash_upstream_request: Sha256Hex,
+  hash_upstream_response: Sha256Hex,
+  witness: Schema.Literals(["relayed", "asserted"]),
+  receipt_jti: Schema.NullOr(Schema.String),
+  sig: Schema.String
+}).annotate({ identifier: "Countersignature" })
+
+const VerificationResult = Schema.Struct({
+  valid: Schema.Boolean,
+  reason: Schema.NullOr(Schema.String),
+  checks: Schema.Array(Schema.Struct({ label: Schema.String, status: Schema.Literals(["ok", "fail", "skipped"]), detail: Schema.String }))
+}).annotate({ identifier: "VerificationResult" })
+
+const envelopeOrHeader = Schema.Union([AnyObject, Schema.String]).annotate({
+  description: "The envelope object, or its header value (standard base64 of the JSON)."
+})
+
+const VerifyRequest = Schema.Union([
+  openObject({ v: Schema.Union([Schema.String, Schema.Number]) }).annotate({ title: "The receipt envelope itself" }),
+  Schema.Struct({
+    receipt: envelopeOrHeader,
+    attestation: Schema.optionalKey(envelopeOrHeader.annotate({ description: "The X-Service-Attestation value, to check a v3 countersignature's binding." }))
+  }).annotate({ title: "A receipt, optionally with its attestation" }),
+  Schema.Struct({ jti: Schema.String }).annotate({ title: "A bare jti (refused: 401 auth_required)" })
+])
+
+const CountersignRequest = Schema.Struct({
+  attestation: envelopeOrHeader,
+  provider: Schema.String,
+  model: Schema.String,
+  hash_upstream_request: Sha256Hex,
+  hash_upstream_response: Sha256Hex
+})
+
+const Jwks = Schema.Struct({
+  keys: Schema.Array(Schema.Struct({
+    kty: Schema.Literal("EC"), crv: Schema.Literal("P-256"), x: Schema.String, y: Schema.String,
+    kid: Schema.String, alg: Schema.Literal("ES256"), use: Schema.Literal("sig")
+  }))
+}).annotate({ identifier: "Jwks" })
+
+const SignedTreeHead = Schema.Struct({
+  v: Schema.Literal("transparency-sth-v1"),
+  alg: Schema.Literal("ES256"),
+  kid: Schema.String,
+  iss: Schema.String,
+  tree_size: Schema.Int,
+  root_hash: Schema.String,
+  timestamp: Instant,
+  sig: Schema.String
+}).annotate({ identifier: "SignedTreeHead" })
+
+const InclusionProof = Schema.Struct({
+  receipt_id: Schema.String,
+  leaf_index: Schema.Int,
+  tree_size: Schema.Int,
+  receipt_hash: Schema.String,
+  leaf_hash: Schema.String,
+  audit_path: Schema.Array(Schema.String),
+  sth: SignedTreeHead
+})
+
+const readers = { kind: "portal", abilities: [], unauthenticatedCode: "auth_required" } as const
+
+export const receiptRoutes = [
+  route({
+    method: "POST", path: "/api/v1/receipts/verify", operationId: "verifyReceipt", tag: "Receipts", summary: "Verify a receipt (any kind) against the gateway's keys and stored chain",
+    description: "Public. Checks signature, kid, schema, freshness and chain linkage; a v3 countersignature also against the attestation when given.",
+    auth: { kind: "none" },
+    rawRequestBody: { mediaType: "application/json", schema: VerifyRequest, description: "A receipt envelope, `{ receipt, attestation? }` or `{ jti }`." },
+    responses: [
+      { status: 200, description: "Valid: every check passed.", body: VerificationResult },
+      { status: 422, description: "Not valid: `reason` names the first failed check.", body: VerificationResult }
+    ],
+    errors: ["invalid_payload", "auth_required"]
+  }),
+  route({
+    method: "GET", path: "/api/v1/receipts/:jti", operationId: "getReceipt", tag: "Receipts", summary: "One stored receipt of the organisation by jti",
+    auth: readers, pathParameters: { jti: "The receipt id (32 lowercase hex)." },
+    responses: [{ status: 200, description: "The v1 receipt.", body: ReceiptV1 }],
+    errors: ["auth_required", "not_found"]
+  }),
+  route({
+    method: "GET", path: "/api/v1/receipts", operationId: "listReceipts", tag: "Receipts", summary: "The organisation's stored receipts, newest first",
+    auth: readers,
+    query: [
+      { name: "limit", description: "1-200 (default 50).", schema: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 200 })) },
+      { name: "cursor", description: "The `next_cursor` of the previous page.", schema: Schema.String },
+      { name: "from", description: "RFC 3339 lower bound.", schema: Instant },
+      { name: "to", description: "RFC 3339 upper bound.", schema: Instant },
+      { name: "model", description: "Only this model.", schema: Schema.String }
+    ],
+    responses: [{ status: 200, description: "A page.", body: Schema.Struct({ receipts: Schema.Array(ReceiptV1), next_cursor: Schema.NullOr(Schema.String) }) }],
+    errors: ["auth_required", "invalid_request"]
+  }),
+  route({
+    method: "POST", path: "/api/v1/receipts/countersign", operationId: "countersignAttestation", tag: "Receipts", summary: "Countersign a v3 attestation for a call relayed elsewhere",
+    auth: { kind: "gatewayKey" },
+    rawRequestBody: { mediaType: "application/json", schema: CountersignRequest, description: "The attestation and the call's upstream hashes." },
+    responses: [{ status: 200, description: "The countersignature (`witness: relayed` when this gateway relayed the call).", body: Countersignature }],
+    errors: ["invalid_request", "attestation_invalid", "attestation_mismatch"]
+  }),
+  route({
+    method: "GET", path: "/api/.well-known/service-receipt-pubkeys.jwks", operationId: "receiptKeys", tag: "Receipts", summary: "Receipt verification keys (JWKS), current first; also the gateway identity probe",
+    auth: { kind: "none" }, responses: [{ status: 200, description: "Every key ever used to sign.", body: Jwks, headers: ["Cache-Control"] }]
+  }),
+  route({
+    method: "GET", path: "/api/.well-known/service-receipt-pubkey.pem", operationId: "receiptKeyPem", tag: "Receipts", summary: "The current receipt key as PEM (for openssl)",
+    auth: { kind: "none" },
+    responses: [{ status: 200, description: "SubjectPublicKeyInfo PEM.", content: { mediaType: "application/x-pem-file", schema: Schema.String }, headers: ["Cache-Control"] }]
+  }),
+  route({
+    method: "POST", path: "/api/admin/receipts/keys/rotate", operationId: "rotateReceiptKey", tag: "Admin", summary: "Rotate the receipt signing key",
+    auth: { kind: "portal", abilities: ["ability:admin"] },
+    responses: [{ status: 200, description: "The new and previous key ids.", body: AnyObject }],
+    errors: ["receipt_key_from_file"]
+  }),
+  route({
+    method: "GET", path: "/api/v1/transparency/sth", operationId: "transparencyHead", tag: "Receipts", summary: "The transparency log's signed tree head",
+    auth: { kind: "none" }, responses: [{ status: 200, description: "The head.", body: SignedTreeHead }]
+  }),
+  route({
+    method: "GET", path: "/api/v1/transparency/proof/:jti", operationId: "transparencyProof", tag: "Receipts", summary: "Inclusion proof of a receipt in the transparency log",
+    auth: { kind: "none" }, pathParameters: { jti: "The receipt id." },
+    responses: [{ status: 200, description: "The proof with the head it is for.", body: InclusionProof }],
+    errors: ["not_found"]
+  })
+]

@@ -1,0 +1,87 @@
+import { Schema } from "effect"
+import { SCOPES } from "../../../src/keys/scopes.ts"
+import { type ApiResponse, route } from "./ApiRoute.ts"
+import { openObject } from "./common.ts"
+import { ReceiptV2 } from "./receipts.ts"
+
+const ChatRequest = openObject({
+  model: Schema.String,
+  messages: Schema.Array(Schema.Unknown),
+  stream: Schema.optionalKey(Schema.Boolean)
+}).annotate({ identifier: "ChatCompletionRequest", description: "OpenAI's chat completion request, already tokenised on the device." })
+
+const MessagesRequest = openObject({
+  model: Schema.String,
+  max_tokens: Schema.Int,
+  messages: Schema.Array(Schema.Unknown),
+  stream: Schema.optionalKey(Schema.Boolean)
+}).annotate({ identifier: "MessagesRequest", description: "Anthropic's Messages request, already tokenised on the device." })
+
+const EmbeddingsRequest = openObject({
+  model: Schema.String,
+  input: Schema.Unknown
+}).annotate({ identifier: "EmbeddingsRequest", description: "OpenAI's embeddings request, already tokenised on the device." })
+
+const ProviderResponse = openObject({}).annotate({
+  identifier: "ProviderResponse",
+  description: "The provider's response body, byte for byte (its hash is the receipt's hash_upstream_response)."
+})
+
+const SSE_DESCRIPTION = [
+  "With `\"stream\": true`: `text/event-stream`. The provider's frames as they arrive (`data: <chunk>` ... `data: [DONE]`,",
+  "or Anthropic's event sequence), then the trailer: one `event: receipt-v2` frame whose `data:` is the ReceiptV2",
+  "envelope as JSON. A stream the provider cuts off ends without `[DONE]` and without the trailer."
+].join(" ")
+
+const relayResponses = (streams: boolean): ReadonlyArray<ApiResponse> => [
+  {
+    status: 200,
+    description: streams ? `The provider's answer with the receipt headers. ${SSE_DESCRIPTION}` : "The provider's answer with the receipt headers.",
+    body: ProviderResponse,
+    headers: ["X-Service-Receipt-V2", "X-Service-Receipt-V2-JTI", "X-Service-Receipt-V3", "X-Service-Idempotent-Replay"],
+    ...(streams ? { stream: { description: SSE_DESCRIPTION, trailerEvent: "receipt-v2", trailer: ReceiptV2 } } : {})
+  }
+]
+
+const RELAY_ERRORS = [
+  "invalid_request",
+  "payload_too_large",
+  "engine_untrusted",
+  "pretokenised_required",
+  "model_not_found",
+  "model_not_allowed",
+  "provider_not_configured",
+  "insufficient_balance",
+  "rate_limited",
+  "quota_exceeded",
+  "invalid_idempotency_key",
+  "idempotency_key_conflict",
+  "idempotency_in_flight",
+  "upstream_error",
+  "upstream_timeout"
+]
+
+const RELAY_DESCRIPTION = [
+  "The body must be the exact bytes the on-device engine attested: `X-Service-Engine: <engine>/<version>` and",
+  "`X-Service-Attestation` (standard base64 of the signed v3 attestation whose `egress_sha256` is the SHA-256 of the",
+  "JCS form of this body). The gateway forwards the body unchanged. Every refusal after the key was accepted",
+  "carries `X-Service-Receipt-Failed`."
+].join(" ")
+
+const relayRoute = (path: string, operationId: string, summary: string, scope: (typeof SCOPES)[number], body: Schema.Top, streams: boolean) =>
+  route({
+    method: "POST", path, operationId, tag: "Relay", summary, description: RELAY_DESCRIPTION,
+    auth: { kind: "gatewayKey", scope, demo: true },
+    requestHeaders: ["X-Service-Engine", "X-Service-Attestation", "Idempotency-Key"],
+    rawRequestBody: { mediaType: "application/json", schema: body, description: "Forwarded to the provider unchanged." },
+    responses: relayResponses(streams),
+    errors: RELAY_ERRORS
+  })
+
+export const STREAMING_PATHS: ReadonlyArray<string> = ["/api/v1/chat/completions", "/api/v1/messages"]
+
+export const relayRoutes = [
+  relayRoute("/api/v1/chat/completions", "createChatCompletion", "Relay an OpenAI-style chat completion", "completions", ChatRequest, true),
+  relayRoute("/api/v1/messages", "createMessage", "Relay an Anthropic-style message", "messages", MessagesRequest, true),
+  relayRoute("/api/v1/embeddings", "createEmbedding", "Relay an embeddings call", "completions", EmbeddingsRequest, false)
+]

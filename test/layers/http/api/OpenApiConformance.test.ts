@@ -1,0 +1,179 @@
+import { Ajv2020 } from "ajv/dist/2020.js"
+import formats from "ajv-formats"
+import { Effect, Layer } from "effect"
+import { HttpRouter } from "effect/http"
+import { readFileSync } from "node:fs"
+import { beforeAll, describe, expect, it } from "vitest"
+import { createPortalToken } from "../../../../layers/AdminOperations.ts"
+import { OPENAPI_JSON_PATH } from "../../../../layers/http/api/generate.ts"
+import { RoutesLive } from "../../../../layers/GatewayLive.ts"
+import { relayChatAttested } from "../../../support/engine.ts"
+import { useRelayFixture } from "../../../support/relayFixture.ts"
+import { fundedKey } from "../../../support/tenant.ts"
+
+/**
+ * The document against the running gateway: the routes the router serves are exactly the documented ones, and
+ * real answers (status, body, receipt headers) validate against the document's schemas with an independent
+ * validator (ajv, JSON Schema 2020-12; the document's objects are closed, so an undocumented field fails).
+ */
+const document = JSON.parse(readFileSync(OPENAPI_JSON_PATH, "utf8"))
+const fx = useRelayFixture()
+
+/** Served by the OpenID provider library under its own protocol (its discovery document lists them), not by us. */
+const UNDOCUMENTED = new Set(["* /oauth/*"])
+
+const ajv = new Ajv2020({ strict: false, allErrors: true })
+// ajv-formats is CommonJS: its function is the default export's `default`.
+;(formats as unknown as { default: (a: Ajv2020) => void }).default(ajv)
+ajv.addSchema({ $id: "doc", components: document.components })
+const resolveRefs = (schema: unknown): unknown => JSON.parse(JSON.stringify(schema).replaceAll("\"#/components/", "\"doc#/components/"))
+
+/** Validates `body` against the documented JSON body of `method path` for `status`; answers ajv's errors. */
+const conforms = (method: string, path: string, status: number, body: unknown) => {
+  const operation = document.paths[path]?.[method.toLowerCase()]
+  const response = operation?.responses[String(status)]
+  if (response === undefined) return [`${method} ${path} documents no ${status}`]
+  const schema = response.content?.["application/json"]?.schema
+  if (schema === undefined) return [`${method} ${path} ${status} documents no JSON body`]
+  const validate = ajv.compile(resolveRefs(schema) as object)
+  return validate(body) ? [] : validate.errors!.map((e: { instancePath: string; message?: string; params?: unknown }) => `${e.instancePath} ${e.message} ${JSON.stringify(e.params)}`)
+}
+const componentConforms = (name: string, value: unknown) => {
+  const validate = ajv.getSchema(`doc#/components/schemas/${name}`)!
+  return validate(value) ? [] : validate.errors!.map((e: { instancePath: string; message?: string; params?: unknown }) => `${e.instancePath} ${e.message}`)
+}
+
+const decodeHeader = (value: string | null) => JSON.parse(Buffer.from(value!, "base64").toString("utf8"))
+
+let apiKey: string
+let portalToken: string
+beforeAll(async () => {
+  const key = await fundedKey(fx.gw)
+  apiKey = key.apiKey
+  ;({ token: portalToken } = await fx.gw.runtime.runPromise(
+    createPortalToken({ org_id: key.orgId, abilities: "ability:keys.write,ability:keys.read,webhooks.manage" })
+  ))
+})
+
+describe("the router serves exactly the documented routes", () => {
+  it("every route registered with the router is in the document with its method, and every documented one is registered", async () => {
+    const registered: Array<string> = []
+    const RecordingRouter = Layer.effect(HttpRouter.HttpRouter)(Effect.map(HttpRouter.make, (router) =>
+      HttpRouter.HttpRouter.of({
+        ...router,
+        add: (method, path, handler, options) => {
+          registered.push(`${method} ${path}`)
+          return router.add(method, path, handler, options)
+        },
+        addAll: (routes) => {
+          for (const r of routes) registered.push(`${r.method} ${r.path}`)
+          return router.addAll(routes)
+        }
+      })))
+    // The gateway's own route layers, built over the running gateway's services with a router that records.
+    await fx.gw.runtime.runPromise(Effect.scoped(Layer.build(RoutesLive.pipe(Layer.provide(RecordingRouter)))) as unknown as Effect.Effect<unknown, unknown, never>)
+    const inCode = new Set(registered.filter((r) => !UNDOCUMENTED.has(r)).map((r) => r.replace(/:([A-Za-z_]+)/g, "{$1}")))
+    const inDocument = new Set(Object.entries<Record<string, unknown>>(document.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`)))
+    expect(registered.length).toBeGreaterThan(60)
+    expect([...inCode].filter((r) => !inDocument.has(r)), "in code, not in docs/openapi.json").toEqual([])
+    expect([...inDocument].filter((r) => !inCode.has(r)), "in docs/openapi.json, not in code").toEqual([])
+  })
+})
+
+describe("real answers of the running gateway conform to the document", () => {
+  it("a non-streamed relay call: 200 with the provider's body and a ReceiptV2 and Countersignature in the headers", async () => {
+    const { res } = await relayChatAttested(fx.gw.url, apiKey, JSON.stringify({ model: "local-chat", messages: [{ role: "user", content: "Hello <EMAIL_1>" }] }))
+    expect(res.status).toBe(200)
+    expect(conforms("POST", "/api/v1/chat/completions", 200, await res.json())).toEqual([])
+    const receipt = decodeHeader(res.headers.get("x-service-receipt-v2"))
+    expect(componentConforms("ReceiptV2", receipt)).toEqual([])
+    expect(res.headers.get("x-service-receipt-v2-jti")).toBe(receipt.jti)
+    expect(componentConforms("Countersignature", decodeHeader(res.headers.get("x-service-receipt-v3")))).toEqual([])
+    expect(res.headers.get("x-request-id")).toMatch(/\S/)
+    expect(fx.provider.received).toHaveLength(1)
+
+    // The receipt, verified by the gateway: 200 with a VerificationResult.
+    const verified = await fetch(`${fx.gw.url}/api/v1/receipts/verify`, { method: "POST", body: JSON.stringify({ receipt: res.headers.get("x-service-receipt-v2") }) })
+    expect(verified.status).toBe(200)
+    const result = await verified.json()
+    expect(result.valid).toBe(true)
+    expect(conforms("POST", "/api/v1/receipts/verify", 200, result)).toEqual([])
+  })
+
+  it("errors: a bad key (401 invalid_key) and a refused attestation answer the shared envelope with a documented code and status", async () => {
+    const bad = await relayChatAttested(fx.gw.url, "svc_not_a_key", JSON.stringify({ model: "local-chat", messages: [] }))
+    expect(bad.res.status).toBe(401)
+    const body = await bad.res.json()
+    expect(body.error.code).toBe("invalid_key")
+    expect(conforms("POST", "/api/v1/chat/completions", 401, body)).toEqual([])
+    expect(document.paths["/api/v1/chat/completions"].post["x-error-codes"]).toContain("invalid_key")
+
+    const unattested = await fetch(`${fx.gw.url}/api/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "local-chat", messages: [] })
+    })
+    const refusal = await unattested.json()
+    expect(document.paths["/api/v1/chat/completions"].post["x-error-codes"]).toContain(refusal.error.code)
+    expect(conforms("POST", "/api/v1/chat/completions", unattested.status, refusal)).toEqual([])
+    expect(componentConforms("FailedReceiptV2", decodeHeader(unattested.headers.get("x-service-receipt-failed")))).toEqual([])
+    expect(fx.provider.received).toHaveLength(0)
+  })
+
+  it("receipts: the stored list and one receipt by jti", async () => {
+    await relayChatAttested(fx.gw.url, apiKey, JSON.stringify({ model: "local-chat", messages: [{ role: "user", content: "again" }] }))
+    const auth = { authorization: `Bearer ${portalToken}` }
+    const list = await fetch(`${fx.gw.url}/api/v1/receipts?limit=5`, { headers: auth })
+    expect(list.status).toBe(200)
+    const page = await list.json()
+    expect(page.receipts.length).toBeGreaterThan(0)
+    expect(conforms("GET", "/api/v1/receipts", 200, page)).toEqual([])
+    const one = await fetch(`${fx.gw.url}/api/v1/receipts/${page.receipts[0].jti}`, { headers: auth })
+    expect(conforms("GET", "/api/v1/receipts/{jti}", 200, await one.json())).toEqual([])
+    const jwks = await fetch(`${fx.gw.url}/api/.well-known/service-receipt-pubkeys.jwks`)
+    expect(conforms("GET", "/api/.well-known/service-receipt-pubkeys.jwks", 200, await jwks.json())).toEqual([])
+  })
+
+  it("keys: create (201, shown once), list, patch, an unknown field refused with the documented 400 and nothing created", async () => {
+    const headers = { authorization: `Bearer ${portalToken}`, "content-type": "application/json" }
+    const created = await fetch(`${fx.gw.url}/api/keys`, { method: "POST", headers, body: JSON.stringify({ name: "openapi", permissions: ["completions"] }) })
+    expect(created.status).toBe(201)
+    const minted = await created.json()
+    expect(conforms("POST", "/api/keys", 201, minted)).toEqual([])
+    const patched = await fetch(`${fx.gw.url}/api/keys/${minted.id}`, { method: "PATCH", headers, body: JSON.stringify({ rotation_days: 30 }) })
+    expect(conforms("PATCH", "/api/keys/{id}", 200, await patched.json())).toEqual([])
+    const list = await fetch(`${fx.gw.url}/api/v1/keys`, { headers })
+    expect(conforms("GET", "/api/v1/keys", 200, await list.json())).toEqual([])
+
+    const refused = await fetch(`${fx.gw.url}/api/keys`, { method: "POST", headers, body: JSON.stringify({ name: "nope", colour: "red" }) })
+    expect(refused.status).toBe(400)
+    const error = await refused.json()
+    expect(error.error).toMatchObject({ code: "invalid_request", details: { path: "colour" } })
+    expect(conforms("POST", "/api/keys", 400, error)).toEqual([])
+    expect(await fx.gw.query("SELECT 1 FROM api_keys WHERE name = 'nope'")).toHaveLength(0)
+  })
+
+  it("the key's own views, the model list, the scope vocabulary, health and the document itself", async () => {
+    const key = { authorization: `Bearer ${apiKey}` }
+    for (const [path, headers] of [["/api/v1/self/key", key], ["/api/v1/self/balance", key], ["/api/v1/self/usage", key], ["/api/v1/models", key], ["/api/v1/keys/scopes", {}], ["/healthz", {}], ["/readyz", {}]] as const) {
+      const res = await fetch(`${fx.gw.url}${path}`, { headers })
+      expect(res.status, path).toBe(200)
+      expect(conforms("GET", path, 200, await res.json()), path).toEqual([])
+    }
+    const served = await fetch(`${fx.gw.url}/api/v1/openapi.json`)
+    expect(served.status).toBe(200)
+    expect(served.headers.get("content-type")).toContain("application/json")
+    expect(await served.json()).toEqual(document)
+  })
+
+  it("webhooks: an endpoint created and listed", async () => {
+    const headers = { authorization: `Bearer ${portalToken}`, "content-type": "application/json" }
+    const created = await fetch(`${fx.gw.url}/api/v1/webhooks/endpoints`, {
+      method: "POST", headers, body: JSON.stringify({ url: "https://hooks.example.com/relay", events: ["receipt.signed"] })
+    })
+    expect(created.status).toBe(201)
+    expect(conforms("POST", "/api/v1/webhooks/endpoints", 201, await created.json())).toEqual([])
+    const list = await fetch(`${fx.gw.url}/api/v1/webhooks/endpoints`, { headers })
+    expect(conforms("GET", "/api/v1/webhooks/endpoints", 200, await list.json())).toEqual([])
+  })
+})

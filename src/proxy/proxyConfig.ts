@@ -28,6 +28,8 @@ export interface ProxySettings {
   readonly tokeniseTimeoutMs: number | undefined
   /** `on` (default): `stream: true` streams; `off`: 501 `stream_not_supported` (the 0.3 behaviour). */
   readonly streaming: boolean
+  /** Largest attached file read and tokenised (PROXY_FILE_MAX_BYTES); undefined: the default, 20 MB. */
+  readonly fileMaxBytes: number | undefined
 }
 
 export type EmbeddingAliases = "stable" | "per-request"
@@ -40,7 +42,8 @@ const FILE_KEYS = [
   "name_model",
   "embedding_aliases",
   "tokenise_timeout_ms",
-  "streaming"
+  "streaming",
+  "file_max_bytes"
 ] as const
 type FileKey = (typeof FILE_KEYS)[number]
 
@@ -65,7 +68,7 @@ const readConfigFile = (path: string): Partial<Record<FileKey, string>> => {
         `PROXY_CONFIG file ${path} has an unknown key "${key}"; the keys are ${FILE_KEYS.join(", ")} (there is no provider URL setting: the proxy only talks to a gateway).`
       )
     }
-    const numeric = key === "port" || key === "tokenise_timeout_ms"
+    const numeric = key === "port" || key === "tokenise_timeout_ms" || key === "file_max_bytes"
     if (typeof value !== "string" && !(numeric && typeof value === "number")) {
       throw new ProxyStartError(`PROXY_CONFIG file ${path}: "${key}" must be a string${numeric ? " or a number" : ""}.`)
     }
@@ -84,6 +87,13 @@ const parsePort = (raw: string): number => {
 const parseTimeout = (raw: string): number => {
   if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 3_600_000) {
     throw new ProxyStartError(`TOKENISE_TIMEOUT_MS ${JSON.stringify(raw)} must be a whole number of milliseconds between 1 and 3600000.`)
+  }
+  return Number(raw)
+}
+
+const parseFileMaxBytes = (raw: string): number => {
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 1_000_000_000) {
+    throw new ProxyStartError(`PROXY_FILE_MAX_BYTES ${JSON.stringify(raw)} must be a whole number of bytes between 1 and 1000000000.`)
   }
   return Number(raw)
 }
@@ -127,6 +137,7 @@ export const loadProxySettings = (env: Readonly<Record<string, string | undefine
   }
   const port = pick("PROXY_PORT", "port")
   const tokeniseTimeout = pick("TOKENISE_TIMEOUT_MS", "tokenise_timeout_ms")
+  const fileMaxBytes = pick("PROXY_FILE_MAX_BYTES", "file_max_bytes")
   return {
     host: pick("PROXY_HOST", "host") ?? DEFAULT_PROXY_HOST,
     port: port === undefined ? DEFAULT_PROXY_PORT : parsePort(port),
@@ -135,6 +146,7 @@ export const loadProxySettings = (env: Readonly<Record<string, string | undefine
     nameModel: parseNameModelSetting(pick("NAME_MODEL", "name_model")),
     embeddingAliases: parseEmbeddingAliases(pick("EMBEDDING_ALIASES", "embedding_aliases")),
     tokeniseTimeoutMs: tokeniseTimeout === undefined ? undefined : parseTimeout(tokeniseTimeout),
-    streaming: parseStreaming(pick("PROXY_STREAMING", "streaming"))
+    streaming: parseStreaming(pick("PROXY_STREAMING", "streaming")),
+    fileMaxBytes: fileMaxBytes === undefined ? undefined : parseFileMaxBytes(fileMaxBytes)
   }
 }

@@ -24,6 +24,9 @@ import { catalogueModelList } from "./catalogueModels.ts"
 import { createSseDetokeniser, serialiseEvent, type SseEvent, type StreamRoute } from "../../sdks/typescript/src/sseDetokeniser.ts"
 import type { AliasMap } from "../../sdks/typescript/src/tokeniser/types.ts"
 import { detokeniseResponseText } from "../../sdks/typescript/src/client/detokeniseResponse.ts"
+import { FileError } from "../../sdks/typescript/src/files/FileError.ts"
+import { inlineFiles } from "../../sdks/typescript/src/files/inlineFiles.ts"
+import type { FileLimits } from "../../sdks/typescript/src/files/limits.ts"
 import { consoleLog, type ProxyLog } from "./proxyLog.ts"
 import { ProxyStartError } from "../../sdks/typescript/src/client/ProxyStartError.ts"
 import type { RequestTokeniser } from "./RequestTokeniser.ts"
@@ -54,6 +57,11 @@ export interface ProxyDependencies {
   readonly maxBodyBytes?: number
   /** Where the access log goes. Default: JSON lines on stdout (consoleLog). */
   readonly log?: ProxyLog
+  /**
+   * Limits for attached files (OpenAI `file` parts, Anthropic `document` blocks), read and tokenised here. Default:
+   * 20 MB per file; the whole request, files included, still has to fit in `maxBodyBytes`.
+   */
+  readonly fileLimits?: Partial<FileLimits>
   /** `stream: true` streams (default); false answers 501 `stream_not_supported` (PROXY_STREAMING=off). */
   readonly streaming?: boolean
 }
@@ -268,6 +276,13 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
         "stream_not_supported",
         "stream: true is switched off on this local proxy (PROXY_STREAMING=off); send the request without stream (or stream: false)"
       )
+    }
+    // Attached files are read here and become text parts; a file that cannot be read refuses the request.
+    try {
+      body = (await inlineFiles(target.route, body, { limits: deps.fileLimits })).body
+    } catch (error) {
+      if (error instanceof FileError) throw new ProxyHttpError(error.httpStatus, error.code, error.message)
+      throw error
     }
     const tokenised = await tokenise(target.route, body, client.signal)
     // Aliases can be longer than the values they replace: the gateway would refuse what grew past its limit.

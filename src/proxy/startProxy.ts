@@ -41,6 +41,7 @@ export const startProxy = async (
       tokeniser,
       tokeniseTimeoutMs: settings.tokeniseTimeoutMs,
       streaming: settings.streaming,
+      ...(settings.fileMaxBytes === undefined ? {} : { fileLimits: { maxBytes: settings.fileMaxBytes } }),
       fetch: options.fetch
     },
     settings.host,

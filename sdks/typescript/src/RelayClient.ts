@@ -10,6 +10,8 @@ import { parseGatewayUrl, probeGateway } from "./client/gatewayUrl.ts"
 import { ProxyStartError } from "./client/ProxyStartError.ts"
 import type { VerificationResult } from "./wire/receipts/verify.ts"
 import { type Engine, nameModelOf, type NameModelSetting, prepareCall, type PreparedCall } from "./engine.ts"
+import { FileError } from "./files/FileError.ts"
+import type { FileLimits } from "./files/limits.ts"
 import { ConfigurationError, errorFromAnswer, GatewayIdentityError, RelayError, StreamError } from "./errors.ts"
 import type { Platform } from "./platform.ts"
 import { RestApi } from "./rest.ts"
@@ -39,6 +41,11 @@ export interface RelayClientOptions {
   readonly deviceKey?: CryptoKeyPair
   /** Stable (keyed) aliases for embeddings, so equal inputs embed equally (default true; docs: tokeniser). */
   readonly stableEmbeddingAliases?: boolean
+  /**
+   * Limits for files attached to calls (OpenAI `file` parts, Anthropic `document` blocks), which are read and
+   * tokenised on this device: `maxBytes` per file (default 20 MB), `maxExpandedBytes` and `maxEntries` for packages.
+   */
+  readonly fileLimits?: Partial<FileLimits>
   /** Override of the engine identity (tests, custom builds). */
   readonly engine?: EngineIdentity
 }
@@ -166,7 +173,8 @@ export class RelayClientCore {
       identity: options.engine ?? platform.engine(),
       deviceKey: () => (deviceKey ??= platform.deviceKey()),
       names: nameModelOf(options.nameModel, options.fetch),
-      stableAliasSecret: stable ? () => (aliasSecret ??= platform.stableAliasSecret()) : undefined
+      stableAliasSecret: stable ? () => (aliasSecret ??= platform.stableAliasSecret()) : undefined,
+      ...(options.fileLimits === undefined ? {} : { fileLimits: options.fileLimits })
     }
     // The gateway's receipt keys, fetched when first needed and again once on an unknown kid (a key rotation).
     this.#jwks = createJwksCache({ gatewayUrl: this.gatewayUrl, fetch: this.#fetch })
@@ -355,6 +363,7 @@ export class RelayClientCore {
 
 /** Local failures answered to an official SDK: not retried by it unless they are (connection, timeout). */
 const statusOfLocalError = (error: RelayError): number => {
+  if (error instanceof FileError) return error.httpStatus
   switch (error.code) {
     case "name_model_unavailable":
       return 503

@@ -13,6 +13,8 @@ import {
   tokeniseRequest
 } from "./tokeniser/index.ts"
 import { ConfigurationError, InvalidRequestError, NameModelUnavailableError } from "./errors.ts"
+import { inlineFiles, type InlinedFile } from "./files/inlineFiles.ts"
+import type { FileLimits } from "./files/limits.ts"
 
 /** `builtin` (the default), `off`, or the http(s) URL of a name model service. */
 export type NameModelSetting = "builtin" | "off" | (string & {})
@@ -23,6 +25,8 @@ export interface Engine {
   readonly names: NameModel | "off"
   /** Present when stable aliases may be used (embeddings by default); never leaves the device. */
   readonly stableAliasSecret: (() => Promise<Uint8Array | undefined>) | undefined
+  /** Limits for files attached to calls (default: 20 MB each). */
+  readonly fileLimits?: Partial<FileLimits>
 }
 
 export const nameModelOf = (setting: NameModelSetting | undefined, fetchImpl?: typeof fetch): NameModel | "off" => {
@@ -50,10 +54,14 @@ export interface PreparedCall {
   /** The tokenised body (what the provider will see), for display ("what left your device"). */
   readonly tokenisedBody: unknown
   readonly detectorsFired: Readonly<Record<string, number>>
+  /** Files of the request read on this device and sent as their tokenised text. */
+  readonly files: ReadonlyArray<InlinedFile>
 }
 
 /** Tokenises and attests one relay body. Throws NameModelUnavailableError (fail-closed) or InvalidRequestError. */
-export const prepareCall = async (engine: Engine, route: AttestationRoute, body: unknown): Promise<PreparedCall> => {
+export const prepareCall = async (engine: Engine, route: AttestationRoute, input: unknown): Promise<PreparedCall> => {
+  // Attached files become text parts first (a file the device cannot read refuses the call: FileError, nothing sent).
+  const { body, files } = await inlineFiles(route, input, { limits: engine.fileLimits })
   const secret = route === "embeddings" && engine.stableAliasSecret !== undefined ? await engine.stableAliasSecret() : undefined
   let tokenised: Awaited<ReturnType<typeof tokeniseRequest>>
   try {
@@ -82,6 +90,7 @@ export const prepareCall = async (engine: Engine, route: AttestationRoute, body:
     headers: { "x-service-engine": engineHeaderValue(engine.identity), "x-service-attestation": encodeAttestationHeader(attestation) },
     map: tokenised.map,
     tokenisedBody: tokenised.body,
-    detectorsFired: tokenised.detectorsFired
+    detectorsFired: tokenised.detectorsFired,
+    files
   }
 }

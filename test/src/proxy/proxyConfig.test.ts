@@ -22,7 +22,8 @@ describe("proxy settings", () => {
       nameModel: { kind: "builtin" },
       embeddingAliases: "stable",
       tokeniseTimeoutMs: undefined,
-      streaming: true
+      streaming: true,
+      fileMaxBytes: undefined
     })
   })
 
@@ -35,7 +36,8 @@ describe("proxy settings", () => {
       NAME_MODEL: "off",
       EMBEDDING_ALIASES: "per-request",
       TOKENISE_TIMEOUT_MS: "15000",
-      PROXY_STREAMING: "off"
+      PROXY_STREAMING: "off",
+      PROXY_FILE_MAX_BYTES: "1000000"
     })
     expect(settings).toEqual({
       host: "::1",
@@ -45,7 +47,8 @@ describe("proxy settings", () => {
       nameModel: { kind: "off" },
       embeddingAliases: "per-request",
       tokeniseTimeoutMs: 15000,
-      streaming: false
+      streaming: false,
+      fileMaxBytes: 1000000
     })
   })
 
@@ -77,6 +80,7 @@ describe("proxy settings", () => {
     expect(() => loadProxySettings({ PROXY_CONFIG: configFile("{oops") })).toThrow(/not valid JSON/)
     expect(() => loadProxySettings({ PROXY_PORT: "http" })).toThrow(/not a port number/)
     expect(() => loadProxySettings({ PROXY_STREAMING: "maybe" })).toThrow(/PROXY_STREAMING "maybe" must be on or off/)
+    expect(() => loadProxySettings({ PROXY_FILE_MAX_BYTES: "20MB" })).toThrow(/PROXY_FILE_MAX_BYTES "20MB" must be a whole number of bytes/)
     expect(() => loadProxySettings({ PROXY_PORT: "70000" })).toThrow(/not a port number/)
     expect(() => loadProxySettings({ TOKENISE_TIMEOUT_MS: "0" })).toThrow(/TOKENISE_TIMEOUT_MS "0" must be a whole number/)
     expect(() => loadProxySettings({ TOKENISE_TIMEOUT_MS: "1.5s" })).toThrow(/TOKENISE_TIMEOUT_MS/)

@@ -3,3 +3,4 @@ export { FileError, FILE_ERROR_STATUS, isFileError, type FileErrorCode } from ".
 export { DEFAULT_FILE_LIMITS, type FileLimits } from "./limits.ts"
 export { formatOf, MEDIA_TYPES, readFile, type ReadFileOptions } from "./readFile.ts"
 export type { FileFormat, FileHeading, FileSheet, FileStructure, ReadFileResult } from "./types.ts"
+export { fileTextPart, inlineFiles, type InlinedFile, type InlinedRequest, type InlineFilesOptions } from "./inlineFiles.ts"

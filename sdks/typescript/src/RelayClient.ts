@@ -27,6 +27,12 @@ export interface RelayClientOptions {
   readonly apiKey?: string
   /** A file (mode 0600) holding the gateway key (Node and Deno). */
   readonly apiKeyFile?: string
+  /**
+   * The gateway key is added by a server of the application between this client and the gateway (a web page that
+   * must not hold the key: `gatewayUrl` is that server, which forwards the tokenised, attested calls). Relay calls
+   * and the model list then go out with no Authorization header. Not with `apiKey` or `apiKeyFile`.
+   */
+  readonly keyHeldByServer?: boolean
   /** A portal token (`spt_...`) for the portal operations (keys, receipts list, webhooks, billing). */
   readonly portalToken?: string
   /** `builtin` (default), `off`, or the URL of a name model service. Fail-closed: if it fails, nothing is sent. */
@@ -140,6 +146,7 @@ export class RelayClientCore {
   readonly models: { readonly list: (options?: CallOptions) => Promise<Json> }
 
   readonly #apiKey: () => string
+  readonly #keyHeldByServer: boolean
   readonly #engine: Engine
   readonly #transport: Transport
   readonly #fetch: typeof fetch
@@ -155,6 +162,9 @@ export class RelayClientCore {
     if (options.apiKey !== undefined && options.apiKeyFile !== undefined) {
       throw new ConfigurationError({ status: 0, code: "configuration_error", message: "Give apiKey or apiKeyFile, not both." })
     }
+    if (options.keyHeldByServer === true && (options.apiKey !== undefined || options.apiKeyFile !== undefined)) {
+      throw new ConfigurationError({ status: 0, code: "configuration_error", message: "keyHeldByServer means this client holds no key: drop apiKey and apiKeyFile." })
+    }
     const fileKey = options.apiKeyFile === undefined ? undefined : platform.readApiKeyFile(options.apiKeyFile)
     const apiKey = options.apiKey ?? fileKey
     if (apiKey !== undefined && !/^svc_[a-z2-7]+$/.test(apiKey)) {
@@ -164,6 +174,7 @@ export class RelayClientCore {
       if (apiKey === undefined) throw new ConfigurationError({ status: 0, code: "configuration_error", message: "This call needs a gateway key: give apiKey or apiKeyFile." })
       return apiKey
     }
+    this.#keyHeldByServer = options.keyHeldByServer === true
     this.#fetch = options.fetch ?? globalThis.fetch.bind(globalThis)
     this.#transport = createTransport(this.#fetch, { ...DEFAULT_RETRY_POLICY, retries: options.retries ?? DEFAULT_RETRY_POLICY.retries }, options.timeoutMs ?? 60_000)
     const stable = options.stableEmbeddingAliases ?? true
@@ -212,7 +223,7 @@ export class RelayClientCore {
 
   #headers(extra: Record<string, string>, options: CallOptions): Record<string, string> {
     return {
-      authorization: `Bearer ${this.#apiKey()}`,
+      ...(this.#keyHeldByServer ? {} : { authorization: `Bearer ${this.#apiKey()}` }),
       accept: "application/json",
       traceparent: options.traceparent ?? newTraceparent(),
       ...extra

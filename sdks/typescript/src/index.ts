@@ -15,4 +15,6 @@ export type { CallOptions, RelayClientOptions, RelayMeta, RelayStream, WithMeta 
 export type { NameModelSetting } from "./engine.ts"
 export * from "./errors.ts"
 export * from "./files/index.ts"
+/** What an alias looks like (`<EMAIL_1_kgzt>`): to find or highlight them in tokenised text (use with a global match). */
+export { ALIAS_PATTERN } from "./tokeniser/alias.ts"
 export * from "./verify/index.ts"

@@ -121,6 +121,38 @@ describe("RelayClient: private relay calls", () => {
   })
 })
 
+describe("RelayClient: a page whose server holds the key (keyHeldByServer)", () => {
+  it("sends relay calls and the model list with no Authorization header, and answers carry the call's aliases", async () => {
+    const { apiKey } = await fundedKey(fx.gw)
+    const sentByClient: Array<Headers> = []
+    // Stands for the application's server: it sees what the client sent, then adds the key.
+    const forwardingServer: typeof fetch = (input, init) => {
+      const headers = new Headers(init?.headers)
+      sentByClient.push(new Headers(headers))
+      headers.set("authorization", `Bearer ${apiKey}`)
+      return fetch(input, { ...init, headers })
+    }
+    const relay = new RelayClient({ gatewayUrl: fx.gw.url, keyHeldByServer: true, nameModel: "off", deviceKey, fetch: forwardingServer })
+    fx.provider.reset()
+    const answer = await relay.chat.completions.create({ model: "local-chat", messages: [{ role: "user", content: PROMPT }] })
+    expect(answer.choices[0].message.content).toBe(`Echo: ${PROMPT}`)
+    expect(answer.receiptVerified).toBe(true)
+    expect([...answer.aliases.values()].sort()).toEqual([EMAIL, PHONE].sort())
+    expect([...answer.aliases.keys()].every((alias) => providerSaw().includes(alias))).toBe(true)
+    const stream = await relay.chat.completions.create({ model: "local-chat", messages: [{ role: "user", content: PROMPT }], stream: true })
+    for await (const _ of stream) void _
+    expect([...stream.aliases.values()]).toContain(EMAIL)
+    expect((await relay.models.list()).data.length).toBeGreaterThan(0)
+    expect(sentByClient.length).toBeGreaterThanOrEqual(3)
+    for (const headers of sentByClient) expect(headers.has("authorization")).toBe(false)
+    expectNoOriginalUpstream()
+  })
+
+  it("refuses a key as well (the point is that the page holds none)", () => {
+    expect(() => new RelayClient({ gatewayUrl: fx.gw.url, keyHeldByServer: true, apiKey: "svc_abc" })).toThrow(ConfigurationError)
+  })
+})
+
 describe("RelayClient: failures are typed and nothing leaks", () => {
   it("402 from the gateway is an InsufficientBalanceError with code, status and request id; nothing forwarded", async () => {
     const { apiKey } = await fundedKey(fx.gw, "0")

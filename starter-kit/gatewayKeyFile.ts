@@ -1,0 +1,32 @@
+/**
+ * The server's gateway key (`svc_...`) comes from a file, never from the command line or the environment (both are
+ * visible to other local users and end up in logs), and never appears in a message. A key file readable by the group
+ * or others is refused: another account could have read it. The starter kit carries its own copy of this small rule
+ * so that a fork depends on nothing but the published SDK.
+ */
+import { readFileSync, statSync } from "node:fs"
+
+const GATEWAY_KEY_PATTERN = /^svc_[a-z2-7]+$/
+
+export class StarterConfigError extends Error {}
+
+export const readGatewayKeyFile = (path: string | undefined): string => {
+  if (path === undefined || path === "") {
+    throw new StarterConfigError("GATEWAY_KEY_FILE is not set: name a file (mode 0600) that holds the gateway key (svc_...).")
+  }
+  let mode: number
+  try {
+    const stats = statSync(path)
+    if (!stats.isFile()) throw new StarterConfigError(`Gateway key file ${path} is not a regular file.`)
+    mode = stats.mode
+  } catch (error) {
+    if (error instanceof StarterConfigError) throw error
+    throw new StarterConfigError(`Gateway key file ${path} cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`)
+  }
+  if (process.platform !== "win32" && (mode & 0o077) !== 0) {
+    throw new StarterConfigError(`Gateway key file ${path} is readable by other users (mode ${(mode & 0o777).toString(8)}); refusing to use it. Fix: chmod 600 ${path}`)
+  }
+  const key = readFileSync(path, "utf8").trim()
+  if (!GATEWAY_KEY_PATTERN.test(key)) throw new StarterConfigError(`Gateway key file ${path} does not hold a gateway key (one line starting with svc_).`)
+  return key
+}

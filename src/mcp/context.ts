@@ -11,6 +11,7 @@ import { ENGINE } from "../../sdks/typescript/src/client/engine.ts"
 import { probeGateway } from "../../sdks/typescript/src/client/gatewayUrl.ts"
 import type { NameModel } from "../../sdks/typescript/src/tokeniser/index.ts"
 import { loadEngine, warmUp } from "./engine.ts"
+import { createOcr, type Ocr } from "./ocr/onDeviceOcr.ts"
 import { createLocalReceipts, type LocalReceipts, type Receipt } from "./localReceipts.ts"
 import { createSessionAliases, type SessionAliases } from "./sessionAliases.ts"
 import type { McpSettings } from "./settings.ts"
@@ -32,6 +33,8 @@ export interface Shared {
   /** The gateway's receipt keys, fetched once and cached (10 minutes). */
   readonly jwks: () => JwksCache
   readonly receipts: LocalReceipts
+  /** On-device OCR (its worker starts on first use); undefined when MCP_OCR=off. */
+  readonly ocr: Ocr | undefined
 }
 
 export interface SessionContext {
@@ -92,7 +95,8 @@ export const createShared = (settings: McpSettings): Shared => {
       return client
     },
     jwks: () => (jwks ??= createJwksCache({ gatewayUrl: needGatewayUrl(settings) })),
-    receipts: createLocalReceipts(settings.receiptsFile)
+    receipts: createLocalReceipts(settings.receiptsFile),
+    ocr: settings.ocr.enabled ? createOcr({ timeoutMs: settings.ocr.timeoutMs, idleMs: settings.ocr.idleMs }) : undefined
   }
 }
 

@@ -25,6 +25,14 @@ export interface McpSettings {
   readonly sessionIdleMs: number
   readonly maxSessions: number
   readonly maxFileBytes: number
+  /** On-device OCR for tokenise_image (MCP_OCR=off turns it off: the tool then answers ocr_unavailable). */
+  readonly ocr: {
+    readonly enabled: boolean
+    readonly timeoutMs: number
+    /** Images whose header declares more pixels are refused before decoding (a decoded pixel costs 4 bytes or more). */
+    readonly maxPixels: number
+    readonly idleMs: number
+  }
   /** Receipts received are appended here (they hold hashes and token counts, never content). */
   readonly receiptsFile: string
 }
@@ -67,6 +75,8 @@ export const readMcpSettings = (env: Env): McpSettings => {
     if (!env.MCP_BEARER_TOKEN_FILE) throw new McpSettingsError("MCP_ALLOW_REMOTE=1 needs MCP_BEARER_TOKEN_FILE: a file (mode 0600) holding the bearer token clients must send.")
     bearerToken = readSecretFile(env.MCP_BEARER_TOKEN_FILE, "MCP_BEARER_TOKEN_FILE", /^\S{32,}$/, "Bearer token file")
   }
+  const ocr = env.MCP_OCR || "on"
+  if (ocr !== "on" && ocr !== "off") throw new McpSettingsError(`MCP_OCR must be "on" or "off", not ${JSON.stringify(ocr)}.`)
   const nameModel = env.NAME_MODEL || "builtin"
   if (nameModel !== "builtin" && nameModel !== "off" && !/^https?:\/\/\S+$/.test(nameModel)) {
     throw new McpSettingsError(`NAME_MODEL must be "builtin", "off" or the http(s) URL of a name model service, not ${JSON.stringify(nameModel)}.`)
@@ -84,6 +94,12 @@ export const readMcpSettings = (env: Env): McpSettings => {
     sessionIdleMs: integer(env, "MCP_SESSION_IDLE_SECONDS", 1800, 1, 604_800) * 1000,
     maxSessions: integer(env, "MCP_MAX_SESSIONS", 100, 1, 100_000),
     maxFileBytes: integer(env, "MCP_MAX_FILE_BYTES", 5 * 1024 * 1024, 1, 1024 * 1024 * 1024),
+    ocr: {
+      enabled: ocr === "on",
+      timeoutMs: integer(env, "MCP_OCR_TIMEOUT_SECONDS", 60, 1, 3600) * 1000,
+      maxPixels: integer(env, "MCP_OCR_MAX_PIXELS", 20_000_000, 1, 200_000_000),
+      idleMs: integer(env, "MCP_OCR_IDLE_SECONDS", 300, 1, 86_400) * 1000
+    },
     receiptsFile: env.MCP_RECEIPTS_FILE || join(clientConfigDir(env), "mcp-receipts.jsonl")
   }
 }

@@ -115,10 +115,10 @@ describe("MCP server over stdio: tools on the device", () => {
     await callFails(mcp, "tokenise_file", {}, "invalid_arguments")
   })
 
-  it("tokenise_image answers ocr_unavailable for an image (nothing is sent) and refuses what is not an image", async () => {
-    const png = Buffer.from("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8ffff3f0005fe02fea7d6a4b70000000049454e44ae426082", "hex")
-    const text = await callFails(mcp, "tokenise_image", { filename: "scan.png", content_base64: png.toString("base64") }, "ocr_unavailable")
-    expect(text).toContain("Nothing was sent")
+  it("tokenise_image refuses an image whose header declares too many pixels, and what is not an image (OCR itself: mcp-ocr.test.ts)", async () => {
+    const huge = Buffer.from("89504e470d0a1a0a0000000d49484452000186a0000186a00806000000", "hex")
+    const text = await callFails(mcp, "tokenise_image", { filename: "scan.png", content_base64: huge.toString("base64") }, "image_too_large")
+    expect(text).toContain("Nothing was read or sent")
     await callFails(mcp, "tokenise_image", { filename: "scan.txt", content_base64: "AAAA" }, "unsupported_file_type")
     await callFails(mcp, "tokenise_image", { path: 7 }, "invalid_arguments")
   })

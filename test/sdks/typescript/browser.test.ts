@@ -8,18 +8,15 @@
 // for exactly one origin, PORTAL_ORIGIN (docs/configuration.md), set here to the page's origin. That is how a browser
 // application reaches a gateway for real (CORS preflight, exposed receipt headers), so no same-origin proxy stands in
 // between to hide a missing header.
-import { existsSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { chromium, type Browser, type Page } from "playwright-core"
+import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type FakeProvider, startFakeProvider } from "../../../programs/fake-provider.ts"
 import { bundleBrowserPage } from "../../../sdks/typescript/browserBundle.ts"
+import { launchChromium } from "../../support/chromium.ts"
 import { startTestGateway, type TestGateway } from "../../support/gateway.ts"
 import { fundedKey } from "../../support/tenant.ts"
-
-const CHROMIUM = "/usr/bin/chromium"
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 const EMAIL = "jane.doe@example.com"
 const PHONE = "+44 20 7946 0958"
@@ -90,7 +87,6 @@ let page: Page
 const pageErrors: Array<string> = []
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run installs it)`)
   const bundle = await bundleBrowserPage({ nameModel: "builtin" })
   let html = ""
   site = createServer((req, res) => {
@@ -104,7 +100,7 @@ beforeAll(async () => {
   gw = await startTestGateway({ LOCAL_PROVIDER_URL: provider.url, PORTAL_ORIGIN: origin })
   html = PAGE({ gatewayUrl: gw.url, apiKey: (await fundedKey(gw)).apiKey })
 
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 120_000 })
+  browser = await launchChromium()
   page = await browser.newPage()
   page.on("pageerror", (error) => pageErrors.push(error.message))
   page.on("console", (message) => message.type() === "error" && pageErrors.push(message.text()))

@@ -1,6 +1,6 @@
 // Writes the data files the Python engine shares with the TypeScript one, from the same sources, so both engines
 // read identical tables: the IBAN country formats of ibantools (the TS engine's IBAN validator) and the name
-// gazetteer generated from @faker-js/faker (src/tokeniser/names/gazetteer.generated.ts).
+// gazetteer generated from @faker-js/faker (sdks/typescript/src/tokeniser/names/gazetteer.generated.ts).
 // Run: node_modules/.bin/node sdks/python/tools/generate-data.ts   (then review the diff; test_data_files.py checks they agree)
 import { readFileSync, writeFileSync } from "node:fs"
 import { countrySpecs } from "ibantools"
@@ -19,4 +19,4 @@ writeFileSync(new URL("iban_countries.json", out), JSON.stringify({ source: `iba
 
 const names: Record<string, unknown> = {}
 for (const [key, value] of Object.entries(gazetteer)) if (Array.isArray(value)) names[key] = value
-writeFileSync(new URL("gazetteer.json", out), JSON.stringify({ source: "src/tokeniser/names/gazetteer.generated.ts", ...names }) + "\n")
+writeFileSync(new URL("gazetteer.json", out), JSON.stringify({ source: "sdks/typescript/src/tokeniser/names/gazetteer.generated.ts", ...names }) + "\n")

@@ -27,6 +27,40 @@ _OUTSIDE = {
 _INSIDE = {"d": "0-9", "w": _WORD, "s": _WS, "b": "\\x08"}
 
 
+def _starts_with_word_char(source: str, i: int) -> bool:
+    """True when the pattern at `i` must match an ASCII word character first: a literal letter, digit or `_`
+    (not quantified with `?`/`*`/`{0`), or a group whose every alternative starts so."""
+    if i >= len(source):
+        return False
+    c = source[i]
+    if c.isascii() and (c.isalnum() or c == "_"):
+        follow = source[i + 1:i + 3]
+        return not (follow[:1] in ("?", "*") or follow.startswith("{0"))
+    if source.startswith("(?:", i):
+        depth, j, starts = 0, i, [i + 3]
+        while j < len(source):
+            ch = source[j]
+            if ch == "\\":
+                j += 2
+                continue
+            if ch == "[":
+                j = source.index("]", j + 1) + 1
+                continue
+            if ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth -= 1
+                if depth == 0:
+                    break
+            elif ch == "|" and depth == 1:
+                starts.append(j + 1)
+            j += 1
+        if j >= len(source) or source[j + 1:j + 2] in ("?", "*"):
+            return False
+        return all(_starts_with_word_char(source, k) for k in starts)
+    return False
+
+
 def translate(source: str, multiline: bool = False) -> str:
     out: list[str] = []
     i = 0
@@ -48,6 +82,10 @@ def translate(source: str, multiline: bool = False) -> str:
                 out.append(_INSIDE[n])
             elif in_class and n in "DWS":
                 raise ValueError(f"\\{n} inside a character class is not supported")
+            elif not in_class and n == "b" and _starts_with_word_char(source, i + 2):
+                # Before a word character a boundary only needs a non-word character (or nothing) behind: the same
+                # match, and much cheaper for the engine than the two-sided test.
+                out.append(f"(?<![{_WORD}])")
             elif not in_class and n in _OUTSIDE:
                 out.append(_OUTSIDE[n])
             elif n == "/":

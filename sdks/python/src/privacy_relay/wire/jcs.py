@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from decimal import Decimal
 from typing import Any
 
@@ -50,20 +51,20 @@ def es_number(value: int | float) -> str:
     return sign + text
 
 
+_NEEDS_ESCAPE = re.compile('[\x00-\x1f"\\\\\ud800-\udfff]')
+
+
+def _escape(match: "re.Match[str]") -> str:
+    ch = match.group(0)
+    if ch in _ESCAPES:
+        return _ESCAPES[ch]
+    if ord(ch) >= 0xD800:
+        raise ValueError("a lone surrogate has no canonical JSON form")
+    return f"\\u{ord(ch):04x}"
+
+
 def _string(value: str) -> str:
-    out = ['"']
-    for ch in value:
-        code = ord(ch)
-        if ch in _ESCAPES:
-            out.append(_ESCAPES[ch])
-        elif code < 0x20:
-            out.append(f"\\u{code:04x}")
-        elif 0xD800 <= code <= 0xDFFF:
-            raise ValueError("a lone surrogate has no canonical JSON form")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
+    return '"' + _NEEDS_ESCAPE.sub(_escape, value) + '"'
 
 
 def _utf16_key(key: str) -> bytes:

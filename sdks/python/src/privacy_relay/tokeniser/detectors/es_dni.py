@@ -19,6 +19,14 @@ def is_valid_es_dni(value: str) -> bool:
     return _CHECK_LETTERS[int(lead + m.group(2)) % 23] == m.group(3)
 
 
-es_dni_detector = Detector(
-    "ES_DNI", lambda text: spans_from_regex(text, _DNI, "ES_DNI", lambda m: (m.start(), m.end()) if is_valid_es_dni(m.group(0)) else None)
-)
+_SEVEN_DIGITS = jsregex.compile(r"\d{7}")
+
+
+def _detect(text: str):
+    # Both forms hold seven digits in a row: a text without such a run has none (a cheap first look).
+    if not _SEVEN_DIGITS.search(text):
+        return []
+    return spans_from_regex(text, _DNI, "ES_DNI", lambda m: (m.start(), m.end()) if is_valid_es_dni(m.group(0)) else None)
+
+
+es_dni_detector = Detector("ES_DNI", _detect)

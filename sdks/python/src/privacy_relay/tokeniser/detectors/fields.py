@@ -203,13 +203,15 @@ def _read_line(line: _Line, out: list[Field]) -> None:
             _push_value(out, m.group(1), line.start + at, value)
 
 
-_memo: list = [None, []]
+_memo: list[tuple[str, list[Field]]] = []
 
 
 def fields_of(text: str) -> list[Field]:
-    """Every labelled value of `text`, in text order. Remembers the last text read (detectors ask in turn)."""
-    if _memo[0] is text or _memo[0] == text:
-        return _memo[1]
+    """Every labelled value of `text`, in text order. Remembers the last two texts read: detectors ask in turn,
+    about the text and about the text with other detections masked (the phone detector's)."""
+    for remembered, fields in _memo:
+        if remembered is text or remembered == text:
+            return fields
     lines = _lines_of(text)
     in_table = [False] * len(lines)
     fields: list[Field] = []
@@ -219,8 +221,8 @@ def fields_of(text: str) -> list[Field]:
         if not in_table[i] and len(line.text) > 0:
             _read_line(line, fields)
     fields.sort(key=lambda f: f.start)
-    _memo[0] = text
-    _memo[1] = fields
+    _memo.insert(0, (text, fields))
+    del _memo[2:]
     return fields
 
 

@@ -19,6 +19,9 @@ class _Scheme(NamedTuple):
     pattern: object
     valid: Callable[[str], bool]
     stands_alone: Callable[[str], bool]
+    #: The longest run of consecutive digits any match must contain: schemes needing more than the text has are
+    #: not scanned (a cheap first look, same result).
+    min_digit_run: int = 1
 
 
 def _is_date(yy: int, mm: int, dd: int) -> bool:
@@ -133,31 +136,37 @@ def _valid_hetu(value: str) -> bool:
 
 
 _SCHEMES = [
-    _Scheme("ahv", jsregex.compile(r"(?<![\p{L}\p{N}.])756([. ]?)\d{4}\1\d{4}\1\d{2}(?![\p{L}\p{N}]|[.]\d)", "gu"), _valid_ahv, lambda v: "." in v),
+    _Scheme("ahv", jsregex.compile(r"(?<![\p{L}\p{N}.])756([. ]?)\d{4}\1\d{4}\1\d{2}(?![\p{L}\p{N}]|[.]\d)", "gu"), _valid_ahv, lambda v: "." in v, 3),
     _Scheme(
         "beNationalNumber",
         jsregex.compile(r"(?<![\p{L}\p{N}.])\d{2}(?:\.\d{2}\.\d{2}-\d{3}\.\d{2}|\d{9})(?![\p{L}\p{N}]|[.\-]\d)", "gu"),
         _valid_belgian,
         lambda v: "-" in v,
     ),
-    _Scheme("ppsn", jsregex.compile(r"(?<![\p{L}\p{N}])\d{7}[A-W][A-IW]?(?![\p{L}\p{N}])", "giu"), _valid_ppsn, lambda v: False),
-    _Scheme("steuerId", jsregex.compile(r"(?<![\p{L}\p{N}])[1-9]\d(?: ?\d{3}){3}(?![\p{L}\p{N}])", "gu"), _valid_steuer_id, lambda v: False),
+    _Scheme("ppsn", jsregex.compile(r"(?<![\p{L}\p{N}])\d{7}[A-W][A-IW]?(?![\p{L}\p{N}])", "giu"), _valid_ppsn, lambda v: False, 7),
+    _Scheme("steuerId", jsregex.compile(r"(?<![\p{L}\p{N}])[1-9]\d(?: ?\d{3}){3}(?![\p{L}\p{N}])", "gu"), _valid_steuer_id, lambda v: False, 2),
     _Scheme(
         "codiceFiscale",
         jsregex.compile(r"(?<![\p{L}\p{N}])[A-Z]{6}\d{2}[A-EHLMPRST]\d{2}[A-Z]\d{3}[A-Z](?![\p{L}\p{N}])", "giu"),
         _valid_codice_fiscale,
         lambda v: v == v.upper(),
     ),
-    _Scheme("pesel", jsregex.compile(r"(?<![\p{L}\p{N}])\d{11}(?![\p{L}\p{N}])", "gu"), _valid_pesel, lambda v: False),
-    _Scheme("personnummer", jsregex.compile(r"(?<![\p{L}\p{N}])(?:\d{2})?\d{6}[-+]?\d{4}(?![\p{L}\p{N}])", "gu"), _valid_personnummer, lambda v: False),
-    _Scheme("cpr", jsregex.compile(r"(?<![\p{L}\p{N}])\d{6}-?\d{4}(?![\p{L}\p{N}])", "gu"), _valid_cpr, lambda v: False),
-    _Scheme("hetu", jsregex.compile(r"(?<![\p{L}\p{N}])\d{6}[-+A-FU-Y]\d{3}[0-9A-Y](?![\p{L}\p{N}])", "gu"), _valid_hetu, lambda v: True),
+    _Scheme("pesel", jsregex.compile(r"(?<![\p{L}\p{N}])\d{11}(?![\p{L}\p{N}])", "gu"), _valid_pesel, lambda v: False, 11),
+    _Scheme("personnummer", jsregex.compile(r"(?<![\p{L}\p{N}])(?:\d{2})?\d{6}[-+]?\d{4}(?![\p{L}\p{N}])", "gu"), _valid_personnummer, lambda v: False, 6),
+    _Scheme("cpr", jsregex.compile(r"(?<![\p{L}\p{N}])\d{6}-?\d{4}(?![\p{L}\p{N}])", "gu"), _valid_cpr, lambda v: False, 6),
+    _Scheme("hetu", jsregex.compile(r"(?<![\p{L}\p{N}])\d{6}[-+A-FU-Y]\d{3}[0-9A-Y](?![\p{L}\p{N}])", "gu"), _valid_hetu, lambda v: True, 6),
 ]
+
+
+_DIGIT_RUN = jsregex.compile(r"\d+", "g")
 
 
 def _detect(text: str) -> list[Span]:
     spans: list[Span] = []
+    longest = max((len(r) for r in _DIGIT_RUN.findall(text)), default=0)
     for scheme in _SCHEMES:
+        if longest < scheme.min_digit_run:
+            continue
         for m in scheme.pattern.finditer(text):  # type: ignore[attr-defined]
             start, end = m.start(), m.end()
             try:

@@ -22,6 +22,9 @@ def _acceptable(value: str) -> bool:
 
 
 def _detect(text: str) -> list[Span]:
+    # Every way to announce a passport (the cue words, a passport label) contains "pas": without it there is none.
+    if "pas" not in text.casefold():
+        return []
     def cued(m):
         value = m.group(1)
         if not _acceptable(value) or not _CUE_WORD.search(m.group(0)):

@@ -7,7 +7,7 @@ import { WEBHOOK_DELIVERY_HEADERS, WebhookPayload } from "./webhooks.ts"
 type Json = Record<string, unknown>
 
 const REQUEST_HEADERS: Record<RequestHeader | "X-Request-Id" | "traceparent" | "X-CSRF-Token", Json> = {
-  "X-Request-Id": { description: "Your id for the call (at most 128 visible characters); the gateway answers it back, or mints one.", schema: { type: "string", maxLength: 128 } },
+  "X-Request-Id": { description: "Your id for the call, a UUID v4: answered back and recorded in the receipt. Anything else is replaced by an id the gateway makes.", schema: { type: "string", format: "uuid" } },
   traceparent: { description: "W3C trace context. The gateway continues your trace (upstream too) and answers its own span's `traceparent`.", schema: { type: "string", pattern: "^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$" } },
   "Idempotency-Key": { description: "Makes a retry safe (at most 128 characters, a UUID v4 is best): the same key and body within 24 h replays the first 2xx answer with `X-Service-Idempotent-Replay: true`; another body is 409 `idempotency_key_conflict`.", schema: { type: "string", maxLength: 128 } },
   "X-Service-Engine": { description: "`<engine id>/<version>` of the on-device tokeniser, e.g. `relay-ts/0.1.0`.", schema: { type: "string" }, required: true },

@@ -1,0 +1,60 @@
+import { existsSync, readFileSync } from "node:fs"
+import { chromium } from "playwright-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { OPENAPI_JSON_PATH } from "../../../layers/http/api/generate.ts"
+import { startTestGateway, type TestGateway } from "../../support/gateway.ts"
+
+const CHROMIUM = "/usr/bin/chromium"
+const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+let gw: TestGateway
+beforeAll(async () => {
+  gw = await startTestGateway()
+})
+afterAll(() => gw?.close())
+
+describe("the OpenAPI document and its rendered reference, served by the gateway", () => {
+  it("GET /api/v1/openapi.json answers the checked-in document, without authentication", async () => {
+    const res = await fetch(`${gw.url}/api/v1/openapi.json`)
+    expect(res.status).toBe(200)
+    expect(res.headers.get("content-type")).toContain("application/json")
+    expect(await res.json()).toEqual(JSON.parse(readFileSync(OPENAPI_JSON_PATH, "utf8")))
+  })
+
+  it("GET /docs/api renders the reference in a browser from the gateway alone: nothing is fetched from another origin", async () => {
+    const page = await fetch(`${gw.url}/docs/api`)
+    expect(page.status).toBe(200)
+    expect(page.headers.get("content-type")).toContain("text/html")
+    const html = await page.text()
+    expect(html).toContain('src="/docs/api/reference.js"')
+    expect(html).not.toMatch(/https?:\/\//)
+    const script = await fetch(`${gw.url}/docs/api/reference.js`)
+    expect(script.status).toBe(200)
+    expect(script.headers.get("content-type")).toContain("javascript")
+    expect((await script.text()).length).toBeGreaterThan(1_000_000)
+
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run installs it)`)
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 120_000 })
+    try {
+      const context = await browser.newContext()
+      const elsewhere: Array<string> = []
+      await context.route("**/*", (route) => {
+        const url = route.request().url()
+        if (url.startsWith(gw.url) || url.startsWith("data:") || url.startsWith("blob:")) return route.continue()
+        elsewhere.push(url)
+        return route.abort()
+      })
+      const tab = await context.newPage()
+      const errors: Array<string> = []
+      tab.on("pageerror", (e) => errors.push(e.message))
+      await tab.goto(`${gw.url}/docs/api`)
+      // Operation summaries from the document, rendered by Scalar.
+      await tab.getByText("Relay an OpenAI-style chat completion").first().waitFor({ timeout: 60_000 })
+      await tab.getByRole("heading", { name: "Privacy Relay gateway" }).first().waitFor({ timeout: 10_000 })
+      expect(elsewhere).toEqual([])
+      expect(errors).toEqual([])
+    } finally {
+      await browser.close()
+    }
+  })
+})

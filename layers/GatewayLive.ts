@@ -15,6 +15,7 @@ import { PartnerRoutes } from "./http/PartnerRoutes.ts"
 import { KeyRoutes } from "./http/KeyRoutes.ts"
 import { KeySelfRoutes } from "./http/KeySelfRoutes.ts"
 import { ObservabilityMiddleware, RouteTemplateMiddleware } from "./http/Observability.ts"
+import { PortalRoutes } from "./http/PortalRoutes.ts"
 import { PortalSessionRoutes } from "./http/PortalSessionRoutes.ts"
 import { ModelRoutes } from "./http/ModelRoutes.ts"
 import { OpenApiRoutes } from "./http/OpenApiRoutes.ts"
@@ -117,6 +118,7 @@ export const RoutesLive = Layer.mergeAll(
   KeySelfRoutes,
   AccountRoutes,
   PortalSessionRoutes,
+  PortalRoutes,
   OidcRoutes,
   BillingRoutes,
   PartnerRoutes,

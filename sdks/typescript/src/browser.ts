@@ -14,4 +14,7 @@ export * from "./errors.ts"
 export * from "./files/index.ts"
 /** What an alias looks like (`<EMAIL_1_kgzt>`): to find or highlight them in tokenised text (use with a global match). */
 export { ALIAS_PATTERN } from "./tokeniser/alias.ts"
+export { createRestClient } from "./restClient.ts"
+export type { RestClientOptions } from "./restClient.ts"
+export type { PortalSession, RestApi, RestOptions } from "./rest.ts"
 export * from "./verify/index.ts"

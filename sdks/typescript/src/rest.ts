@@ -20,11 +20,17 @@ export interface RestOptions {
 
 type Auth = "key" | "portal" | "none"
 
+/** A portal session held in the browser's cookies: the CSRF token (readable cookie `pr_csrf`) echoed on writes. */
+export interface PortalSession {
+  readonly csrfToken: () => string | undefined
+}
+
 export class RestApi {
   readonly #gatewayUrl: string
   readonly #transport: Transport
   readonly #apiKey: () => string
   readonly #portalToken: string | undefined
+  readonly #portalSession: PortalSession | undefined
   readonly #verify: (envelope: unknown) => Promise<VerificationResult>
   readonly #ready: () => Promise<void>
 
@@ -33,6 +39,8 @@ export class RestApi {
     readonly transport: Transport
     readonly apiKey: () => string
     readonly portalToken: string | undefined
+    /** A signed-in portal session (cookies) instead of a portal token: a page served by the gateway itself. */
+    readonly portalSession?: PortalSession | undefined
     readonly verify: (envelope: unknown) => Promise<VerificationResult>
     /** The gateway identity probe: passed before any credential is sent. */
     readonly ready: () => Promise<void>
@@ -42,26 +50,32 @@ export class RestApi {
     this.#transport = input.transport
     this.#apiKey = input.apiKey
     this.#portalToken = input.portalToken
+    this.#portalSession = input.portalSession
     this.#verify = input.verify
   }
 
   async #call(method: string, path: string, auth: Auth, body?: unknown, options: RestOptions = {}): Promise<Json> {
     const headers: Record<string, string> = { accept: "application/json", traceparent: options.traceparent ?? newTraceparent() }
     if (auth === "key") headers.authorization = `Bearer ${this.#apiKey()}`
+    const write = method !== "GET"
     if (auth === "portal") {
-      if (this.#portalToken === undefined) {
+      if (this.#portalToken !== undefined) headers.authorization = `Bearer ${this.#portalToken}`
+      else if (this.#portalSession !== undefined) {
+        // The session cookie goes by itself (same origin); a write proves it comes from the portal's own page.
+        const csrf = this.#portalSession.csrfToken()
+        if (write && csrf !== undefined) headers["x-csrf-token"] = csrf
+      } else {
         throw new ConfigurationError({ status: 0, code: "configuration_error", message: `${method} ${path} needs a portal token: give portalToken (spt_...) to the client.` })
       }
-      headers.authorization = `Bearer ${this.#portalToken}`
     }
     // A key or token goes only to a URL that answered the gateway identity probe.
     if (auth !== "none") await this.#ready()
-    const write = method !== "GET"
     if (body !== undefined) headers["content-type"] = "application/json"
     if (write) headers["idempotency-key"] = options.idempotencyKey ?? crypto.randomUUID()
+    const credentials: RequestCredentials = auth === "portal" && this.#portalToken === undefined ? "same-origin" : "omit"
     const response = await this.#transport.send(
       `${this.#gatewayUrl}${path}`,
-      { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) },
+      { method, headers, credentials, ...(body === undefined ? {} : { body: JSON.stringify(body) }) },
       { retry: true, signal: options.signal, timeoutMs: options.timeoutMs }
     )
     const text = await response.text()

@@ -439,7 +439,13 @@ beforeAll(async () => {
   const { privateKey } = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, ["sign", "verify"])
   const keyFile = join(mkdtempSync(join(tmpdir(), "pr-receipt-key-")), "receipt-key.jwk")
   writeFileSync(keyFile, JSON.stringify(await crypto.subtle.exportKey("jwk", privateKey)), { mode: 0o600 })
-  other.gw = await startTestGateway({ PAYMENTS_PROVIDER: "", SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, RECEIPT_SIGNING_KEY_FILE: keyFile })
+  other.gw = await startTestGateway({
+    PAYMENTS_PROVIDER: "",
+    SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+    RECEIPT_SIGNING_KEY_FILE: keyFile,
+    // An empty build directory: the portal has not been built on this deployment.
+    PORTAL_DIR: mkdtempSync(join(tmpdir(), "pr-portal-unbuilt-"))
+  })
 })
 afterAll(() => other.gw?.close())
 
@@ -452,6 +458,11 @@ const tokenOn = async (gw: TestGateway, abilities: string) => {
 }
 
 const deploymentCases: Array<Case> = [
+  {
+    code: "portal_not_built",
+    where: "GET /portal/ (no npm run portal:build)",
+    provoke: () => sendTo(other.gw, "GET", "/portal/")
+  },
   {
     code: "payments_not_configured",
     where: "POST /api/v1/billing/topup (no payment provider)",

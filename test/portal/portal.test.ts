@@ -1,0 +1,332 @@
+// The portal end to end in Debian's Chromium: built once with Vite, served by a real gateway (loopback, fake provider,
+// embedded or PostgreSQL storage), driven like a person would. Sign up, verify from the development mail outbox,
+// sign in, create a key, call through the SDK, see the call in usage and receipts (verified in the browser), add a
+// webhook endpoint on a local receiver, see deliveries and replay one, top up, rotate and revoke the key and see
+// the old ones refused. Every page is checked with axe-core and at 375 px; screenshots go to .tmp/artefacts/portal/.
+import axe from "axe-core"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
+import { build } from "vite"
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { type FakeProvider, startFakeProvider } from "../../programs/fake-provider.ts"
+import { RelayClient, verifyWebhook } from "../../sdks/typescript/src/index.ts"
+import { generateSigningKeyPair } from "../../sdks/typescript/src/wire/crypto/ecdsa.ts"
+import { startTestGateway, type TestGateway } from "../support/gateway.ts"
+
+const CHROMIUM = "/usr/bin/chromium"
+const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+const ARTEFACTS = join(import.meta.dirname, "..", "..", ".tmp", "artefacts", "portal")
+const EMAIL = "ada@example.org"
+const PASSWORD = "correct horse battery staple"
+
+interface Hook {
+  readonly headers: Record<string, string>
+  readonly body: string
+}
+
+let provider: FakeProvider
+let gw: TestGateway
+let receiver: Server
+let receiverUrl: string
+const hooks: Array<Hook> = []
+let browser: Browser
+let context: BrowserContext
+let page: Page
+const pageErrors: Array<string> = []
+let deviceKey: CryptoKeyPair
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run installs it)`)
+  mkdirSync(ARTEFACTS, { recursive: true })
+  const outDir = mkdtempSync(join(tmpdir(), "pr-portal-build-"))
+  await build({ configFile: join(import.meta.dirname, "..", "..", "portal", "vite.config.ts"), logLevel: "error", build: { outDir } })
+
+  receiver = createServer((req, res) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (c: Buffer) => chunks.push(c))
+    req.on("end", () => {
+      hooks.push({ headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString("utf8") })
+      res.writeHead(200).end("ok")
+    })
+  })
+  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve))
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`
+
+  process.env.PRIVACY_RELAY_CONFIG_DIR = mkdtempSync(join(tmpdir(), "pr-portal-config-"))
+  deviceKey = await generateSigningKeyPair()
+  provider = await startFakeProvider({ port: 0 })
+  gw = await startTestGateway({
+    LOCAL_PROVIDER_URL: provider.url,
+    PORTAL_DIR: outDir,
+    WEBHOOK_ALLOW_LOOPBACK: "1",
+    WEBHOOK_RETRY_SCHEDULE_MS: "0,50,50,50,50,50,50"
+  })
+
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 120_000 })
+  context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true })
+  page = await context.newPage()
+  page.on("pageerror", (error) => pageErrors.push(error.message))
+  page.on("console", (message) => message.type() === "error" && pageErrors.push(message.text()))
+})
+afterEach(async (ctx) => {
+  // A failing step leaves a picture of the page as it was.
+  if (ctx.task.result?.state === "fail") await page?.screenshot({ path: join(ARTEFACTS, `failed-${ctx.task.name.slice(0, 40).replace(/\W+/g, "-")}.png`), fullPage: true }).catch(() => undefined)
+})
+afterAll(async () => {
+  await browser?.close()
+  await gw?.close()
+  await provider?.close()
+  await new Promise((resolve) => receiver?.close(resolve))
+})
+
+const shot = (name: string, target: Page = page) => target.screenshot({ path: join(ARTEFACTS, `${name}.png`), fullPage: true })
+const go = async (path: string, target: Page = page) => {
+  await target.goto(`${gw.url}/portal${path}`)
+  await target.locator("main h1").first().waitFor()
+}
+
+/** axe-core on the current page (WCAG 2.x A/AA rules and best practices): the serious and critical findings. */
+const axeFindings = async (target: Page = page) => {
+  await target.evaluate(axe.source)
+  const results = await target.evaluate(() => (globalThis as any).axe.run(document, { runOnly: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] }))
+  return (results.violations as Array<{ id: string; impact: string; nodes: Array<{ target: unknown }> }>)
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}) at ${JSON.stringify(v.nodes.slice(0, 3).map((n) => n.target))}`)
+}
+
+const client = (apiKey: string) => new RelayClient({ gatewayUrl: gw.url, apiKey, nameModel: "off", deviceKey, retries: 0 })
+const callWith = (apiKey: string) => client(apiKey).chat.completions.create({ model: "local-chat", messages: [{ role: "user", content: "hello from the portal test" }] })
+const refusal = async (apiKey: string) => {
+  try {
+    await callWith(apiKey)
+    return { status: 200, code: "none" }
+  } catch (error) {
+    return { status: (error as { status: number }).status, code: (error as { code: string }).code }
+  }
+}
+
+let firstKey: string
+let firstPrefix: string
+let jti: string
+
+describe("portal in Chromium", () => {
+  it("sends a visitor without a session to sign-in", async () => {
+    await page.goto(`${gw.url}/portal/`)
+    await page.getByRole("heading", { name: "Sign in" }).waitFor()
+    expect(new URL(page.url()).pathname).toBe("/portal/sign-in")
+    expect(await axeFindings()).toEqual([])
+    await shot("01-sign-in")
+  })
+
+  it("signs up, verifies the address from the development outbox, and signs in with the $2 trial credit", async () => {
+    await page.getByRole("link", { name: "Create an account" }).click()
+    await page.getByLabel("E-mail").fill(EMAIL)
+    await page.getByLabel(/^Password/).fill(PASSWORD)
+    await page.getByLabel(/^Organisation name/).fill("Analytical Engines")
+    await page.getByRole("button", { name: "Create account" }).click()
+    await page.getByRole("heading", { name: "Check your e-mail" }).waitFor()
+    expect(await axeFindings()).toEqual([])
+    await shot("02-check-your-mail")
+
+    const mails = await gw.query<{ body_text: string }>("SELECT body_text FROM mail_outbox WHERE to_address = $1", EMAIL)
+    expect(mails).toHaveLength(1)
+    const token = /verify\?token=([A-Za-z0-9_-]+)/.exec(mails[0].body_text)![1]
+    await page.goto(`${gw.url}/portal/verify?token=${token}`)
+    await page.getByRole("heading", { name: "E-mail verified" }).waitFor()
+    expect(await page.locator("main").textContent()).toContain("The $2 trial credit is in your wallet")
+    // The token left the address bar once used.
+    expect(page.url()).toBe(`${gw.url}/portal/verify`)
+    await shot("03-verified")
+
+    await page.getByRole("button", { name: "Sign in" }).click()
+    await page.getByLabel("E-mail").fill(EMAIL)
+    await page.getByLabel("Password").fill(PASSWORD)
+    await page.getByRole("button", { name: "Sign in" }).click()
+    await page.getByRole("heading", { name: "Overview" }).waitFor()
+    await expect.poll(() => page.getByTestId("balance").textContent()).toBe("$2.00")
+    expect(await page.getByTestId("signed-in-as").textContent()).toBe(EMAIL)
+    const cookies = await context.cookies()
+    expect(cookies.find((c) => c.name === "pr_session")?.httpOnly).toBe(true)
+    expect(cookies.find((c) => c.name === "pr_csrf")?.httpOnly).toBe(false)
+  })
+
+  it("refuses a cookie-authenticated write without the CSRF header (403 csrf_failed), nothing created", async () => {
+    const answer = await page.evaluate(async () => {
+      const res = await fetch("/api/keys", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "forged" }) })
+      return { status: res.status, body: await res.json() }
+    })
+    expect(answer.status).toBe(403)
+    expect(answer.body.error.code).toBe("csrf_failed")
+    expect(await gw.query("SELECT id FROM api_keys WHERE name = 'forged'")).toEqual([])
+  })
+
+  it("creates a key with a scope and a model allowlist, shown once with a copy button", async () => {
+    await page.getByRole("navigation").getByRole("link", { name: "Keys" }).click()
+    await page.getByRole("heading", { name: "Keys", level: 1 }).waitFor()
+    await page.getByText("No keys yet").waitFor()
+    await page.getByLabel("Name").fill("backend")
+    await page.getByRole("checkbox", { name: /^completions/ }).check()
+    await page.getByRole("checkbox", { name: "local-chat", exact: true }).check()
+    await page.getByRole("button", { name: "Create key" }).click()
+    const secret = page.getByTestId("secret")
+    await secret.waitFor()
+    firstKey = (await secret.textContent())!
+    expect(firstKey).toMatch(/^svc_[a-z2-7]+$/)
+    expect(await page.getByRole("button", { name: "Copy" }).isVisible()).toBe(true)
+    const row = page.locator("tr", { hasText: "backend" })
+    await row.waitFor()
+    expect(await row.textContent()).toContain("completions")
+    expect(await row.textContent()).toContain("local-chat")
+    firstPrefix = (await row.getAttribute("data-key-prefix"))!
+    const stored = await gw.query<{ permissions: Array<string>; models: Array<string> }>("SELECT permissions, models FROM api_keys WHERE key_prefix = $1", firstPrefix)
+    expect(stored).toEqual([{ permissions: ["completions"], models: ["local-chat"] }])
+    expect(await axeFindings()).toEqual([])
+    await shot("04-keys-created")
+  })
+
+  it("a call through the SDK with that key shows in usage (with CSV export) and in receipts with a verified badge", async () => {
+    const answer = await callWith(firstKey)
+    expect(answer.receiptVerified).toBe(true)
+    jti = answer.receipt!.jti as string
+
+    await go("/usage")
+    const rows = page.getByTestId("usage-row")
+    await rows.first().waitFor()
+    expect(await rows.count()).toBe(1)
+    expect(await rows.first().textContent()).toContain("local-chat")
+    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: /Export CSV/ }).click()])
+    const csv = readFileSync((await download.path())!, "utf8")
+    const lines = csv.trim().split("\r\n")
+    expect(lines[0]).toBe("finished_at,request_id,key_id,provider,model,capability,input_tokens,output_tokens,billed_usd,partial,estimated,receipt_jti")
+    expect(lines).toHaveLength(2)
+    expect(lines[1]).toContain(`"local-chat"`)
+    expect(lines[1]).toContain(`"${jti}"`)
+    expect(await axeFindings()).toEqual([])
+    await shot("05-usage")
+
+    await go("/receipts")
+    const badge = page.locator("tr", { hasText: "local-chat" }).locator(".badge")
+    await expect.poll(() => badge.textContent()).toBe("verified")
+    expect(await page.getByTestId("chain-status").textContent()).toContain("linked")
+    expect(await axeFindings()).toEqual([])
+    await shot("06-receipts")
+
+    await page.getByRole("link", { name: new RegExp(`^${jti.slice(0, 12)}`) }).click()
+    await page.getByRole("heading", { name: /^Receipt/ }).waitFor()
+    await expect.poll(() => page.locator("dl.facts .badge").first().textContent()).toBe("verified")
+    await expect.poll(() => page.getByTestId("inclusion").textContent()).toMatch(/included|No inclusion proof/)
+    expect(await axeFindings()).toEqual([])
+    await shot("07-receipt-detail")
+
+    await go("/")
+    await expect.poll(() => page.getByTestId("calls-month").textContent()).toBe("1")
+    expect(await page.locator("canvas[role=img]").getAttribute("aria-label")).toContain("local-chat")
+    expect(await axeFindings()).toEqual([])
+    await shot("08-overview")
+  })
+
+  it("adds a webhook endpoint on a local receiver (secret shown once), sends a test, shows the delivery and replays it", async () => {
+    await go("/webhooks")
+    await page.getByText("No endpoints yet").waitFor()
+    await page.getByLabel(/^URL/).fill(receiverUrl)
+    await page.getByRole("button", { name: "Add endpoint" }).click()
+    const secret = (await page.getByTestId("secret").textContent())!
+    expect(secret.length).toBeGreaterThan(20)
+    await page.getByTestId("endpoint").waitFor()
+
+    await page.getByRole("button", { name: "Send test" }).click()
+    await expect.poll(() => hooks.filter((h) => h.body.includes("webhook.test")).length, { timeout: 20_000 }).toBe(1)
+    const test = hooks.find((h) => h.body.includes("webhook.test"))!
+    // The secret the page showed is the one that signs deliveries.
+    expect(await verifyWebhook({ body: test.body, headers: test.headers, secret })).toBe(true)
+
+    const deliveryRow = page.locator("[data-testid=delivery-row][data-event='webhook.test']")
+    await expect.poll(async () => {
+      await page.getByRole("button", { name: "Refresh" }).click()
+      return (await deliveryRow.first().textContent()) ?? ""
+    }, { timeout: 20_000 }).toContain("delivered")
+    expect(await axeFindings()).toEqual([])
+    await shot("09-webhooks")
+
+    await deliveryRow.first().getByRole("link").click()
+    await page.getByRole("heading", { name: /^Delivery #/ }).waitFor()
+    expect(await page.locator("pre.json").textContent()).toContain("webhook.test")
+    const before = hooks.length
+    await page.getByRole("button", { name: "Replay this delivery" }).click()
+    await page.getByText(/^replay of #|Replay of/).first().waitFor()
+    await expect.poll(() => hooks.length, { timeout: 20_000 }).toBe(before + 1)
+    await expect.poll(async () => {
+      await page.reload()
+      return page.getByTestId("delivery-status").textContent()
+    }, { timeout: 20_000 }).toBe("delivered")
+    expect(await axeFindings()).toEqual([])
+    await shot("10-delivery-replayed")
+  })
+
+  it("tops up through the development payments provider and shows the credit in the ledger", async () => {
+    await go("/billing")
+    await expect.poll(() => page.getByTestId("billing-balance").textContent()).toMatch(/^\$1\.9\d+$/)
+    const before = Number((await page.getByTestId("billing-balance").textContent())!.slice(1))
+    await page.getByLabel("Amount in USD").fill("5")
+    await page.getByRole("button", { name: "Continue to payment" }).click()
+    await page.getByRole("button", { name: "Confirm payment (development)" }).click()
+    await page.getByText("$5.00 added to your balance.").waitFor()
+    await expect.poll(async () => Number((await page.getByTestId("billing-balance").textContent())!.slice(1))).toBeCloseTo(before + 5, 6)
+    await expect.poll(() => page.getByTestId("ledger-row").count()).toBeGreaterThanOrEqual(2)
+    expect(await page.locator("table").textContent()).toContain("trial credit")
+    expect(await axeFindings()).toEqual([])
+    await shot("11-billing")
+  })
+
+  it("rotates the key after the 'deploy at once' warning (the old key is refused), then revokes the new one", async () => {
+    await go("/keys")
+    await page.getByRole("button", { name: "Rotate" }).click()
+    const dialog = page.getByRole("dialog", { name: /^Rotate/ })
+    expect(await dialog.textContent()).toContain("deploy the new key at once")
+    await shot("12-rotate-warning")
+    await dialog.getByRole("button", { name: "Rotate now" }).click()
+    await page.getByRole("status").filter({ hasText: "Deploy the new key at once: the previous key already stopped working" }).waitFor()
+    expect(await dialog.isVisible()).toBe(false)
+    const rotated = (await page.getByTestId("secret").textContent())!
+    expect(rotated).not.toBe(firstKey)
+    expect(await refusal(firstKey)).toMatchObject({ status: 401 })
+    expect((await callWith(rotated)).receiptVerified).toBe(true)
+
+    const active = page.locator("tr", { hasText: "active" })
+    await active.getByRole("button", { name: "Revoke" }).click()
+    await page.getByRole("dialog", { name: /^Revoke/ }).getByRole("button", { name: "Revoke key" }).click()
+    await expect.poll(() => page.locator("tr .badge.active").count()).toBe(0)
+    expect(await refusal(rotated)).toEqual({ status: 401, code: "key_revoked" })
+    expect(await axeFindings()).toEqual([])
+    await shot("13-keys-revoked")
+  })
+
+  it("works at 375 px: no page scrolls sideways and every page passes axe", async () => {
+    const mobile = await browser.newContext({ viewport: { width: 375, height: 812 }, storageState: await context.storageState() })
+    const small = await mobile.newPage()
+    try {
+      for (const [path, name] of [["/", "overview"], ["/keys", "keys"], ["/usage", "usage"], ["/receipts", "receipts"], ["/webhooks", "webhooks"], ["/billing", "billing"]] as const) {
+        await go(path, small)
+        await small.waitForLoadState("networkidle")
+        expect(await small.evaluate(() => document.documentElement.scrollWidth), path).toBeLessThanOrEqual(375)
+        expect(await axeFindings(small), path).toEqual([])
+        await shot(`375px-${name}`, small)
+      }
+    } finally {
+      await mobile.close()
+    }
+  })
+
+  it("signs out: the session cookie no longer opens the API", async () => {
+    await go("/")
+    await page.getByRole("button", { name: "Sign out" }).click()
+    await page.getByRole("heading", { name: "Sign in" }).waitFor()
+    const status = await page.evaluate(async () => (await fetch("/api/v1/account")).status)
+    expect(status).toBe(401)
+    expect(pageErrors.filter((e) => !/status of 40[13]/.test(e))).toEqual([])
+  })
+})

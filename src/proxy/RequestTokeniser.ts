@@ -4,14 +4,11 @@
  * result is the tokenised bytes, the alias map and the counts, or one of the errors below; nothing is kept
  * between requests.
  */
+import type { TokenisedBody } from "../../sdks/typescript/src/engine.ts"
 import type { AttestationRoute } from "../../sdks/typescript/src/wire/attestation/v3.ts"
 import { tokeniseRequest, type AliasMap, type NameModel, type TokeniseRequestOptions } from "../../sdks/typescript/src/tokeniser/index.ts"
 
-export interface TokenisedBody {
-  readonly bodyBytes: Uint8Array
-  readonly map: AliasMap
-  readonly detectorsFired: Record<string, number>
-}
+export type { TokenisedBody }
 
 export interface RequestTokeniser {
   /** Rejects with the signal's reason once it is aborted (the caller stops waiting at once). */

@@ -10,25 +10,17 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import {
-  buildAttestation,
-  encodeAttestationHeader,
-  engineHeaderValue,
-  type AttestationRoute,
-  type EngineIdentity
-} from "../../sdks/typescript/src/wire/attestation/v3.ts"
+import { ProxyStartError } from "../../sdks/typescript/src/client/ProxyStartError.ts"
+import { type Engine, prepareCall } from "../../sdks/typescript/src/engine.ts"
+import { InvalidRequestError, NameModelUnavailableError } from "../../sdks/typescript/src/errors.ts"
+import { FileError } from "../../sdks/typescript/src/files/FileError.ts"
+import type { FileLimits } from "../../sdks/typescript/src/files/limits.ts"
+import { isStreamed, RELAY_PATHS, relayRequestInit, restoredAnswer } from "../../sdks/typescript/src/relayExchange.ts"
+import { engineHeaderValue, type AttestationRoute, type EngineIdentity } from "../../sdks/typescript/src/wire/attestation/v3.ts"
 import { MAX_REQUEST_BODY_BYTES } from "../http/bodyLimit.ts"
-import { InvalidRequestBody, NameModelUnavailable } from "../../sdks/typescript/src/tokeniser/index.ts"
 import { anthropicErrorBody, anthropicErrorText } from "./anthropicError.ts"
 import { catalogueModelList } from "./catalogueModels.ts"
-import { createSseDetokeniser, serialiseEvent, type SseEvent, type StreamRoute } from "../../sdks/typescript/src/sseDetokeniser.ts"
-import type { AliasMap } from "../../sdks/typescript/src/tokeniser/types.ts"
-import { detokeniseResponseText } from "../../sdks/typescript/src/client/detokeniseResponse.ts"
-import { FileError } from "../../sdks/typescript/src/files/FileError.ts"
-import { inlineFiles } from "../../sdks/typescript/src/files/inlineFiles.ts"
-import type { FileLimits } from "../../sdks/typescript/src/files/limits.ts"
 import { consoleLog, type ProxyLog } from "./proxyLog.ts"
-import { ProxyStartError } from "../../sdks/typescript/src/client/ProxyStartError.ts"
 import type { RequestTokeniser } from "./RequestTokeniser.ts"
 
 export interface ProxyDependencies {
@@ -76,10 +68,10 @@ export interface RunningProxyServer {
 }
 
 
-const RELAY_ROUTES: Readonly<Record<string, { readonly route: AttestationRoute; readonly gatewayPath: string }>> = {
-  "/v1/chat/completions": { route: "chat.completions", gatewayPath: "/api/v1/chat/completions" },
-  "/v1/messages": { route: "messages", gatewayPath: "/api/v1/messages" },
-  "/v1/embeddings": { route: "embeddings", gatewayPath: "/api/v1/embeddings" }
+const RELAY_ROUTES: Readonly<Record<string, { readonly route: AttestationRoute }>> = {
+  "/v1/chat/completions": { route: "chat.completions" },
+  "/v1/messages": { route: "messages" },
+  "/v1/embeddings": { route: "embeddings" }
 }
 
 /** Client headers worth carrying to the gateway: correlation and tracing only, never credentials. */
@@ -229,13 +221,31 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
   }
 
   /**
-   * Tokenises the request body on this device, within the time budget and only while the client is
-   * still there: a client that goes away stops the work at the next window of text.
+   * The SDK's engine with the proxy's tokeniser (worker threads, which hold the name model and the stable-alias
+   * secret): the same read-files, tokenise and attest path as every SDK call.
    */
-  const tokenise = async (route: AttestationRoute, body: unknown, clientGone: AbortSignal) => {
+  const engine: Engine = {
+    identity: deps.engine,
+    deviceKey: async () => deps.deviceKey,
+    names: "off",
+    stableAliasSecret: undefined,
+    ...(deps.fileLimits === undefined ? {} : { fileLimits: deps.fileLimits }),
+    tokenise: async (route, body, signal) => {
+      const tokenised = await deps.tokeniser.tokenise(route, body, signal ?? new AbortController().signal)
+      // Aliases can be longer than the values they replace: the gateway would refuse what grew past its limit.
+      if (tokenised.bodyBytes.byteLength > maxBodyBytes) throw tooLarge(maxBodyBytes, "the tokenised request body")
+      return tokenised
+    }
+  }
+
+  /**
+   * Reads attached files, tokenises the request body on this device and attests it, within the time budget and only
+   * while the client is still there: a client that goes away stops the work at the next window of text.
+   */
+  const prepare = async (route: AttestationRoute, body: unknown, clientGone: AbortSignal) => {
     const budget = AbortSignal.timeout(tokeniseTimeoutMs)
     try {
-      return await deps.tokeniser.tokenise(route, body, AbortSignal.any([clientGone, budget]))
+      return await prepareCall(engine, route, body, { signal: AbortSignal.any([clientGone, budget]) })
     } catch (error) {
       if (budget.aborted && !clientGone.aborted) {
         throw new ProxyHttpError(
@@ -244,14 +254,16 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
           `tokenising this request took longer than ${tokeniseTimeoutMs} ms; it was not sent (fail-closed). Send a shorter request, or raise TOKENISE_TIMEOUT_MS.`
         )
       }
-      if (error instanceof NameModelUnavailable) {
+      if (error instanceof NameModelUnavailableError) {
         throw new ProxyHttpError(
           503,
           "name_model_unavailable",
-          `the name model is unavailable (${error.message}); the request was not sent (fail-closed). Fix the NAME_MODEL endpoint, or set NAME_MODEL=off or builtin.`
+          `the name model is unavailable (${(error.cause as Error).message}); the request was not sent (fail-closed). Fix the NAME_MODEL endpoint, or set NAME_MODEL=off or builtin.`
         )
       }
-      if (error instanceof InvalidRequestBody) throw new ProxyHttpError(400, "invalid_request", error.message)
+      if (error instanceof InvalidRequestError) throw new ProxyHttpError(400, "invalid_request", error.message)
+      // An attached file that cannot be read refuses the request.
+      if (error instanceof FileError) throw new ProxyHttpError(error.httpStatus, error.code, error.message)
       throw error
     }
   }
@@ -269,7 +281,7 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
     } catch {
       throw new ProxyHttpError(400, "invalid_request", "request body must be JSON")
     }
-    const stream = target.route !== "embeddings" && typeof body === "object" && body !== null && (body as { stream?: unknown }).stream === true
+    const stream = isStreamed(target.route, body)
     if (stream && deps.streaming === false) {
       throw new ProxyHttpError(
         501,
@@ -277,48 +289,24 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
         "stream: true is switched off on this local proxy (PROXY_STREAMING=off); send the request without stream (or stream: false)"
       )
     }
-    // Attached files are read here and become text parts; a file that cannot be read refuses the request.
-    try {
-      body = (await inlineFiles(target.route, body, { limits: deps.fileLimits })).body
-    } catch (error) {
-      if (error instanceof FileError) throw new ProxyHttpError(error.httpStatus, error.code, error.message)
-      throw error
-    }
-    const tokenised = await tokenise(target.route, body, client.signal)
-    // Aliases can be longer than the values they replace: the gateway would refuse what grew past its limit.
-    if (tokenised.bodyBytes.byteLength > maxBodyBytes) throw tooLarge(maxBodyBytes, "the tokenised request body")
-    const attestation = await buildAttestation({
-      route: target.route,
-      bodyBytes: tokenised.bodyBytes,
-      detectorsFired: tokenised.detectorsFired,
-      engine: deps.engine,
-      keyPair: deps.deviceKey
-    })
-    const headers: Record<string, string> = {
-      "content-type": "application/json",
-      accept: stream ? "text/event-stream" : "application/json",
-      authorization: `Bearer ${deps.gatewayKey}`,
-      "x-service-engine": engineHeader,
-      "x-service-attestation": encodeAttestationHeader(attestation)
-    }
+    // Attached files are read here (prepareCall) and become text parts; a file that cannot be read refuses the request.
+    const prepared = await prepare(target.route, body, client.signal)
+    const forwarded: Record<string, string> = {}
     for (const name of FORWARDED_REQUEST_HEADERS) {
       const value = req.headers[name]
-      if (typeof value === "string") headers[name] = value
+      if (typeof value === "string") forwarded[name] = value
     }
     const response = await callGateway(
-      target.gatewayPath,
-      { method: "POST", headers, body: tokenised.bodyBytes as Uint8Array<ArrayBuffer> },
+      RELAY_PATHS[target.route],
+      relayRequestInit(prepared, { apiKey: deps.gatewayKey, stream, headers: forwarded }),
       client.signal
     )
-    if (stream && response.ok) return relayStream(res, response, target.route as StreamRoute, tokenised.map, client)
-    const text = await response.text()
     // Errors carry no user content (the gateway is content-blind), so they pass through, on the Anthropic
     // route in Anthropic's error shape.
-    const out = response.ok
-      ? detokeniseResponseText(text, tokenised.map)
-      : target.route === "messages"
-        ? anthropicErrorText(response.status, text)
-        : text
+    const answer = await restoredAnswer(target.route, prepared.map, response, stream)
+    if (stream && response.ok) return relayStream(res, response, answer.body!, client)
+    const text = await answer.text()
+    const out = response.ok || target.route !== "messages" ? text : anthropicErrorText(response.status, text)
     res.writeHead(response.status, {
       ...passBackHeaders(response, res),
       "content-type": response.headers.get("content-type") ?? "application/json",
@@ -332,26 +320,20 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
    * across frames included) and the gateway's `receipt-v2` trailer passed on unchanged. A client that goes away
    * cancels the gateway stream; a malformed frame from the gateway ends the stream (the status is already sent).
    */
-  const relayStream = async (res: ServerResponse, response: Response, route: StreamRoute, map: AliasMap, client: AbortController) => {
+  const relayStream = async (res: ServerResponse, response: Response, restored: ReadableStream<Uint8Array>, client: AbortController) => {
     res.writeHead(response.status, {
       ...passBackHeaders(response, res),
       "content-type": response.headers.get("content-type") ?? "text/event-stream; charset=utf-8",
       "cache-control": "no-cache",
       "x-accel-buffering": "no"
     })
-    const sse = createSseDetokeniser(route, map)
-    const decoder = new TextDecoder()
-    const reader = response.body!.getReader()
-    const write = (events: ReadonlyArray<SseEvent>) => {
-      if (events.length > 0) res.write(events.map(serialiseEvent).join(""))
-    }
+    const reader = restored.getReader()
     try {
       for (;;) {
         const { done, value } = await reader.read()
         if (done) break
-        write(sse.push(decoder.decode(value, { stream: true })))
+        res.write(value)
       }
-      write([...sse.push(decoder.decode()), ...sse.end()])
     } catch (error) {
       await reader.cancel().catch(() => {})
       if (client.signal.aborted) return

@@ -14,8 +14,9 @@ import { FileError } from "./files/FileError.ts"
 import type { FileLimits } from "./files/limits.ts"
 import { ConfigurationError, errorFromAnswer, GatewayIdentityError, RelayError, StreamError } from "./errors.ts"
 import type { Platform } from "./platform.ts"
+import { isStreamed, RELAY_PATHS, relayRequestInit, restoredAnswer } from "./relayExchange.ts"
 import { RestApi } from "./rest.ts"
-import { createSseDetokeniser, serialiseEvent, type SseEvent, type StreamRoute } from "./sseDetokeniser.ts"
+import { createSseDetokeniser, type SseEvent, type StreamRoute } from "./sseDetokeniser.ts"
 import { createTransport, DEFAULT_RETRY_POLICY, newTraceparent, type Transport } from "./transport.ts"
 import { createJwksCache, type JwksCache } from "./verify/jwks.ts"
 import { verifyReceipt } from "./verify/receipt.ts"
@@ -111,12 +112,6 @@ const decodeHeader = (value: string | null): Record<string, unknown> | undefined
   } catch {
     return undefined
   }
-}
-
-const ROUTE_PATHS: Record<AttestationRoute, string> = {
-  "chat.completions": "/api/v1/chat/completions",
-  messages: "/api/v1/messages",
-  embeddings: "/api/v1/embeddings"
 }
 
 /** Which relay route a URL of an official SDK means (by its path's end), for `client.fetch`. */
@@ -221,6 +216,11 @@ export class RelayClientCore {
     }))
   }
 
+  /** The key relay calls carry: none when a server of the application adds it (keyHeldByServer). */
+  #relayKey(): string | undefined {
+    return this.#keyHeldByServer ? undefined : this.#apiKey()
+  }
+
   #headers(extra: Record<string, string>, options: CallOptions): Record<string, string> {
     return {
       ...(this.#keyHeldByServer ? {} : { authorization: `Bearer ${this.#apiKey()}` }),
@@ -232,16 +232,12 @@ export class RelayClientCore {
 
   async #send(route: AttestationRoute, prepared: PreparedCall, options: CallOptions, stream: boolean): Promise<Response> {
     await this.#ready()
-    const headers = this.#headers(
-      {
-        "content-type": "application/json",
-        accept: stream ? "text/event-stream" : "application/json",
-        "idempotency-key": options.idempotencyKey ?? crypto.randomUUID(),
-        ...prepared.headers
-      },
-      options
-    )
-    return this.#transport.send(`${this.gatewayUrl}${ROUTE_PATHS[route]}`, { method: "POST", headers, body: prepared.bodyBytes as BodyInit }, {
+    const init = relayRequestInit(prepared, {
+      apiKey: this.#relayKey(),
+      stream,
+      headers: { traceparent: options.traceparent ?? newTraceparent(), "idempotency-key": options.idempotencyKey ?? crypto.randomUUID() }
+    })
+    return this.#transport.send(`${this.gatewayUrl}${RELAY_PATHS[route]}`, init, {
       retry: true,
       signal: options.signal,
       // A stream's time limit covers its first byte; the stream itself may run longer.
@@ -257,7 +253,7 @@ export class RelayClientCore {
 
   async #relay(route: AttestationRoute, body: Json, options: CallOptions): Promise<WithMeta<Json> | RelayStream<Json>> {
     const prepared = await prepareCall(this.#engine, route, body)
-    const stream = route !== "embeddings" && body.stream === true
+    const stream = isStreamed(route, body)
     const response = await this.#send(route, prepared, options, stream)
     const requestId = response.headers.get("x-request-id") ?? undefined
     if (stream) return this.#stream(route as StreamRoute, prepared, response, requestId)
@@ -343,26 +339,22 @@ export class RelayClientCore {
       } catch {
         return errorResponse(route === "messages", 400, "invalid_request", "The request body is not JSON.")
       }
-      const prepared = await prepareCall(this.#engine, route, body)
+      const prepared = await prepareCall(this.#engine, route, body, { signal: request.signal })
       await this.#ready()
-      const stream = route !== "embeddings" && body.stream === true
-      const response = await this.#fetch(`${this.gatewayUrl}${ROUTE_PATHS[route]}`, {
-        method: "POST",
-        headers: this.#headers({ "content-type": "application/json", accept: stream ? "text/event-stream" : "application/json", ...forwarded, ...prepared.headers }, {}),
-        body: prepared.bodyBytes as BodyInit,
-        signal: request.signal,
-        redirect: "error"
-      })
-      const headers = new Headers(response.headers)
-      headers.delete("content-length")
-      headers.delete("content-encoding")
+      const stream = isStreamed(route, body)
+      const response = await this.#fetch(
+        `${this.gatewayUrl}${RELAY_PATHS[route]}`,
+        relayRequestInit(prepared, { apiKey: this.#relayKey(), stream, headers: { traceparent: newTraceparent(), ...forwarded }, signal: request.signal })
+      )
       if (!response.ok) {
         // Errors carry no user content; an Anthropic client reads Anthropic's error shape.
+        const headers = new Headers(response.headers)
+        headers.delete("content-length")
+        headers.delete("content-encoding")
         const error = errorFromAnswer(response.status, response.headers, await response.text())
         return errorResponse(route === "messages", response.status, error.code, error.message, headers)
       }
-      if (!stream) return new Response(detokeniseResponseText(await response.text(), prepared.map), { status: response.status, headers })
-      return new Response(detokenisedSse(route as StreamRoute, prepared, response.body!), { status: response.status, headers })
+      return await restoredAnswer(route, prepared.map, response, stream)
     } catch (error) {
       if (error instanceof RelayError) {
         return errorResponse(route === "messages", error.status === 0 ? statusOfLocalError(error) : error.status, error.code, error.message)
@@ -392,24 +384,4 @@ const errorResponse = (anthropic: boolean, status: number, code: string, message
   headers.set("content-type", "application/json")
   const body = anthropic ? { type: "error", error: { type: code, message } } : { error: { code, message, type: code } }
   return new Response(JSON.stringify(body), { status, headers })
-}
-
-/** The gateway's SSE with originals restored frame by frame (aliases across chunk boundaries included). */
-const detokenisedSse = (route: StreamRoute, prepared: PreparedCall, upstream: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> => {
-  const sse = createSseDetokeniser(route, prepared.map)
-  const decoder = new TextDecoder()
-  const encoder = new TextEncoder()
-  const encode = (events: ReadonlyArray<SseEvent>) => encoder.encode(events.map(serialiseEvent).join(""))
-  return upstream.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform: (chunk, controller) => {
-        const out = sse.push(decoder.decode(chunk, { stream: true }))
-        if (out.length > 0) controller.enqueue(encode(out))
-      },
-      flush: (controller) => {
-        const out = [...sse.push(decoder.decode()), ...sse.end()]
-        if (out.length > 0) controller.enqueue(encode(out))
-      }
-    })
-  )
 }

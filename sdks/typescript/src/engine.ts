@@ -27,6 +27,18 @@ export interface Engine {
   readonly stableAliasSecret: (() => Promise<Uint8Array | undefined>) | undefined
   /** Limits for files attached to calls (default: 20 MB each). */
   readonly fileLimits?: Partial<FileLimits>
+  /**
+   * Tokenises elsewhere than on the calling thread (the local proxy's worker threads, which hold their own name model
+   * and alias secret); `names` and `stableAliasSecret` are then not used. It throws as tokeniseRequest does.
+   */
+  readonly tokenise?: (route: AttestationRoute, body: unknown, signal: AbortSignal | undefined) => Promise<TokenisedBody>
+}
+
+/** What tokenising one body yields. */
+export interface TokenisedBody {
+  readonly bodyBytes: Uint8Array
+  readonly map: AliasMap
+  readonly detectorsFired: Readonly<Record<string, number>>
 }
 
 export const nameModelOf = (setting: NameModelSetting | undefined, fetchImpl?: typeof fetch): NameModel | "off" => {
@@ -58,14 +70,21 @@ export interface PreparedCall {
   readonly files: ReadonlyArray<InlinedFile>
 }
 
-/** Tokenises and attests one relay body. Throws NameModelUnavailableError (fail-closed) or InvalidRequestError. */
-export const prepareCall = async (engine: Engine, route: AttestationRoute, input: unknown): Promise<PreparedCall> => {
+const tokeniseHere = async (engine: Engine, route: AttestationRoute, body: unknown, signal: AbortSignal | undefined) => {
+  const secret = route === "embeddings" && engine.stableAliasSecret !== undefined ? await engine.stableAliasSecret() : undefined
+  return tokeniseRequest(route, body, { names: engine.names, ...(secret === undefined ? {} : { stableAliasSecret: secret }), ...(signal === undefined ? {} : { signal }) })
+}
+
+/**
+ * Tokenises and attests one relay body. Throws NameModelUnavailableError (fail-closed), InvalidRequestError or
+ * FileError; an aborted `signal` stops the tokeniser between two windows of text and rejects with its reason.
+ */
+export const prepareCall = async (engine: Engine, route: AttestationRoute, input: unknown, options: { readonly signal?: AbortSignal } = {}): Promise<PreparedCall> => {
   // Attached files become text parts first (a file the device cannot read refuses the call: FileError, nothing sent).
   const { body, files } = await inlineFiles(route, input, { limits: engine.fileLimits })
-  const secret = route === "embeddings" && engine.stableAliasSecret !== undefined ? await engine.stableAliasSecret() : undefined
-  let tokenised: Awaited<ReturnType<typeof tokeniseRequest>>
+  let tokenised: TokenisedBody & { readonly body?: unknown }
   try {
-    tokenised = await tokeniseRequest(route, body, { names: engine.names, ...(secret === undefined ? {} : { stableAliasSecret: secret }) })
+    tokenised = engine.tokenise === undefined ? await tokeniseHere(engine, route, body, options.signal) : await engine.tokenise(route, body, options.signal)
   } catch (error) {
     if (error instanceof NameModelUnavailable) {
       throw new NameModelUnavailableError({
@@ -85,11 +104,16 @@ export const prepareCall = async (engine: Engine, route: AttestationRoute, input
     engine: engine.identity,
     keyPair: await engine.deviceKey()
   })
+  const bodyBytes = tokenised.bodyBytes
+  const tokenisedBody = tokenised.body
   return {
-    bodyBytes: tokenised.bodyBytes,
+    bodyBytes,
     headers: { "x-service-engine": engineHeaderValue(engine.identity), "x-service-attestation": encodeAttestationHeader(attestation) },
     map: tokenised.map,
-    tokenisedBody: tokenised.body,
+    // A tokeniser in another thread hands back bytes only; the object is read from them when someone asks.
+    get tokenisedBody() {
+      return tokenisedBody !== undefined ? tokenisedBody : JSON.parse(new TextDecoder().decode(bodyBytes))
+    },
     detectorsFired: tokenised.detectorsFired,
     files
   }

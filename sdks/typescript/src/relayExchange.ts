@@ -1,0 +1,79 @@
+/**
+ * One private relay exchange over HTTP, shared by `client.fetch` and the local proxy: the request the gateway gets for
+ * a prepared call (tokenised and attested by prepareCall), and the gateway's answer with this call's originals
+ * restored, the JSON body at once or a stream frame by frame (aliases cut across chunks included). Answers that are not
+ * 2xx carry no user content and come back unchanged, for the caller to shape.
+ */
+import { detokeniseResponseText } from "./client/detokeniseResponse.ts"
+import type { PreparedCall } from "./engine.ts"
+import { createSseDetokeniser, serialiseEvent, type SseEvent, type StreamRoute } from "./sseDetokeniser.ts"
+import type { AliasMap } from "./tokeniser/types.ts"
+import type { AttestationRoute } from "./wire/attestation/v3.ts"
+
+/** The gateway's path of each relay route. */
+export const RELAY_PATHS: Readonly<Record<AttestationRoute, string>> = {
+  "chat.completions": "/api/v1/chat/completions",
+  messages: "/api/v1/messages",
+  embeddings: "/api/v1/embeddings"
+}
+
+/** `stream: true` on a route that streams (embeddings never do). */
+export const isStreamed = (route: AttestationRoute, body: unknown): boolean =>
+  route !== "embeddings" && typeof body === "object" && body !== null && (body as { stream?: unknown }).stream === true
+
+/**
+ * The gateway request of a prepared call: only the tokenised bytes, with the engine and attestation headers and the
+ * gateway key (none when a server between this client and the gateway adds it). `headers` adds tracing or
+ * idempotency headers (never credentials: the key is this client's).
+ */
+export const relayRequestInit = (
+  prepared: PreparedCall,
+  options: { readonly apiKey: string | undefined; readonly stream: boolean; readonly headers?: Readonly<Record<string, string>>; readonly signal?: AbortSignal }
+): RequestInit => ({
+  method: "POST",
+  headers: {
+    ...options.headers,
+    "content-type": "application/json",
+    accept: options.stream ? "text/event-stream" : "application/json",
+    ...(options.apiKey === undefined ? {} : { authorization: `Bearer ${options.apiKey}` }),
+    ...prepared.headers
+  },
+  body: prepared.bodyBytes as Uint8Array<ArrayBuffer>,
+  redirect: "error",
+  ...(options.signal === undefined ? {} : { signal: options.signal })
+})
+
+/**
+ * The gateway's answer with the originals of `map` restored: a 2xx JSON body at once, a 2xx stream as it arrives. The
+ * body's length and encoding headers are dropped (the restored body has its own). Other answers are returned as they
+ * are. A malformed stream errors the returned body.
+ */
+export const restoredAnswer = async (route: AttestationRoute, map: AliasMap, response: Response, stream: boolean): Promise<Response> => {
+  if (!response.ok) return response
+  const headers = new Headers(response.headers)
+  headers.delete("content-length")
+  headers.delete("content-encoding")
+  const init = { status: response.status, statusText: response.statusText, headers }
+  if (stream && response.body !== null) return new Response(detokenisedSse(route as StreamRoute, map, response.body), init)
+  return new Response(detokeniseResponseText(await response.text(), map), init)
+}
+
+/** The gateway's SSE with originals restored frame by frame; the `receipt-v2` trailer passes unchanged. */
+export const detokenisedSse = (route: StreamRoute, map: AliasMap, upstream: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> => {
+  const sse = createSseDetokeniser(route, map)
+  const decoder = new TextDecoder()
+  const encoder = new TextEncoder()
+  const encode = (events: ReadonlyArray<SseEvent>) => encoder.encode(events.map(serialiseEvent).join(""))
+  return upstream.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform: (chunk, controller) => {
+        const out = sse.push(decoder.decode(chunk, { stream: true }))
+        if (out.length > 0) controller.enqueue(encode(out))
+      },
+      flush: (controller) => {
+        const out = [...sse.push(decoder.decode()), ...sse.end()]
+        if (out.length > 0) controller.enqueue(encode(out))
+      }
+    })
+  )
+}

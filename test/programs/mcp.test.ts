@@ -110,7 +110,8 @@ describe("MCP server over stdio: tools on the device", () => {
     await callFails(mcp, "tokenise_file", { filename: "big.txt", content_base64: Buffer.alloc(5000, 97).toString("base64") }, "file_too_large")
     writeFileSync(join(dir, "big.txt"), Buffer.alloc(5000, 97))
     await callFails(mcp, "tokenise_file", { path: join(dir, "big.txt") }, "file_too_large")
-    await callFails(mcp, "tokenise_file", { filename: "a.docx", content_base64: "AAAA" }, "unsupported_file_type")
+    await callFails(mcp, "tokenise_file", { filename: "a.docx", content_base64: "AAAA" }, "file_malformed")
+    await callFails(mcp, "tokenise_file", { filename: "a.exe", content_base64: "AAAA" }, "file_unsupported_type")
     await callFails(mcp, "tokenise_file", { path: join(dir, "absent.txt") }, "file_not_found")
     await callFails(mcp, "tokenise_file", {}, "invalid_arguments")
   })
@@ -119,7 +120,7 @@ describe("MCP server over stdio: tools on the device", () => {
     const huge = Buffer.from("89504e470d0a1a0a0000000d49484452000186a0000186a00806000000", "hex")
     const text = await callFails(mcp, "tokenise_image", { filename: "scan.png", content_base64: huge.toString("base64") }, "image_too_large")
     expect(text).toContain("Nothing was read or sent")
-    await callFails(mcp, "tokenise_image", { filename: "scan.txt", content_base64: "AAAA" }, "unsupported_file_type")
+    await callFails(mcp, "tokenise_image", { filename: "scan.txt", content_base64: "AAAA" }, "file_unsupported_type")
     await callFails(mcp, "tokenise_image", { path: 7 }, "invalid_arguments")
   })
 

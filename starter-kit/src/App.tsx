@@ -38,6 +38,7 @@ export const App = () => {
   const enginePromise = useRef<Promise<Engine> | undefined>(undefined)
   const [models, setModels] = useState<ReadonlyArray<ModelEntry>>([])
   const [model, setModel] = useState("")
+  const modelList = useRef<Promise<unknown> | undefined>(undefined)
   const [receipts, setReceipts] = useState<Receipts>(new Map())
   const [busy, setBusy] = useState<Busy | undefined>(undefined)
   const [draft, setDraft] = useState("")
@@ -70,17 +71,22 @@ export const App = () => {
   }, [])
   useEffect(() => startEngine(names), [names, startEngine])
 
+  // The model list needs no engine: fetched from this app's server at once, so the picker (and a message sent before
+  // the engine is ready) has a model. Once the engine is there, its own call also warms the gateway identity probe.
+  const showModels = useCallback((list: unknown) => {
+    const usable = chatModels(list as { data?: ReadonlyArray<ModelEntry> })
+    if (usable.length === 0) return
+    setModels(usable)
+    setModel((chosen) => chosen || usable[0]!.id)
+  }, [])
   useEffect(() => {
-    if (engine === undefined || models.length > 0) return
-    engine.client.models.list().then(
-      (list) => {
-        const usable = chatModels(list as { data?: ReadonlyArray<ModelEntry> })
-        setModels(usable)
-        setModel((chosen) => chosen || usable[0]?.id || "")
-      },
-      (error) => setNotice(`The model list could not be loaded: ${plainWords(error)}`)
-    )
-  }, [engine, models.length])
+    modelList.current = fetch("/api/v1/models", { headers: { accept: "application/json" } }).then((res) => (res.ok ? res.json() : undefined)).catch(() => undefined)
+    void modelList.current.then(showModels)
+  }, [showModels])
+  useEffect(() => {
+    if (engine === undefined) return
+    engine.client.models.list().then(showModels, (error) => setNotice(`The model list could not be loaded: ${plainWords(error)}`))
+  }, [engine, showModels])
 
   useEffect(() => {
     Promise.all([loadConversations(), loadReceipts()]).then(
@@ -94,11 +100,12 @@ export const App = () => {
   }, [])
 
   const current = conversations.find((c) => c.id === currentId)
+  useEffect(() => void performance.mark("starter:first-render"), [])
 
   /** Asks the model about the conversation up to `userId`, streaming the answer into a new assistant message. */
   const answer = async (conversationId: string, userId: string) => {
     const assistantId = crypto.randomUUID()
-    const chosenModel = model
+    let chosenModel = model
     update(conversationId, (c) => ({
       ...c,
       updatedAt: Date.now(),
@@ -117,12 +124,18 @@ export const App = () => {
     })
     try {
       const ready = await enginePromise.current!
+      // Sent before the model list had arrived: take its first chat model, as the picker will show.
+      if (chosenModel === "") {
+        chosenModel = chatModels(((await modelList.current) ?? (await ready.client.models.list())) as { data?: ReadonlyArray<ModelEntry> })[0]?.id ?? ""
+        updateMessage(conversationId, assistantId, (m) => ({ ...m, model: chosenModel }))
+      }
       const conversation = conversationsRef.current.find((c) => c.id === conversationId)!
       const upTo = conversation.messages.findIndex((m) => m.id === userId)
       const history = conversation.messages
         .slice(0, upTo + 1)
         .filter((m) => m.role === "user" || (m.status !== "error" && m.content !== ""))
         .map((m) => ({ role: m.role, content: m.content }))
+      performance.mark("starter:send")
       const stream = await ready.client.chat.completions.create({ model: chosenModel, messages: history, stream: true }, { signal: controller.signal })
       abortStream = stream.abort
       if (stopped) stream.abort()

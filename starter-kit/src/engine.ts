@@ -12,7 +12,11 @@ export type Sdk = typeof import("@privacy-relay/sdk")
 export type NameModelChoice = "builtin" | "off"
 
 let sdk: Promise<Sdk> | undefined
-export const loadSdk = (): Promise<Sdk> => (sdk ??= import("@privacy-relay/sdk"))
+export const loadSdk = (): Promise<Sdk> =>
+  (sdk ??= import("@privacy-relay/sdk").then((loaded) => {
+    performance.mark("starter:sdk-loaded")
+    return loaded
+  }))
 
 export interface Engine {
   readonly sdk: Sdk
@@ -24,6 +28,7 @@ export interface Engine {
 export const createEngine = async (nameModel: NameModelChoice): Promise<Engine> => {
   const [loaded, deviceKey] = await Promise.all([loadSdk(), deviceKeyPair()])
   const gatewayUrl = location.origin
+  performance.mark("starter:engine-ready")
   return {
     sdk: loaded,
     // No automatic retries: a refusal is shown at once in plain words, with a Retry button.

@@ -19,6 +19,7 @@ from privacy_relay import (
     NameModelUnavailableError,
     RateLimitError,
     RelayClient,
+    StreamError,
     verify_receipt,
 )
 from privacy_relay.wire.ecdsa import SigningKey
@@ -201,3 +202,17 @@ def test_async_client_relays_non_streamed_and_streamed(relay: Relay, device_key:
     assert text == f"Echo: {PROMPT}"
     assert stream.receipt_verified is True  # type: ignore[attr-defined]
     assert len(assert_only_aliases_left(relay)) == 2
+
+
+def test_a_stream_the_upstream_cuts_is_a_stream_error_not_a_short_answer(relay: Relay, client: RelayClient) -> None:
+    httpx.post(f"{relay.provider_url}/_fake/behaviour", json={"kind": "cut-stream", "afterChunks": 3}).raise_for_status()
+    try:
+        stream = client.chat.completions.create(model="local-chat", messages=[{"role": "user", "content": PROMPT}], stream=True)
+        received = []
+        with pytest.raises(StreamError) as raised:
+            for chunk in stream:
+                received.append(chunk)
+        assert raised.value.code == "stream_error" and raised.value.request_id == stream.request_id
+        assert stream.receipt is None
+    finally:
+        httpx.post(f"{relay.provider_url}/_fake/behaviour", json={"kind": "normal"}).raise_for_status()

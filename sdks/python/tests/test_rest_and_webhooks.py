@@ -58,6 +58,9 @@ def test_keys_receipts_and_billing_with_the_portal_token(relay: Relay, tenant) -
     assert any(k["key_prefix"] == prefix for k in listed["keys"])
     created = client.rest.keys.create(name="python-sdk", idempotency_key="py-sdk-key-1")
     assert created["api_key"].startswith("svc_")
+    mine = next(k for k in client.rest.keys.list()["keys"] if k["key_prefix"] == prefix)
+    assert client.rest.keys.scopes(mine["id"]) == {"permissions": mine["permissions"], "models": mine["models"]}
+    assert client.rest.keys.scopes("no-such-key") is None
     again = client.rest.keys.create(name="python-sdk", idempotency_key="py-sdk-key-1")  # same key: replayed, not applied twice
     assert again["api_key"] == created["api_key"]
     assert client.rest.billing.balance()["balance_usd"] == "10.000000"

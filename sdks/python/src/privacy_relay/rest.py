@@ -8,6 +8,7 @@ AsyncRelayClient (one definition serves both)."""
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Callable, Mapping, Optional
 from urllib.parse import quote, urlencode
 
@@ -44,6 +45,22 @@ class Keys(_Section):
 
     def revoke(self, key_id: str, **options: Any) -> Any:
         return self._call("POST", f"/api/keys/{_q(key_id)}/revoke", "portal", {}, **options)
+
+    def scopes(self, key_id: str, **options: Any) -> Any:
+        """The permissions and model allowlist of a key as the portal lists it (None for an unknown id)."""
+
+        def pick(listed: Any) -> Any:
+            key = next((k for k in listed.get("keys", []) if k.get("id") == key_id), None)
+            return None if key is None else {"permissions": key.get("permissions"), "models": key.get("models")}
+
+        result = self._call("GET", "/api/v1/keys", "portal", None, **options)
+        if inspect.isawaitable(result):
+
+            async def later() -> Any:
+                return pick(await result)
+
+            return later()
+        return pick(result)
 
 
 class Receipts(_Section):

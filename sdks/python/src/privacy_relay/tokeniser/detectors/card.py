@@ -3,6 +3,8 @@ by one kind of separator; never carved out of the inside of a longer number."""
 
 from __future__ import annotations
 
+import bisect
+
 from typing import NamedTuple, Optional
 
 from .. import jsregex
@@ -46,21 +48,64 @@ class _Group(NamedTuple):
     text: str
 
 
+_MAX_GROUPS = 19  # a card has at most 19 digits, and every group at least one
+
+
 def _cards_in(text: str, groups: list[_Group]) -> list[Span]:
-    for size in range(len(groups), 0, -1):
-        for i in range(0, len(groups) - size + 1):
-            chosen = groups[i:i + size]
-            if size > 1 and any(len(g.text) < 2 or len(g.text) > 8 for g in chosen):
+    """The longest contiguous run of groups that is a valid card (the leftmost of the longest), then the same on the
+    groups left and right of it: "4111 1111 1111 1111 2" still finds the card, two cards separated by one space are
+    both found, and a card is never carved out of the inside of one unseparated number.
+
+    Computed without rescanning: every window of up to 19 groups is judged once, then each range takes the first
+    valid window of the largest size inside it (a binary search per size), iteratively. Linear-logarithmic in the
+    number of groups; a long run of digit groups cannot stall the engine."""
+    n = len(groups)
+    # Prefix sums: digits up to group i, and groups that are not printed like card groups (2 to 8 digits).
+    digits = [0]
+    unprinted = [0]
+    for g in groups:
+        digits.append(digits[-1] + len(g.text))
+        unprinted.append(unprinted[-1] + (len(g.text) < 2 or len(g.text) > 8))
+    starts_by_size: dict[int, list[int]] = {}
+    for size in range(1, min(n, _MAX_GROUPS) + 1):
+        valid: list[int] = []
+        for i in range(0, n - size + 1):
+            if not 13 <= digits[i + size] - digits[i] <= 19:
                 continue
+            # Groups must look like card printing (2 to 8 digits each), not a list of separate numbers.
+            if size > 1 and unprinted[i + size] - unprinted[i] > 0:
+                continue
+            chosen = groups[i:i + size]
             if not is_valid_card_number("".join(g.text for g in chosen)):
                 continue
             start, end = chosen[0].start, chosen[-1].end
             if not is_delimited(text, start, end) or follows_non_personal_label(text, start):
                 continue
+            # Under an order/invoice/id column or key the number is a reference, like after "Order #".
             if whole_value_kind_at(text, start, end) == "reference":
                 continue
-            return [*_cards_in(text, groups[:i]), Span(start, end, "CARD"), *_cards_in(text, groups[i + size:])]
-    return []
+            valid.append(i)
+        if valid:
+            starts_by_size[size] = valid
+    sizes = sorted(starts_by_size, reverse=True)
+    found: list[Span] = []
+    stack: list[tuple[int, int] | Span] = [(0, n)]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Span):
+            found.append(item)
+            continue
+        lo, hi = item
+        for size in sizes:
+            starts = starts_by_size[size]
+            k = bisect.bisect_left(starts, lo)
+            if k < len(starts) and starts[k] + size <= hi:
+                i = starts[k]
+                stack.append((i + size, hi))
+                stack.append(Span(groups[i].start, groups[i + size - 1].end, "CARD"))
+                stack.append((lo, i))
+                break
+    return found
 
 
 def _detect(text: str) -> list[Span]:

@@ -59,27 +59,73 @@ const groupsOf = (run: string, offset: number): Array<Group> => {
 
 type Group = { start: number; end: number; text: string }
 
+/** A card has at most 19 digits and every group at least one, so no window of more groups can be a card. */
+const MAX_GROUPS = 19
+
 /**
- * The longest contiguous run of groups that is a valid card, then the same on the groups left and
- * right of it: "4111 1111 1111 1111 2" still finds the card, two cards separated by one space are both
- * found, while a card is never carved out of the inside of one unseparated number.
+ * The longest contiguous run of groups that is a valid card (the leftmost of the longest), then the same on the
+ * groups left and right of it: "4111 1111 1111 1111 2" still finds the card, two cards separated by one space are
+ * both found, while a card is never carved out of the inside of one unseparated number.
+ *
+ * Every window of up to 19 groups is judged once; each range then takes the first valid window of the largest size
+ * inside it by binary search, iteratively. Linear-logarithmic in the number of groups: searching every size of
+ * every sub-range again (the former way) never finished on a few thousand digit groups ("12 12 12 ...").
  */
 const cardsIn = (text: string, groups: ReadonlyArray<Group>): Array<Span> => {
-  for (let size = groups.length; size >= 1; size--) {
-    for (let i = 0; i + size <= groups.length; i++) {
-      const chosen = groups.slice(i, i + size)
+  const n = groups.length
+  // Prefix sums: digits up to group i, and groups that are not printed like card groups (2 to 8 digits).
+  const digits = [0]
+  const unprinted = [0]
+  for (const g of groups) {
+    digits.push(digits[digits.length - 1]! + g.text.length)
+    unprinted.push(unprinted[unprinted.length - 1]! + (g.text.length < 2 || g.text.length > 8 ? 1 : 0))
+  }
+  const startsBySize = new Map<number, Array<number>>()
+  for (let size = 1; size <= Math.min(n, MAX_GROUPS); size++) {
+    const valid: Array<number> = []
+    for (let i = 0; i + size <= n; i++) {
+      const count = digits[i + size]! - digits[i]!
+      if (count < 13 || count > 19) continue
       // Groups must look like card printing (2 to 8 digits each), not a list of separate numbers.
-      if (size > 1 && chosen.some((g) => g.text.length < 2 || g.text.length > 8)) continue
+      if (size > 1 && unprinted[i + size]! - unprinted[i]! > 0) continue
+      const chosen = groups.slice(i, i + size)
       if (!isValidCardNumber(chosen.map((g) => g.text).join(""))) continue
       const start = chosen[0]!.start
       const end = chosen[size - 1]!.end
       if (!isDelimited(text, start, end) || followsNonPersonalLabel(text, start)) continue
       // Under an order/invoice/id column or key the number is a reference, like after "Order #".
       if (wholeValueKindAt(text, start, end) === "reference") continue
-      return [...cardsIn(text, groups.slice(0, i)), { start, end, type: "CARD" }, ...cardsIn(text, groups.slice(i + size))]
+      valid.push(i)
+    }
+    if (valid.length > 0) startsBySize.set(size, valid)
+  }
+  const sizes = [...startsBySize.keys()].sort((a, b) => b - a)
+  const found: Array<Span> = []
+  const stack: Array<readonly [number, number] | Span> = [[0, n]]
+  while (stack.length > 0) {
+    const item = stack.pop()!
+    if (!Array.isArray(item)) {
+      found.push(item as Span)
+      continue
+    }
+    const [lo, hi] = item as readonly [number, number]
+    for (const size of sizes) {
+      const starts = startsBySize.get(size)!
+      let a = 0
+      let b = starts.length
+      while (a < b) {
+        const mid = (a + b) >> 1
+        if (starts[mid]! < lo) a = mid + 1
+        else b = mid
+      }
+      const i = starts[a]
+      if (i !== undefined && i + size <= hi) {
+        stack.push([i + size, hi], { start: groups[i]!.start, end: groups[i + size - 1]!.end, type: "CARD" }, [lo, i])
+        break
+      }
     }
   }
-  return []
+  return found
 }
 
 export const cardDetector: Detector = {

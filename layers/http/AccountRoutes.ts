@@ -1,12 +1,14 @@
 import { Effect } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Accounts, type Role, ROLES } from "../../services/Accounts.ts"
+import { AppConfig } from "../../services/AppConfig.ts"
 import { CSRF_COOKIE, PortalSessions, SESSION_COOKIE } from "../../services/PortalSessions.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
 import { invalid, isPlausibleEmail, optionalString, rejectUnknownFields } from "../../src/http/validate.ts"
 import { requirePortal } from "./auth.ts"
 import { readDocumentedBody } from "./body.ts"
 import { actorOf } from "./KeyRoutes.ts"
+import { isPortalBuilt, portalRoot } from "./PortalRoutes.ts"
 import { callerNetwork, limitOrFail } from "./rateLimit.ts"
 import { apiRoute } from "./api/apiRoutes.ts"
 
@@ -46,6 +48,7 @@ const requireSession = Effect.gen(function*() {
  */
 export const AccountRoutes = HttpRouter.use(Effect.fn(function*(router) {
   const accounts = yield* Accounts
+  const portalDir = portalRoot((yield* AppConfig).env)
 
   yield* router.add("POST", "/api/v1/accounts", Effect.gen(function*() {
     const body = yield* readDocumentedBody(apiRoute("POST", "/api/v1/accounts"))
@@ -86,8 +89,17 @@ export const AccountRoutes = HttpRouter.use(Effect.fn(function*(router) {
     }, { headers: { "cache-control": "no-store", "referrer-policy": "no-referrer" } })
 
   yield* router.add("GET", "/api/v1/account/verify", Effect.gen(function*() {
-    const token = new URL((yield* HttpServerRequest.HttpServerRequest).url, "http://x").searchParams.get("token")
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const token = new URL(request.url, "http://x").searchParams.get("token")
     if (token === null || token === "" || token.length > 100) return yield* invalid("token", "The link has no valid token.")
+    // A person opening the mail's link in a browser gets the portal's page, which verifies with a POST: the link
+    // works once, so a mail scanner that only fetches it must not use it up, and a JSON answer means nothing to a person.
+    if ((request.headers["accept"] ?? "").includes("text/html") && (yield* isPortalBuilt(portalDir))) {
+      return HttpServerResponse.redirect(`/portal/verify?token=${encodeURIComponent(token)}`, {
+        status: 303,
+        headers: { "cache-control": "no-store", "referrer-policy": "no-referrer" }
+      })
+    }
     return verified(yield* accounts.verify(token))
   }))
 

@@ -10,6 +10,15 @@ import { apiErrorResponse } from "./errorResponse.ts"
 /** Where `npm run portal:build` writes the portal (PORTAL_DIR overrides it). */
 export const DEFAULT_PORTAL_DIR = fileURLToPath(new URL("../../portal/dist/", import.meta.url))
 
+/** The directory the portal is served from, with a trailing separator. */
+export const portalRoot = (env: Readonly<Record<string, string | undefined>>) => {
+  const configured = env.PORTAL_DIR?.trim()
+  return resolve(configured === undefined || configured === "" ? DEFAULT_PORTAL_DIR : configured) + sep
+}
+
+/** Whether a portal build is there to serve (its index.html exists). */
+export const isPortalBuilt = (root: string) => Effect.promise(() => stat(`${root}index.html`).then((s) => s.isFile(), () => false))
+
 const CONTENT_TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
   ".js": "text/javascript; charset=utf-8",
@@ -74,9 +83,7 @@ const readIfFile = (path: string) =>
  * extension is 404 `not_found`. Without a build every path answers 404 `portal_not_built` (a page for a browser).
  */
 export const PortalRoutes = HttpRouter.use(Effect.fn(function*(router) {
-  const config = yield* AppConfig
-  const configured = config.env.PORTAL_DIR?.trim()
-  const root = resolve(configured === undefined || configured === "" ? DEFAULT_PORTAL_DIR : configured) + sep
+  const root = portalRoot((yield* AppConfig).env)
 
   const serve = Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest

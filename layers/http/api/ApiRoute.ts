@@ -25,6 +25,7 @@ export type ResponseHeader =
   | "X-Service-Idempotent-Replay"
   | "Cache-Control"
   | "Set-Cookie"
+  | "Location"
 
 export interface QueryParameter {
   readonly name: string

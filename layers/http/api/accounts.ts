@@ -76,7 +76,10 @@ export const accountRoutes = [
   route({
     method: "GET", path: "/api/v1/account/verify", operationId: "verifyEmail", tag: "Accounts", summary: "Follow the e-mail verification link",
     auth: { kind: "none" }, query: [{ name: "token", description: "The link's token.", schema: Schema.String, required: true }],
-    responses: [{ status: 200, description: "Verified; the trial credit is granted once.", body: Verified, headers: ["Cache-Control"] }],
+    responses: [
+      { status: 200, description: "Verified; the trial credit is granted once.", body: Verified, headers: ["Cache-Control"] },
+      { status: 303, description: "A browser (`Accept: text/html`) on a gateway with the portal built: sent to `/portal/verify?token=...`, which verifies with the POST below; the token is not used by this answer.", headers: ["Location", "Cache-Control"] }
+    ],
     errors: ["verification_link_invalid"]
   }),
   route({

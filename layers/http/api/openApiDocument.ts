@@ -27,6 +27,7 @@ const RESPONSE_HEADERS: Record<ResponseHeader | "X-Request-Id" | "traceparent" |
   "X-Service-Receipt-Failed": { description: "On a refusal after the key was accepted: standard base64 of the JSON FailedReceiptV2.", schema: { type: "string", contentEncoding: "base64", contentMediaType: "application/json", contentSchema: { $ref: "#/components/schemas/FailedReceiptV2" } } },
   "X-Service-Idempotent-Replay": { description: "`true` when this answer is the stored answer of an earlier call with the same Idempotency-Key.", schema: { type: "string", enum: ["true"] } },
   "Cache-Control": { description: "`no-store` on answers that carry secrets or private state.", schema: { type: "string" } },
+  Location: { description: "Where the answer sends a browser.", schema: { type: "string" } },
   "Set-Cookie": { description: "The portal session (`pr_session`, HttpOnly) and CSRF (`pr_csrf`) cookies.", schema: { type: "string" } },
   "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "string" } },
   RateLimit: { description: "IETF RateLimit state of the window that refused the call.", schema: { type: "string" } },

@@ -92,6 +92,24 @@ describe("after the portal is built", () => {
     }
   })
 
+  it("sends a browser that opens a verification link to the portal's page without using the link up", async () => {
+    const email = "link-in-browser@example.org"
+    const signUp = await fetch(`${gw.url}/api/v1/accounts`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password: "long enough password" }) })
+    expect(signUp.status).toBe(201)
+    const mail = await gw.query<{ body_text: string }>("SELECT body_text FROM mail_outbox WHERE to_address = $1", email)
+    const link = new URL(/(http\S+\/api\/v1\/account\/verify\?token=[A-Za-z0-9_-]+)/.exec(mail[0].body_text)![1])
+    const token = link.searchParams.get("token")!
+    const opened = await get(`${link.pathname}${link.search}`, { accept: "text/html,application/xhtml+xml,*/*;q=0.8" })
+    expect(opened.status).toBe(303)
+    expect(opened.headers.get("location")).toBe(`/portal/verify?token=${token}`)
+    expect(opened.headers.get("cache-control")).toBe("no-store")
+    expect(await gw.query("SELECT email_verified FROM accounts WHERE email = $1", email)).toEqual([{ email_verified: false }])
+    // The page then verifies with the token (POST); a script's GET still verifies directly as before.
+    const verified = await fetch(`${gw.url}/api/v1/account/verify`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token }) })
+    expect(verified.status).toBe(200)
+    expect(await gw.query("SELECT email_verified FROM accounts WHERE email = $1", email)).toEqual([{ email_verified: true }])
+  })
+
   it("redirects /portal to /portal/ (the app's relative URLs need the slash)", async () => {
     const res = await get("/portal")
     expect(res.status).toBe(308)

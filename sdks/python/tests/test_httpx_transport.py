@@ -58,3 +58,28 @@ def test_models_and_unknown_routes(http: httpx.Client) -> None:
     assert res.status_code == 404 and res.json()["error"]["code"] == "not_found"
     bad = http.post("/chat/completions", content=b"not json")
     assert bad.status_code == 400 and bad.json()["error"]["code"] == "invalid_request"
+
+
+def test_the_async_transport_for_async_openai_streams_privately(relay: Relay, device_key: SigningKey) -> None:
+    import asyncio
+
+    from privacy_relay import AsyncRelayClient
+
+    api_key, _ = relay.funded_key()
+    relay.reset_provider()
+
+    async def run() -> tuple[int, str, dict]:
+        async with AsyncRelayClient(relay.url, api_key=api_key, name_model="off", device_key=device_key) as client:
+            async with httpx.AsyncClient(base_url="https://api.openai.com/v1", transport=client.http_transport()) as h:
+                whole = (await h.post("/chat/completions", json={"model": "local-chat", "messages": [{"role": "user", "content": PROMPT}]})).json()
+                async with h.stream("POST", "/chat/completions", json={"model": "local-chat", "stream": True, "messages": [{"role": "user", "content": PROMPT}]}) as res:
+                    raw = "".join([t async for t in res.aiter_text()])
+                return res.status_code, raw, whole
+
+    status, raw, whole = asyncio.run(run())
+    assert status == 200 and whole["choices"][0]["message"]["content"] == f"Echo: {PROMPT}"
+    text = "".join(
+        (json.loads(f[6:])["choices"] or [{"delta": {}}])[0]["delta"].get("content") or "" for f in raw.split("\n\n") if f.startswith("data: {") and json.loads(f[6:]).get("choices") is not None
+    )
+    assert text == f"Echo: {PROMPT}"
+    assert len(assert_only_aliases_left(relay)) == 2

@@ -134,3 +134,27 @@ def test_a_webhook_test_event_reaches_the_example_receiver_verified_and_deduplic
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_the_async_client_reaches_the_same_rest_routes(relay: Relay, device_key: SigningKey) -> None:
+    import asyncio
+
+    from privacy_relay import AsyncRelayClient
+
+    api_key, prefix = relay.funded_key()
+    portal = relay.cli("portal-token", "create", "--key-prefix", prefix, "--abilities", "ability:keys.read,ability:billing.read")["token"]
+
+    async def run() -> tuple:
+        async with AsyncRelayClient(relay.url, api_key=api_key, portal_token=portal, name_model="off", device_key=device_key) as client:
+            key = await client.rest.self.key()
+            listed = await client.rest.keys.list()
+            mine = next(k for k in listed["keys"] if k["key_prefix"] == prefix)
+            scopes = await client.rest.keys.scopes(mine["id"])
+            answer = await client.chat.completions.create(model="local-chat", messages=[{"role": "user", "content": "hi"}])
+            verdict = await client.rest.receipts.verify(answer.receipt)
+            return key, mine, scopes, verdict
+
+    key, mine, scopes, verdict = asyncio.run(run())
+    assert key["key_prefix"] == prefix
+    assert scopes == {"permissions": mine["permissions"], "models": mine["models"]}
+    assert verdict.valid and verdict.reason is None

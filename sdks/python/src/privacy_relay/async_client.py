@@ -229,6 +229,13 @@ class AsyncRelayClient:
         response = await self._transport.send(method, f"{self.gateway_url}{path}", headers=headers, content=None if body is None else dumps(body), timeout=timeout)
         return json_of(response.text)
 
+    def http_transport(self) -> httpx.AsyncBaseTransport:
+        """An httpx transport for `openai.AsyncOpenAI(base_url=..., api_key="unused",
+        http_client=httpx.AsyncClient(transport=client.http_transport()))`: see RelayClient.http_transport."""
+        from .httpx_transport import AsyncRelayTransport
+
+        return AsyncRelayTransport(self)
+
     async def aclose(self) -> None:
         await self._http.aclose()
 

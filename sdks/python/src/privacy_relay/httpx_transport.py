@@ -20,6 +20,7 @@ from .errors import RelayError, error_from_answer
 from .sse import SseDetokeniser, detokenise_response_text
 
 if TYPE_CHECKING:
+    from .async_client import AsyncRelayClient
     from .client import RelayClient
 
 #: Request headers of an official SDK that mean something to the gateway; the rest (its own auth) stay here.
@@ -115,3 +116,74 @@ class RelayTransport(httpx.BaseTransport):
 
     def close(self) -> None:
         pass
+
+
+class _AsyncDetokenisedSse(httpx.AsyncByteStream):
+    def __init__(self, upstream: httpx.Response, route: str, aliases: dict[str, str]) -> None:
+        self._upstream = upstream
+        self._sse = SseDetokeniser(route, aliases)
+
+    async def __aiter__(self):  # type: ignore[override]
+        try:
+            async for text in self._upstream.aiter_text():
+                out = self._sse.push(text)
+                if out:
+                    yield "".join(e.serialise() for e in out).encode("utf-8")
+            tail = self._sse.end()
+            if tail:
+                yield "".join(e.serialise() for e in tail).encode("utf-8")
+        finally:
+            await self._upstream.aclose()
+
+    async def aclose(self) -> None:
+        await self._upstream.aclose()
+
+
+class AsyncRelayTransport(httpx.AsyncBaseTransport):
+    """RelayTransport for `openai.AsyncOpenAI(http_client=httpx.AsyncClient(transport=...))`."""
+
+    def __init__(self, client: "AsyncRelayClient") -> None:
+        self._client = client
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        c = self._client
+        route = _route_of(request.url.path)
+        forwarded = {name: request.headers[name] for name in FORWARDED_HEADERS if name in request.headers}
+        anthropic = route == "messages"
+        try:
+            if route == "models":
+                await c._ready()
+                upstream = await c._http.get(f"{c.gateway_url}/api/v1/models", headers=c._core.headers(forwarded, forwarded.get("traceparent")), follow_redirects=False)
+                return httpx.Response(upstream.status_code, headers={k: v for k, v in upstream.headers.items() if k.lower() not in _DROPPED}, content=upstream.content)
+            if route is None or request.method != "POST":
+                return _error_response(
+                    anthropic, 404, "not_found", f"The relay transport relays chat completions, messages, embeddings and the model list; not {request.method} {request.url.path}."
+                )
+            try:
+                body = json.loads(await request.aread())
+            except ValueError:
+                return _error_response(anthropic, 400, "invalid_request", "The request body is not JSON.")
+            prepared = c._core.engine.prepare(route, body)
+            await c._ready()
+            stream = route != "embeddings" and isinstance(body, dict) and body.get("stream") is True
+            headers = c._core.headers(
+                {"content-type": "application/json", "accept": "text/event-stream" if stream else "application/json", **forwarded, **prepared.headers},
+                forwarded.get("traceparent"),
+            )
+            upstream_request = c._http.build_request("POST", f"{c.gateway_url}{ROUTE_PATHS[route]}", headers=headers, content=prepared.body_bytes)
+            upstream = await c._http.send(upstream_request, stream=True, follow_redirects=False)
+            answer_headers = httpx.Headers({k: v for k, v in upstream.headers.items() if k.lower() not in _DROPPED})
+            if upstream.status_code >= 400:
+                text = (await upstream.aread()).decode("utf-8", errors="replace")
+                await upstream.aclose()
+                error = error_from_answer(upstream.status_code, upstream.headers, text)
+                return _error_response(anthropic, upstream.status_code, error.code, error.message, answer_headers)
+            if not stream:
+                text = (await upstream.aread()).decode("utf-8")
+                await upstream.aclose()
+                return httpx.Response(upstream.status_code, headers=answer_headers, content=detokenise_response_text(text, prepared.map).encode("utf-8"))
+            return httpx.Response(upstream.status_code, headers=answer_headers, stream=_AsyncDetokenisedSse(upstream, route, prepared.map))
+        except RelayError as error:
+            return _error_response(anthropic, error.status or _local_status(error), error.code, error.message)
+        except httpx.HTTPError as error:
+            return _error_response(anthropic, 502, "connection_error", f"The gateway could not be reached: {error}")

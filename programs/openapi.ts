@@ -1,7 +1,13 @@
-// Writes docs/openapi.json from the route registry (layers/http/api) and the error catalogue (docs/errors.md).
-// `npm run openapi`; test/layers/http/api/openApiDocument.test.ts fails while the checked-in file is stale.
-import { writeFileSync } from "node:fs"
-import { OPENAPI_JSON_PATH, renderOpenApiJson } from "../layers/http/api/generate.ts"
+// Writes docs/openapi.json from the route registry (layers/http/api) and the error catalogue (docs/errors.md), and
+// the TypeScript types openapi-typescript generates from it (test/fixtures/openapi/gateway.ts, for the client smoke
+// test). `npm run openapi`; the tests fail while either checked-in file is stale.
+import { mkdirSync, writeFileSync } from "node:fs"
+import { dirname } from "node:path"
+import { CLIENT_TYPES_PATH, OPENAPI_JSON_PATH, renderClientTypes, renderOpenApiJson } from "../layers/http/api/generate.ts"
 
-writeFileSync(OPENAPI_JSON_PATH, renderOpenApiJson())
+const document = renderOpenApiJson()
+writeFileSync(OPENAPI_JSON_PATH, document)
 console.log(`wrote ${OPENAPI_JSON_PATH}`)
+mkdirSync(dirname(CLIENT_TYPES_PATH), { recursive: true })
+writeFileSync(CLIENT_TYPES_PATH, await renderClientTypes(document))
+console.log(`wrote ${CLIENT_TYPES_PATH}`)

@@ -1,3 +1,4 @@
+import createClient from "openapi-fetch"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import formats from "ajv-formats"
 import { Effect, Layer } from "effect"
@@ -5,9 +6,10 @@ import { HttpRouter } from "effect/http"
 import { readFileSync } from "node:fs"
 import { beforeAll, describe, expect, it } from "vitest"
 import { createPortalToken } from "../../../../layers/AdminOperations.ts"
-import { OPENAPI_JSON_PATH } from "../../../../layers/http/api/generate.ts"
+import { CLIENT_TYPES_PATH, OPENAPI_JSON_PATH, renderClientTypes } from "../../../../layers/http/api/generate.ts"
 import { RoutesLive } from "../../../../layers/GatewayLive.ts"
-import { relayChatAttested } from "../../../support/engine.ts"
+import type { paths } from "../../../fixtures/openapi/gateway.ts"
+import { attestedHeaders, relayChatAttested } from "../../../support/engine.ts"
 import { useRelayFixture } from "../../../support/relayFixture.ts"
 import { fundedKey } from "../../../support/tenant.ts"
 
@@ -178,5 +180,53 @@ describe("real answers of the running gateway conform to the document", () => {
     expect(conforms("POST", "/api/v1/webhooks/endpoints", 201, await created.json())).toEqual([])
     const list = await fetch(`${fx.gw.url}/api/v1/webhooks/endpoints`, { headers })
     expect(conforms("GET", "/api/v1/webhooks/endpoints", 200, await list.json())).toEqual([])
+  })
+})
+
+/**
+ * A client generated from docs/openapi.json by openapi-typescript (types) and openapi-fetch (calls) makes a relay
+ * call and verifies its receipt. The calls type-check against the generated types (`tsc --noEmit` covers this file),
+ * so a document that stopped describing them would fail the type-check.
+ */
+describe("a client generated from the OpenAPI document", () => {
+  it("test/fixtures/openapi/gateway.ts is what openapi-typescript generates from docs/openapi.json now (npm run openapi)", async () => {
+    expect(readFileSync(CLIENT_TYPES_PATH, "utf8")).toBe(await renderClientTypes(readFileSync(OPENAPI_JSON_PATH, "utf8")))
+  })
+
+  it("relays a chat completion with the attestation headers and verifies the receipt it got, through openapi-fetch", async () => {
+    const client = createClient<paths>({ baseUrl: fx.gw.url })
+    const body = { model: "local-chat", messages: [{ role: "user", content: "Hello <EMAIL_1_abcd>" }] }
+    const bytes = JSON.stringify(body)
+    const attestation = await attestedHeaders("chat.completions", bytes)
+    const relayed = await client.POST("/api/v1/chat/completions", {
+      params: {
+        header: {
+          "X-Service-Engine": attestation["x-service-engine"],
+          "X-Service-Attestation": attestation["x-service-attestation"],
+          "Idempotency-Key": crypto.randomUUID()
+        }
+      },
+      headers: { Authorization: `Bearer ${apiKey}` },
+      body,
+      // The attestation covers these exact bytes.
+      bodySerializer: () => bytes
+    })
+    expect(relayed.error).toBeUndefined()
+    expect(relayed.response.status).toBe(200)
+    expect((relayed.data as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content).toBe("Echo: Hello <EMAIL_1_abcd>")
+    expect(fx.provider.received).toHaveLength(1)
+
+    const receipt = relayed.response.headers.get("x-service-receipt-v2")!
+    const verified = await client.POST("/api/v1/receipts/verify", { body: { receipt, attestation: attestation["x-service-attestation"] } })
+    expect(verified.response.status).toBe(200)
+    expect(verified.data?.valid).toBe(true)
+    expect(verified.data?.checks.every((c) => c.status !== "fail")).toBe(true)
+  })
+
+  it("answers a refusal as the typed error envelope", async () => {
+    const client = createClient<paths>({ baseUrl: fx.gw.url })
+    const refused = await client.GET("/api/v1/self/key", { headers: { Authorization: "Bearer svc_not_a_key" } })
+    expect(refused.response.status).toBe(401)
+    expect(refused.error?.error.code).toBe("invalid_key")
   })
 })

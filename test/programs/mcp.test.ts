@@ -135,7 +135,7 @@ describe("MCP server over stdio: tools on the device", () => {
     expect(page).toContain("<title>Reply</title>")
     await callFails(mcp, "reconstruct", { text, format: "md", path: md }, "file_exists")
     await callFails(mcp, "reconstruct", { text: "<EMAIL_3_abcd>", format: "txt" }, "unknown_alias")
-    await callFails(mcp, "reconstruct", { text, format: "docx" }, "invalid_arguments")
+    await callFails(mcp, "reconstruct", { text, format: "pdf" }, "invalid_arguments")
     expect(existsSync(join(dir, "answer.txt"))).toBe(false)
   })
 })

@@ -29,12 +29,16 @@ const structureSummary = (structure: FileStructure) => ({
   ...(structure.pages === undefined ? {} : { pages: structure.pages })
 })
 
-const tokeniseFile: ToolDefinition<FileInput> = {
+const tokeniseFileInput = fileInput.extend({
+  anchors: z.boolean().optional().describe("Prefix each paragraph (.docx, .pptx) and cell (.xlsx) with its anchor (⟦document/12⟧, ⟦Sheet1!B2⟧), so an answer can name what to change for reconstruct's round trip. Default false.")
+})
+
+const tokeniseFile: ToolDefinition<FileInput & { anchors?: boolean }> = {
   name: "tokenise_file",
   title: "Tokenise a document on this device",
   description:
     "Reads a document on this device (.docx, .xlsx, .pptx, .pdf text, .html, .md, .csv, .txt; also .tsv, .json, .xml, .yaml, .log as plain text) into markdown text (headings, lists, tables, sheets, slides and notes, headers, footers, comments) and returns it with personal data replaced by aliases, ready to send to a model. Give `path`, or `filename` with `content_base64`. The aliases are remembered in this session for detokenise and reconstruct. Refuses encrypted, malformed or oversized files (nothing is sent).",
-  input: fileInput,
+  input: tokeniseFileInput,
   output: z.looseObject({
     filename: z.string(),
     format: z.string(),
@@ -51,6 +55,7 @@ const tokeniseFile: ToolDefinition<FileInput> = {
     const read = await readFile(bytes, {
       filename,
       ...(plain ? { mediaType: "text/plain" } : {}),
+      anchors: input.anchors ?? false,
       limits: { maxBytes: session.shared.settings.maxFileBytes }
     })
     const result = await tokeniseForSession(read.text, session)
@@ -59,46 +64,90 @@ const tokeniseFile: ToolDefinition<FileInput> = {
   }
 }
 
-const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
+type OutputFormat = "docx" | "xlsx" | "html" | "md" | "txt"
 
-/** The answer as a file of `format`: Markdown and text as they are, HTML as a small standalone document. */
-const render = (text: string, format: "md" | "txt" | "html", title: string): string => {
-  if (format !== "html") return text
-  const paragraphs = text.split(/\n{2,}/).map((p) => `<p>${escapeHtml(p).replace(/\n/g, "<br>")}</p>`).join("\n")
-  return `<!doctype html>\n<html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>\n<body>\n${paragraphs}\n</body></html>\n`
+const MEDIA_TYPES: Readonly<Record<OutputFormat, string>> = {
+  docx: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+  xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+  html: "text/html",
+  md: "text/markdown",
+  txt: "text/plain"
 }
 
-const reconstruct: ToolDefinition<{ text: string; format: "md" | "txt" | "html"; path?: string; filename?: string }> = {
+interface ReconstructInput {
+  readonly text: string
+  readonly format: OutputFormat
+  readonly path?: string
+  readonly filename?: string
+  readonly original_path?: string
+  readonly original_base64?: string
+}
+
+/** The original of a round trip, by path or inline, under the same size limit as any file the tools read. */
+const readOriginal = (input: ReconstructInput, session: Parameters<typeof readInput>[1]): Uint8Array | undefined => {
+  if (input.original_path !== undefined && input.original_base64 !== undefined) {
+    throw new ToolError("invalid_arguments", "Give original_path or original_base64, not both.")
+  }
+  if (input.original_path !== undefined) return readInput({ path: input.original_path }, session).bytes
+  if (input.original_base64 !== undefined) return readInput({ filename: `original.${input.format}`, content_base64: input.original_base64 }, session).bytes
+  return undefined
+}
+
+/** Writes `content` to `path` on this device, never over an existing file. */
+const writeNew = (path: string, content: Uint8Array): string => {
+  const target = resolve(path)
+  if (existsSync(target)) throw new ToolError("file_exists", `${target} exists; reconstruct never overwrites a file.`)
+  try {
+    writeFileSync(target, content, { flag: "wx", mode: 0o600 })
+  } catch (error) {
+    throw new ToolError("file_write_failed", `${target} cannot be written (${(error as NodeJS.ErrnoException).code ?? "error"}).`)
+  }
+  return target
+}
+
+const reconstruct: ToolDefinition<ReconstructInput> = {
   name: "reconstruct",
   title: "Write a model's answer to a file with the originals restored",
   description:
-    "Restores this session's aliases in a model's answer and renders it as a file on this device: Markdown (md), plain text (txt) or HTML (html). With `path`, writes the file there (never overwriting an existing file); otherwise returns its bytes as base64. Fails with `unknown_alias` when the answer holds aliases this session did not create.",
+    "Restores this session's aliases in a model's answer and writes it as a file on this device: a Word document (docx: headings, lists, tables, bold/italic), a workbook (xlsx: markdown tables, `## Sheet: name` starts a sheet), a web page (html), Markdown (md) or plain text (txt). Round trip: give the original .docx or .xlsx (`original_path` or `original_base64`) and an answer whose lines start with the anchors tokenise_file showed with `anchors: true` (`⟦document/12⟧ new text`, `⟦Sheet1!B2⟧ new value`): the original comes back with only those paragraphs or cells changed. With `path`, writes the file there (never overwriting); otherwise returns its bytes as base64. Fails with `unknown_alias` when the answer holds aliases this session did not create.",
   input: z.strictObject({
     text: z.string().max(1_000_000).describe("The answer, with aliases."),
-    format: z.enum(["md", "txt", "html"]).describe("The file format."),
+    format: z.enum(["docx", "xlsx", "html", "md", "txt"]).describe("The file format."),
     path: z.string().min(1).optional().describe("Where to write the file on this device; must not exist yet."),
-    filename: z.string().min(1).max(255).optional().describe("A name for the document (HTML title); default 'answer'.")
+    filename: z.string().min(1).max(255).optional().describe("The document's name (the title of html and docx); default 'answer'."),
+    original_path: z.string().min(1).optional().describe("Round trip: the original .docx or .xlsx on this device."),
+    original_base64: z.string().optional().describe("Round trip: the original .docx or .xlsx, base64.")
   }),
-  output: z.looseObject({ format: z.string(), bytes: z.number(), restored: z.number() }),
-  run: async ({ text, format, path, filename }, session) => {
-    const restored = restoreForSession(text, session)
+  output: z.looseObject({ format: z.string(), media_type: z.string(), bytes: z.number(), restored: z.number(), round_trip: z.boolean() }),
+  run: async (input, session) => {
+    const restored = restoreForSession(input.text, session)
     if (restored.unknown.length > 0) {
       throw new ToolError("unknown_alias", `This session holds no original for ${restored.unknown.slice(0, 5).join(", ")}; nothing was written.`)
     }
-    const content = Buffer.from(render(restored.text, format, filename ?? "answer"), "utf8")
-    if (path !== undefined) {
-      const target = resolve(path)
-      if (existsSync(target)) throw new ToolError("file_exists", `${target} exists; reconstruct never overwrites a file.`)
-      try {
-        writeFileSync(target, content, { flag: "wx", mode: 0o600 })
-      } catch (error) {
-        throw new ToolError("file_write_failed", `${target} cannot be written (${(error as NodeJS.ErrnoException).code ?? "error"}).`)
-      }
-      const structured = { format, bytes: content.length, restored: restored.restored, path: target }
+    const original = readOriginal(input, session)
+    if (original !== undefined && input.format !== "docx" && input.format !== "xlsx") {
+      throw new ToolError("file_unsupported_type", `A round trip writes back a .docx or .xlsx, not .${input.format}.`)
+    }
+    let content: Uint8Array
+    if (input.format === "txt") content = new TextEncoder().encode(restored.text)
+    else {
+      // The SDK's writers, loaded on first use; the text is already restored from this session's aliases.
+      const { reconstruct: writeFile } = await import("../../../sdks/typescript/src/files/reconstruct.ts")
+      content = await writeFile(restored.text, {
+        format: input.format,
+        filename: input.filename ?? "answer",
+        ...(original === undefined ? {} : { original }),
+        limits: { maxBytes: session.shared.settings.maxFileBytes }
+      })
+    }
+    const meta = { format: input.format, media_type: MEDIA_TYPES[input.format], bytes: content.byteLength, restored: restored.restored, round_trip: original !== undefined }
+    if (input.path !== undefined) {
+      const structured = { ...meta, path: writeNew(input.path, content) }
       return ok(structured, pretty(structured))
     }
-    const structured = { format, bytes: content.length, restored: restored.restored, content_base64: content.toString("base64") }
-    return ok(structured, restored.text)
+    const structured = { ...meta, content_base64: Buffer.from(content).toString("base64") }
+    const textual = input.format === "md" || input.format === "txt" || input.format === "html"
+    return ok(structured, textual ? new TextDecoder().decode(content) : pretty(meta))
   }
 }
 

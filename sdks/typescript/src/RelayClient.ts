@@ -6,7 +6,7 @@
  */
 import type { AttestationRoute, EngineIdentity } from "./wire/attestation/v3.ts"
 import { detokeniseResponseText } from "./client/detokeniseResponse.ts"
-import { parseGatewayUrl, probeGateway } from "./client/gatewayUrl.ts"
+import { parseGatewayUrl, probeGatewayKeys } from "./client/gatewayUrl.ts"
 import { ProxyStartError } from "./client/ProxyStartError.ts"
 import type { VerificationResult } from "./wire/receipts/verify.ts"
 import { type Engine, nameModelOf, type NameModelSetting, prepareCall, type PreparedCall } from "./engine.ts"
@@ -209,7 +209,8 @@ export class RelayClientCore {
 
   /** The gateway identity probe, once per client (again after a failure): nothing is sent to a URL that fails it. */
   #ready(): Promise<void> {
-    return (this.#identity ??= probeGateway(this.gatewayUrl, { fetch: this.#fetch }).catch((error) => {
+    // The probe reads the gateway's receipt keys: they seed the JWKS cache, so verifying the first receipt fetches nothing.
+    return (this.#identity ??= probeGatewayKeys(this.gatewayUrl, { fetch: this.#fetch }).then((jwks) => this.#jwks.seed(jwks), (error) => {
       this.#identity = undefined
       const message = error instanceof ProxyStartError ? error.message.replaceAll("GATEWAY_URL", "gatewayUrl") : String(error)
       throw new GatewayIdentityError({ status: 0, code: "gateway_identity_failed", message, cause: error })

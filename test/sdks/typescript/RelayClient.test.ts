@@ -68,6 +68,22 @@ describe("RelayClient: private relay calls", () => {
     expect(Object.keys(JSON.parse(JSON.stringify(answer)))).not.toContain("aliases")
   })
 
+  it("fetches the gateway's JWKS once on first use: the identity probe's answer seeds the receipt-key cache", async () => {
+    const requested: Array<string> = []
+    const counting: typeof fetch = (input, init) => {
+      requested.push(new URL(input instanceof Request ? input.url : String(input)).pathname)
+      return fetch(input, init)
+    }
+    const { client: relay } = await client({ fetch: counting })
+    const first = await relay.chat.completions.create({ model: "local-chat", messages: [{ role: "user", content: PROMPT }] })
+    const second = await relay.chat.completions.create({ model: "local-chat", messages: [{ role: "user", content: PROMPT }] })
+    expect(first.receiptVerified).toBe(true)
+    expect(second.receiptVerified).toBe(true)
+    const jwksRequests = requested.filter((path) => path === "/api/.well-known/service-receipt-pubkeys.jwks")
+    expect(jwksRequests).toHaveLength(1)
+    expect(requested.filter((path) => path === "/api/v1/chat/completions")).toHaveLength(2)
+  })
+
   it("streamed chat completion: aliases cut across 3-character frames are restored, the trailer receipt verifies", async () => {
     const { client: relay } = await client()
     const stream = await relay.chat.completions.create({ model: "local-chat", stream: true, messages: [{ role: "user", content: PROMPT }] })

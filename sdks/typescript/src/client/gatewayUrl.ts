@@ -5,6 +5,7 @@
  * JWKS of P-256 receipt keys. There is no provider-URL setting anywhere.
  */
 import { isPublicJwk } from "../wire/crypto/ecdsa.ts"
+import type { Jwks } from "../wire/receipts/jwks.ts"
 import { ProxyStartError } from "./ProxyStartError.ts"
 
 export const GATEWAY_IDENTITY_PROBE_PATH = "/api/.well-known/service-receipt-pubkeys.jwks"
@@ -56,6 +57,14 @@ export const probeGateway = async (
   baseUrl: string,
   options: { readonly fetch?: typeof fetch; readonly timeoutMs?: number } = {}
 ): Promise<void> => {
+  await probeGatewayKeys(baseUrl, options)
+}
+
+/** probeGateway that also returns what the probe read: the gateway's receipt keys (its JWKS). */
+export const probeGatewayKeys = async (
+  baseUrl: string,
+  options: { readonly fetch?: typeof fetch; readonly timeoutMs?: number } = {}
+): Promise<Jwks> => {
   const probeUrl = `${baseUrl}${GATEWAY_IDENTITY_PROBE_PATH}`
   const notAGateway = (why: string) =>
     new ProxyStartError(
@@ -92,4 +101,6 @@ export const probeGateway = async (
   if (!Array.isArray(keys) || keys.length === 0 || !keys.every(isPublicJwk)) {
     throw notAGateway("the answer is not a JWKS of P-256 receipt keys")
   }
+  // The gateway's receipt keys: a client verifying receipts can use them rather than fetch them again.
+  return jwks as Jwks
 }

@@ -58,6 +58,11 @@ export interface JwksCache extends JwksSource {
   readonly get: () => Promise<Jwks>
   /** Fetches now (concurrent callers share one request). */
   readonly refresh: () => Promise<Jwks>
+  /**
+   * Takes a JWKS just fetched from the same gateway by other means (the client's identity probe reads the same
+   * document) as the cached set, so it is not fetched again. Ignored when it is not a JWKS.
+   */
+  readonly seed: (jwks: unknown) => void
 }
 
 export const DEFAULT_JWKS_TTL_MS = 10 * 60 * 1000
@@ -114,6 +119,9 @@ export const createJwksCache = (options: JwksCacheOptions): JwksCache => {
   return {
     get: async () => (await current()).jwks,
     refresh: async () => (await refresh()).jwks,
+    seed: (jwks) => {
+      if (jwksProblem(jwks) === null) cached = { jwks: jwks as Jwks, at: now(), resolveKey: keyResolverFromJwks(jwks as Jwks) }
+    },
     resolveKey: async (kid) => {
       const wasCached = cached !== undefined && now() - cached.at < ttlMs
       const before = await current()

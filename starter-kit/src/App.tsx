@@ -3,7 +3,9 @@
  * in this browser before it leaves (engine.ts); the streamed answer is detokenised chunk by chunk as it arrives; each
  * answer shows its signed receipt, verified here. Conversations live only in this browser's IndexedDB, sealed.
  */
-import { type FormEvent, type KeyboardEvent, useCallback, useEffect, useRef, useState } from "react"
+import { type DragEvent, type FormEvent, type KeyboardEvent, useCallback, useEffect, useRef, useState } from "react"
+import { AttachmentPicker } from "./AttachmentPicker.tsx"
+import { type Attachment, messageContent, readAttachment } from "./attachments.ts"
 import { type ChatMessage, type Conversation, newConversation, titleOf } from "./conversation.ts"
 import { clearAll, deleteConversation, loadConversations, loadReceipts, saveConversation, saveReceipt } from "./conversationStore.ts"
 import { createEngine, type Engine, type NameModelChoice } from "./engine.ts"
@@ -42,6 +44,9 @@ export const App = () => {
   const [receipts, setReceipts] = useState<Receipts>(new Map())
   const [busy, setBusy] = useState<Busy | undefined>(undefined)
   const [draft, setDraft] = useState("")
+  const [attachments, setAttachments] = useState<ReadonlyArray<Attachment>>([])
+  const [reading, setReading] = useState(false)
+  const [attachProblem, setAttachProblem] = useState("")
   const [confirmingClear, setConfirmingClear] = useState(false)
   const [notice, setNotice] = useState("")
 
@@ -134,7 +139,7 @@ export const App = () => {
       const history = conversation.messages
         .slice(0, upTo + 1)
         .filter((m) => m.role === "user" || (m.status !== "error" && m.content !== ""))
-        .map((m) => ({ role: m.role, content: m.content }))
+        .map((m) => ({ role: m.role, content: m.role === "user" ? messageContent(m.content, m.attachments, ready.sdk.fileTextPart) : m.content }))
       performance.mark("starter:send")
       const stream = await ready.client.chat.completions.create({ model: chosenModel, messages: history, stream: true }, { signal: controller.signal })
       abortStream = stream.abort
@@ -169,16 +174,17 @@ export const App = () => {
   const send = (event?: FormEvent) => {
     event?.preventDefault()
     const text = draft.trim()
-    if (busy !== undefined || text === "") return
+    if (busy !== undefined || reading || (text === "" && attachments.length === 0)) return
     let conversation = conversationsRef.current.find((c) => c.id === currentId)
     if (conversation === undefined) {
       conversation = newConversation()
       commit([conversation, ...conversationsRef.current])
       setCurrentId(conversation.id)
     }
-    const user: ChatMessage = { id: crypto.randomUUID(), role: "user", content: text, status: "done" }
-    update(conversation.id, (c) => ({ ...c, title: c.messages.length === 0 ? titleOf(text) : c.title, messages: [...c.messages, user] }))
+    const user: ChatMessage = { id: crypto.randomUUID(), role: "user", content: text, status: "done", ...(attachments.length > 0 ? { attachments } : {}) }
+    update(conversation.id, (c) => ({ ...c, title: c.messages.length === 0 ? titleOf(text || attachments[0]!.filename) : c.title, messages: [...c.messages, user] }))
     setDraft("")
+    setAttachments([])
     void answer(conversation.id, user.id)
   }
 
@@ -190,6 +196,26 @@ export const App = () => {
     if (user === undefined) return
     update(conversationId, (c) => ({ ...c, messages: c.messages.filter((m) => m.id !== assistantId) }))
     void answer(conversationId, user.id)
+  }
+
+  const addFiles = async (files: ReadonlyArray<File>) => {
+    if (files.length === 0) return
+    setReading(true)
+    setAttachProblem("")
+    for (const file of files) {
+      try {
+        const read = await readAttachment(file)
+        setAttachments((all) => [...all, read])
+      } catch (error) {
+        setAttachProblem(`${file.name}: ${plainWords(error)}`)
+      }
+    }
+    setReading(false)
+  }
+
+  const onDrop = (event: DragEvent<HTMLFormElement>) => {
+    event.preventDefault()
+    void addFiles([...event.dataTransfer.files])
   }
 
   const onComposerKey = (event: KeyboardEvent<HTMLTextAreaElement>) => {
@@ -298,22 +324,30 @@ export const App = () => {
               models={models}
               receipt={receipts.get(m.id)}
               canRetry={busy === undefined && i === all.length - 1}
+              fileFormat={current!.messages.flatMap((x) => x.attachments ?? []).at(-1)?.format}
+              fileName={current!.messages.flatMap((x) => x.attachments ?? []).at(-1)?.filename.replace(/\.[^.]*$/, "")}
               onRetry={() => retry(current!.id, m.id)}
             />
           ))}
         </ol>
-        <form className="composer" onSubmit={send}>
+        <form className="composer" onSubmit={send} onDragOver={(e) => e.preventDefault()} onDrop={onDrop}>
           <label htmlFor="composer">Message</label>
           <textarea
             id="composer"
             value={draft}
             rows={3}
-            placeholder="Write a message. Enter sends, Shift+Enter adds a line."
+            placeholder="Write a message, or drop a file here. Enter sends, Shift+Enter adds a line."
             onChange={(e) => setDraft(e.target.value)}
             onKeyDown={onComposerKey}
           />
+          <AttachmentPicker attachments={attachments} reading={reading} onFiles={(files) => void addFiles(files)} onRemove={(i) => setAttachments((all) => all.filter((_, j) => j !== i))} />
+          {attachProblem ? (
+            <p className="error" role="alert">
+              {attachProblem}
+            </p>
+          ) : null}
           <div className="actions">
-            <button type="submit" disabled={busy !== undefined || draft.trim() === ""}>
+            <button type="submit" disabled={busy !== undefined || reading || (draft.trim() === "" && attachments.length === 0)}>
               Send
             </button>
             {busy !== undefined ? (

@@ -1,5 +1,7 @@
 /** A conversation as the app keeps it: every field here is sealed at rest except the receipts (receiptStore.ts). */
 
+import type { Attachment } from "./attachments.ts"
+
 export type MessageStatus = "streaming" | "done" | "stopped" | "error"
 
 export interface ChatMessage {
@@ -7,6 +9,8 @@ export interface ChatMessage {
   readonly role: "user" | "assistant"
   /** With the originals: what the user typed, or the answer as shown. */
   readonly content: string
+  /** User messages: files read on this device, sent as their (tokenised) text. */
+  readonly attachments?: ReadonlyArray<Attachment>
   /** User messages: this message as it left the device (aliases instead of personal data). */
   readonly tokenised?: string
   readonly status: MessageStatus

@@ -43,6 +43,16 @@ export const plainWords = (error: unknown): string => {
       return "The answer was cut off before it finished. Press Retry."
     case "not_tokenised":
       return "This app's server refused a message that was not tokenised on the device. Nothing was sent."
+    case "file_too_large":
+      return `The file is too large to read here (the limit is 20 MB).${e.message ? ` ${e.message}` : ""}`
+    case "file_zip_bomb":
+      return "The file would expand to far more than its size (a zip bomb?), so it was not read."
+    case "file_unsupported_type":
+      return "This kind of file cannot be read here. Attach a .docx, .xlsx, .pptx, .pdf, .csv, .txt, .md or .html file."
+    case "file_malformed":
+      return "The file could not be read: it is damaged or is not what its name says."
+    case "file_encrypted":
+      return "The file is password-protected. Save a copy without the password and attach that."
     case "payload_too_large":
       return "The message (with its attachments) is too large to send."
   }

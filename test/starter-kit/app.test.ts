@@ -2,18 +2,20 @@
 // gateway key from a file, in Debian's Chromium driven through playwright-core, against a real gateway and the fake
 // provider (streaming in 3-character frames, so aliases are cut across frames). Between the starter server and the
 // gateway sits a recording hop: it shows exactly what the server forwarded.
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type FakeProvider, startFakeProvider } from "../../programs/fake-provider.ts"
+import { readFile } from "../../sdks/typescript/src/index.ts"
 import { buildStarterKit } from "../../starter-kit/build.ts"
 import { type StarterServer, startStarterServer } from "../../starter-kit/server.ts"
 import { startTestGateway, type TestGateway } from "../support/gateway.ts"
 import { type RecordingProxy, startRecordingProxy } from "../support/recordingProxy.ts"
 import { fundedKey } from "../support/tenant.ts"
+import { makeDocx, ORIGINALS as FILE_ORIGINALS } from "../sdks/typescript/files/fixtures.ts"
 
 const CHROMIUM = "/usr/bin/chromium"
 const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -149,6 +151,50 @@ describe("the starter kit in Chromium", () => {
     mkdirSync(ARTEFACTS, { recursive: true })
     await page.screenshot({ path: join(ARTEFACTS, "starter-chat.png"), fullPage: true })
     expect(errors).toEqual([])
+    await context.close()
+  })
+
+  it("reads an attached .docx in the browser: only its tokenised text leaves, the answer shows the originals and downloads as a rebuilt .docx with them", async () => {
+    const { context, page, errors } = await openApp(starter.url)
+    provider.reset()
+    await page.getByTestId("file-input").setInputFiles({
+      name: "hamilton.docx",
+      mimeType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+      buffer: Buffer.from(await makeDocx())
+    })
+    expect(await page.getByTestId("attachment").textContent()).toMatch(/^hamilton\.docx \(docx, [\d,]+ characters, read on this device\)/)
+    await sendAndWait(page, "Summarise the attached file.")
+    const sensitive = [FILE_ORIGINALS.email, FILE_ORIGINALS.phone, FILE_ORIGINALS.iban, FILE_ORIGINALS.tableEmail, FILE_ORIGINALS.headerEmail, FILE_ORIGINALS.footerPhone]
+
+    // Upstream: the file's text, tokenised; no original value, no file bytes.
+    expect(provider.received).toHaveLength(1)
+    const upstream = provider.received[0]!.body.toString("utf8")
+    expect(upstream).toContain("--- File: hamilton.docx ---")
+    for (const value of sensitive) expect(upstream).not.toContain(value)
+    expect(upstream).not.toContain("file_data")
+
+    // On the page: the answer (the fake provider echoes the text) with the originals back.
+    const answer = lastAnswer(page)
+    const shown = (await answer.locator(".content").textContent())!
+    for (const value of sensitive) expect(shown).toContain(value)
+
+    // Downloaded as a .docx rebuilt in the browser: the originals are in the file.
+    expect(await answer.getByLabel("Save the answer as").inputValue()).toBe("docx")
+    const [download] = await Promise.all([page.waitForEvent("download"), answer.getByRole("button", { name: "Download" }).click()])
+    expect(download.suggestedFilename()).toBe("hamilton-answer.docx")
+    const rebuilt = await readFile(new Uint8Array(readFileSync((await download.path())!)), { filename: "rebuilt.docx" })
+    for (const value of [FILE_ORIGINALS.email, FILE_ORIGINALS.iban, FILE_ORIGINALS.tableEmail]) expect(rebuilt.text).toContain(value)
+    expect(errors).toEqual([])
+    await context.close()
+  })
+
+  it("refuses a file it cannot read, in plain words, and sends nothing", async () => {
+    const { context, page } = await openApp(starter.url)
+    provider.reset()
+    await page.getByTestId("file-input").setInputFiles({ name: "broken.docx", mimeType: "application/octet-stream", buffer: Buffer.from("not a zip at all") })
+    expect(await page.locator(".composer .error").textContent()).toMatch(/^broken\.docx: The file could not be read/)
+    expect(await page.getByTestId("attachment").count()).toBe(0)
+    expect(provider.received).toHaveLength(0)
     await context.close()
   })
 

@@ -38,6 +38,14 @@ export interface UsageDay {
   readonly billedMicros: bigint
 }
 
+/** Refused calls of one day with one error code: the failed-call receipts sealed for them. */
+export interface FailureDay {
+  readonly day: string
+  readonly status: number
+  readonly errorCode: string
+  readonly calls: number
+}
+
 export interface Page<A> {
   readonly items: ReadonlyArray<A>
   readonly nextCursor: string | null
@@ -50,6 +58,8 @@ export class BillingHistory extends Context.Service<BillingHistory, {
   readonly usage: (orgId: string, page: { readonly limit: number; readonly cursor?: string }) => Effect.Effect<Page<UsageRecord>>
   /** Totals per UTC day, provider and model in [from, to). */
   readonly usageByDay: (orgId: string, range: { readonly from: Date; readonly to: Date }) => Effect.Effect<ReadonlyArray<UsageDay>>
+  /** Calls refused after their key was accepted (each has a failed-call receipt), per UTC day and error code, in [from, to). */
+  readonly failuresByDay: (orgId: string, range: { readonly from: Date; readonly to: Date }) => Effect.Effect<ReadonlyArray<FailureDay>>
   readonly subOrganisations: (parentId: string) =>
     Effect.Effect<ReadonlyArray<{ readonly orgId: string; readonly name: string; readonly balanceMicros: bigint; readonly createdAt: string }>>
   /** True when `orgId` is a direct sub-organisation of `parentId`. */

@@ -47,7 +47,10 @@ const usageDayJson = (d: UsageDay) => ({
   billed_usd: formatUsd(d.billedMicros)
 })
 
-/** `GET .../usage` for one organisation: daily totals per model in [from, to) and a page of records. */
+/**
+ * `GET .../usage` for one organisation: daily totals per model in [from, to), the calls refused after their key was
+ * accepted per day and error code (what an error rate needs), and a page of records.
+ */
 export const usageResponse = (orgId: string) =>
   Effect.gen(function*() {
     const history = yield* BillingHistory
@@ -61,12 +64,14 @@ export const usageResponse = (orgId: string) =>
     const to = yield* parseDate("to", new Date(Date.now() + 1000))
     const from = yield* parseDate("from", new Date(to.getTime() - 30 * DAY_MS))
     const summary = yield* history.usageByDay(orgId, { from, to })
+    const failures = yield* history.failuresByDay(orgId, { from, to })
     const page = yield* history.usage(orgId, { limit, cursor })
     return HttpServerResponse.jsonUnsafe({
       org_id: orgId,
       from: from.toISOString(),
       to: to.toISOString(),
       summary: summary.map(usageDayJson),
+      failures: failures.map((f) => ({ day: f.day, status: f.status, error_code: f.errorCode, calls: f.calls })),
       records: page.items.map(usageRecordJson),
       next_cursor: page.nextCursor
     })

@@ -68,6 +68,14 @@ export const BillingHistoryPg = Layer.effect(
           const last = page[page.length - 1]
           return { items, nextCursor: rows.length > limit ? encodeCursor(String(last.finished_text), String(last.id)) : null }
         }).pipe(Effect.orDie),
+      failuresByDay: (orgId, { from, to }) =>
+        sql<{ day: string; status: number; error_code: string; calls: string }>`
+          SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, status, error_code, count(*)::text AS calls
+          FROM receipts_failed WHERE org_id = ${orgId} AND created_at >= ${from} AND created_at < ${to}
+          GROUP BY 1, 2, 3 ORDER BY 1 DESC, 2, 3`.pipe(
+          Effect.map((rows) => rows.map((r) => ({ day: r.day, status: Number(r.status), errorCode: r.error_code, calls: Number(r.calls) }))),
+          Effect.orDie
+        ),
       usageByDay: (orgId, { from, to }) =>
         sql<{ day: string; provider: string; model: string; calls: string; input: string; output: string; billed: string }>`
           SELECT to_char(finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, provider, model, count(*)::text AS calls,

@@ -223,8 +223,17 @@ describe("portal in Chromium", () => {
     expect(await axeFindings()).toEqual([])
     await shot("07-receipt-detail")
 
+    // A call the key's scopes do not allow: refused after the key was accepted, so it counts in the error rate.
+    const refused = await client(firstKey).messages.create({ model: "local-chat", max_tokens: 16, messages: [{ role: "user", content: "hi" }] }).then(() => "sent", (e) => e.code)
+    expect(refused).toBe("insufficient_scope")
+
     await go("/")
     await expect.poll(() => page.getByTestId("calls-month").textContent()).toBe("1")
+    await expect.poll(async () => {
+      await go("/")
+      return page.getByTestId("error-rate").textContent()
+    }, { timeout: 20_000 }).toBe("50.0%")
+    expect(await page.locator("main").textContent()).toContain("1 of 2 calls refused; most often insufficient_scope")
     expect(await page.locator("canvas[role=img]").getAttribute("aria-label")).toContain("local-chat")
     expect(await axeFindings()).toEqual([])
     await shot("08-overview")

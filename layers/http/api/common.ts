@@ -28,7 +28,7 @@ export const Jti = Schema.String.check(Schema.isPattern(/^[0-9a-f]{32}$/)).annot
 /** SHA-256 as 64 lowercase hex characters. */
 export const Sha256Hex = Schema.String.check(Schema.isPattern(/^[0-9a-f]{64}$/))
 
-/** `{ org_id, from, to, summary, records, next_cursor }`: a page of usage for one organisation. */
+/** `{ org_id, from, to, summary, failures, records, next_cursor }`: a page of usage for one organisation. */
 export const Usage = Schema.Struct({
   org_id: Schema.String,
   from: Instant,
@@ -42,6 +42,13 @@ export const Usage = Schema.Struct({
     output_tokens: Schema.Int,
     billed_micros: Micros,
     billed_usd: Usd
+  })),
+  /** Calls refused after the key was accepted (each sealed as a failed-call receipt), per UTC day and error code. */
+  failures: Schema.Array(Schema.Struct({
+    day: Schema.String,
+    status: Schema.Int,
+    error_code: Schema.String,
+    calls: Schema.Int
   })),
   records: Schema.Array(Schema.Struct({
     id: Schema.String,

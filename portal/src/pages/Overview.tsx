@@ -14,7 +14,7 @@ export const Overview = ({ me }: { me: Account }) => {
   const to = new Date(Date.now() + 1000)
   const from = new Date(Math.min(monthStart().getTime(), to.getTime() - DAYS * 86_400_000))
   const [data, reload] = useLoad(async () => {
-    const [balance, usage] = await Promise.all([rest.billing.balance(), rest.billing.usage({ from: from.toISOString(), to: to.toISOString(), limit: 200 })])
+    const [balance, usage] = await Promise.all([rest.billing.balance(), rest.billing.usage({ from: from.toISOString(), to: to.toISOString(), limit: 1 })])
     return { balance, usage }
   })
   if (!can(me, "ability:billing.read")) return <section><h1>Overview</h1><p>Your role cannot read this organisation's billing.</p></section>
@@ -28,16 +28,25 @@ export const Overview = ({ me }: { me: Account }) => {
   )
 }
 
+interface FailureDay {
+  readonly day: string
+  readonly status: number
+  readonly error_code: string
+  readonly calls: number
+}
+
 const OverviewBody = ({ balance, usage, from, to }: { balance: any; usage: any; from: Date; to: Date }) => {
   const summary = usage.summary as ReadonlyArray<UsageDay>
   const month = monthStart().toISOString().slice(0, 10)
   const thisMonth = summary.filter((d) => d.day >= month)
   const spend = thisMonth.reduce((s, d) => s + d.billed_micros, 0)
   const calls = thisMonth.reduce((s, d) => s + d.calls, 0)
-  // Calls whose answer was cut short (a stream that ended early) among the latest records: the gateway bills what
-  // was delivered and marks them partial.
-  const records = usage.records as ReadonlyArray<{ partial: boolean }>
-  const partial = records.filter((r) => r.partial).length
+  // Refused after the key was accepted (insufficient balance or scope, provider errors...): each has a failed-call receipt.
+  const failures = (usage.failures as ReadonlyArray<FailureDay>).filter((f) => f.day >= month)
+  const refused = failures.reduce((s, f) => s + f.calls, 0)
+  const byCode = new Map<string, number>()
+  for (const f of failures) byCode.set(f.error_code, (byCode.get(f.error_code) ?? 0) + f.calls)
+  const commonest = [...byCode].sort((a, b) => b[1] - a[1])[0]
   const chartFrom = new Date(to.getTime() - DAYS * 86_400_000)
   return (
     <>
@@ -46,9 +55,11 @@ const OverviewBody = ({ balance, usage, from, to }: { balance: any; usage: any; 
         <div><dt>Spend this month</dt><dd data-testid="spend-month">{microsToUsd(spend)}</dd></div>
         <div><dt>Calls this month</dt><dd data-testid="calls-month">{count(calls)}</dd></div>
         <div>
-          <dt>Cut short</dt>
-          <dd data-testid="partial-rate">{records.length === 0 ? "—" : `${((partial / records.length) * 100).toFixed(1)}%`}</dd>
-          <dd class="muted small">of the last {records.length} calls ended before the answer was complete</dd>
+          <dt>Error rate this month</dt>
+          <dd data-testid="error-rate">{calls + refused === 0 ? "—" : `${((refused / (calls + refused)) * 100).toFixed(1)}%`}</dd>
+          <dd class="small muted">
+            {refused === 0 ? "No refused calls." : `${count(refused)} of ${count(calls + refused)} calls refused; most often ${commonest![0]}.`}
+          </dd>
         </div>
       </dl>
       <h2>Last {DAYS} days</h2>

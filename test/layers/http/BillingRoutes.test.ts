@@ -186,10 +186,32 @@ describe("development payments (no Stripe key)", () => {
         { day: "2030-01-02", provider: "local", model: "local-chat", calls: 2, input_tokens: 20, output_tokens: 10, billed_micros: 300, billed_usd: "0.000300" },
         { day: "2030-01-02", provider: "local", model: "local-embed", calls: 1, input_tokens: 10, output_tokens: 5, billed_micros: 50, billed_usd: "0.000050" }
       ])
+      expect(json.failures).toEqual([])
       expect(json.records.map((r: any) => r.id)).toEqual(["use_d", "use_c", "use_b"])
       const next = await (await call(gw, "GET", `/api/v1/billing/usage?from=2030-01-01&to=2030-01-04&limit=3&cursor=${json.next_cursor}`, token)).json()
       expect(next.records.map((r: any) => r.id)).toEqual(["use_a"])
       expect(next.next_cursor).toBeNull()
+    })
+
+    it("counts the calls refused after the key was accepted (failed-call receipts) per day and code, for the organisation only", async () => {
+      const { orgId, token } = await portalOrg(gw)
+      const { orgId: otherOrg } = await portalOrg(gw)
+      let seq = 0
+      const failed = (org: string, status: number, code: string, at: string) =>
+        gw.query(`INSERT INTO receipts_failed (jti, org_id, key_id, chain_id, seq, status, error_code, envelope, created_at)
+          VALUES ($1, $2, 'key_x', $3, $4, $5, $6, '{}'::jsonb, $7)`, crypto.randomUUID().replaceAll("-", ""), org, `failed-v2-org-${org}`, ++seq, status, code, at)
+      await failed(orgId, 403, "insufficient_scope", "2030-02-02T10:00:00Z")
+      await failed(orgId, 403, "insufficient_scope", "2030-02-02T11:00:00Z")
+      await failed(orgId, 402, "insufficient_balance", "2030-02-02T12:00:00Z")
+      await failed(orgId, 502, "upstream_error", "2030-02-03T09:00:00Z")
+      await failed(orgId, 502, "upstream_error", "2030-02-09T09:00:00Z") // after `to`
+      await failed(otherOrg, 403, "insufficient_scope", "2030-02-02T10:00:00Z")
+      const json = await (await call(gw, "GET", "/api/v1/billing/usage?from=2030-02-01&to=2030-02-04", token)).json()
+      expect(json.failures).toEqual([
+        { day: "2030-02-03", status: 502, error_code: "upstream_error", calls: 1 },
+        { day: "2030-02-02", status: 402, error_code: "insufficient_balance", calls: 1 },
+        { day: "2030-02-02", status: 403, error_code: "insufficient_scope", calls: 2 }
+      ])
     })
   })
 })

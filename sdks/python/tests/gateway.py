@@ -88,6 +88,17 @@ class Relay:
             raise RuntimeError(f"cli {args[:2]} failed: {out.stderr}")
         return json.loads(out.stdout.strip().splitlines()[-1])
 
+    def admin(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        """The gateway's admin API (what `programs/cli.ts` calls for a running gateway), authorised by the admin
+        token the gateway keeps in its DATA_DIR."""
+        token = (Path(self.data_dir) / "admin-token").read_text("utf-8").strip()
+        res = httpx.post(f"{self.url}{path}", json=body, headers={"authorization": f"Bearer {token}"})
+        assert res.status_code < 300, res.text
+        return res.json()
+
+    def portal_token(self, key_prefix: str, abilities: list[str]) -> str:
+        return self.admin("/api/admin/portal-tokens", {"key_prefix": key_prefix, "abilities": ",".join(abilities)})["token"]
+
     def funded_key(self, usd: str = "10") -> tuple[str, str]:
         """A self-service key whose wallet holds `usd`; answers (api_key, key_prefix)."""
         # Each key from its own test network (the gateway trusts X-Forwarded-For from loopback here), so the
@@ -98,7 +109,7 @@ class Relay:
         assert res.status_code == 201, res.text
         key = res.json()
         if usd != "0":
-            self.cli("wallet", "credit", "--key-prefix", key["key_prefix"], "--usd", usd)
+            self.admin("/api/admin/wallets/credit", {"key_prefix": key["key_prefix"], "usd": usd})
         return key["api_key"], key["key_prefix"]
 
     def stop(self) -> None:

@@ -51,10 +51,12 @@ const componentConforms = (name: string, value: unknown) => {
 const decodeHeader = (value: string | null) => JSON.parse(Buffer.from(value!, "base64").toString("utf8"))
 
 let apiKey: string
+let orgId: string
 let portalToken: string
 beforeAll(async () => {
   const key = await fundedKey(fx.gw)
   apiKey = key.apiKey
+  orgId = key.orgId
   ;({ token: portalToken } = await fx.gw.runtime.runPromise(
     createPortalToken({ org_id: key.orgId, abilities: "ability:keys.write,ability:keys.read,webhooks.manage" })
   ))
@@ -180,6 +182,71 @@ describe("real answers of the running gateway conform to the document", () => {
     expect(conforms("POST", "/api/v1/webhooks/endpoints", 201, await created.json())).toEqual([])
     const list = await fetch(`${fx.gw.url}/api/v1/webhooks/endpoints`, { headers })
     expect(conforms("GET", "/api/v1/webhooks/endpoints", 200, await list.json())).toEqual([])
+  })
+})
+
+describe("more real answers: a sweep over the portal, billing, webhook, transparency and key-issuance routes", () => {
+  it("each answer's status is documented for its route and its body validates against the documented schema", async () => {
+    const admin = (await fx.gw.runtime.runPromise(
+      createPortalToken({ org_id: orgId, abilities: "ability:admin" })
+    )).token
+    await relayChatAttested(fx.gw.url, apiKey, JSON.stringify({ model: "local-chat", messages: [{ role: "user", content: "sweep" }] }))
+    const json = { "content-type": "application/json" }
+    const asAdmin = { authorization: `Bearer ${admin}`, ...json }
+    const asKeyPortal = { authorization: `Bearer ${portalToken}`, ...json }
+    const call = async (method: string, path: string, documented: string, headers: Record<string, string>, body?: unknown) => {
+      const res = await fetch(`${fx.gw.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+      const answer = res.status === 204 ? undefined : await res.json()
+      return { status: res.status, answer, problems: res.status === 204 ? [] : conforms(method, documented, res.status, answer) }
+    }
+    const failures: Array<string> = []
+    const check = async (method: string, path: string, documented: string, expected: number, headers: Record<string, string>, body?: unknown) => {
+      const r = await call(method, path, documented, headers, body)
+      if (r.status !== expected) failures.push(`${method} ${path}: ${r.status} ${JSON.stringify(r.answer)}`)
+      for (const p of r.problems) failures.push(`${method} ${path} ${r.status}: ${p}`)
+      return r.answer
+    }
+    await check("GET", "/api/v1/billing/balance", "/api/v1/billing/balance", 200, asAdmin)
+    const ledger = await check("GET", "/api/v1/billing/ledger", "/api/v1/billing/ledger", 200, asAdmin)
+    expect(ledger.entries.length).toBeGreaterThan(1)
+    const usage = await check("GET", "/api/v1/billing/usage", "/api/v1/billing/usage", 200, asAdmin)
+    expect(usage.records.length).toBeGreaterThan(0)
+    await check("POST", "/api/v1/billing/topup", "/api/v1/billing/topup", 201, asAdmin, { amount_usd: "10.00" })
+    const sub = await check("POST", "/api/v1/orgs/sub", "/api/v1/orgs/sub", 201, asAdmin, { name: "sub of the sweep" })
+    await check("GET", "/api/v1/orgs/sub", "/api/v1/orgs/sub", 200, asAdmin)
+    await check("GET", `/api/v1/orgs/sub/${sub.org_id}/usage`, "/api/v1/orgs/sub/{id}/usage", 200, asAdmin)
+    await check("PUT", "/api/v1/byok/openai", "/api/v1/byok/{provider}", 200, asAdmin, { api_key: "sk-sweep-0123456789" })
+    await check("GET", "/api/v1/byok", "/api/v1/byok", 200, asAdmin)
+    const audit = await check("GET", "/api/v1/audit", "/api/v1/audit", 200, asAdmin)
+    expect(audit.entries.length).toBeGreaterThan(0)
+    await check("GET", "/api/admin/ledger/check", "/api/admin/ledger/check", 200, asAdmin)
+    const endpoint = await check("POST", "/api/v1/webhooks/endpoints", "/api/v1/webhooks/endpoints", 201, asKeyPortal, { url: "https://hooks.example.com/sweep", events: ["*"] })
+    await check("PATCH", `/api/v1/webhooks/endpoints/${endpoint.id}`, "/api/v1/webhooks/endpoints/{id}", 200, asKeyPortal, { events: ["receipt.signed"] })
+    await check("POST", `/api/v1/webhooks/endpoints/${endpoint.id}/rotate`, "/api/v1/webhooks/endpoints/{id}/rotate", 200, asKeyPortal)
+    const delivery = await check("POST", `/api/v1/webhooks/endpoints/${endpoint.id}/test`, "/api/v1/webhooks/endpoints/{id}/test", 202, asKeyPortal)
+    await check("GET", "/api/v1/webhooks/deliveries", "/api/v1/webhooks/deliveries", 200, asKeyPortal)
+    await check("GET", `/api/v1/webhooks/deliveries/${delivery.id}`, "/api/v1/webhooks/deliveries/{id}", 200, asKeyPortal)
+    await check("POST", `/api/v1/webhooks/deliveries/${delivery.id}/replay`, "/api/v1/webhooks/deliveries/{id}/replay", 201, asKeyPortal)
+    await check("GET", "/api/v1/models?include=unavailable", "/api/v1/models", 200, {})
+    await check("GET", "/api/v1/models?include=everything", "/api/v1/models", 400, {})
+    await check("GET", "/api/v1/transparency/sth", "/api/v1/transparency/sth", 200, {})
+    await check("POST", "/api/v1/self-service/key", "/api/v1/self-service/key", 201, { ...json, "x-forwarded-for": "198.51.100.77" }, {})
+    await check("POST", "/api/v1/demo/key", "/api/v1/demo/key", 201, { ...json, "x-forwarded-for": "198.51.100.78" }, {})
+    await check("POST", "/api/v1/demo/key", "/api/v1/demo/key", 400, { ...json, "x-forwarded-for": "198.51.100.79" }, { anything: 1 })
+    await check("GET", "/api/v1/receipts", "/api/v1/receipts", 401, {})
+    await check("POST", "/api/v1/receipts/verify", "/api/v1/receipts/verify", 422, json, { receipt: { v: 2, alg: "ES256", kid: "nope" } })
+    expect(failures).toEqual([])
+  })
+
+  it("a streamed relay call ends with the receipt-v2 trailer whose data is a ReceiptV2", async () => {
+    const body = JSON.stringify({ model: "local-chat", stream: true, messages: [{ role: "user", content: "stream <EMAIL_1_abcd>" }] })
+    const { res } = await relayChatAttested(fx.gw.url, apiKey, body)
+    expect(res.status).toBe(200)
+    expect(Object.keys(document.paths["/api/v1/chat/completions"].post.responses["200"].content)).toContain(res.headers.get("content-type")!.split(";")[0])
+    const frames = (await res.text()).split("\n\n")
+    const trailer = frames.find((f) => f.startsWith("event: receipt-v2\n"))
+    expect(trailer).toBeDefined()
+    expect(componentConforms("ReceiptV2", JSON.parse(trailer!.split("\n").find((l) => l.startsWith("data: "))!.slice(6)))).toEqual([])
   })
 })
 

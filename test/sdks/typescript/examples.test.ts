@@ -53,6 +53,14 @@ const CASES: Record<string, { readonly prints: ReadonlyArray<string | RegExp>; r
     prints: ["answer: Echo: Summarise the ticket from jane.doe@example.com.", "streamed: Echo: Phone +44 20 7946 0958 back.\n"],
     neverUpstream: ["jane.doe@example.com", "7946 0958"]
   },
+  "files.ts": {
+    prints: [
+      "answer: Echo: Format these contacts as a markdown table.",
+      /what left this device: .*--- File: contacts\.csv ---.*<EMAIL_1_[0-9a-z]+>/,
+      "<tr><td>Ada Lovelace</td><td>ada@example.org</td></tr><tr><td>Alan Turing</td><td>alan.turing@example.org</td></tr>"
+    ],
+    neverUpstream: ["ada@example.org", "Ada Lovelace", "alan.turing@example.org"]
+  },
   "effect.ts": {
     prints: ["answer: Echo: Remind jane.doe@example.com of Friday's meeting.", "receipt verified: true", "failed as expected: 404 model_not_found"],
     neverUpstream: ["jane.doe@example.com"]

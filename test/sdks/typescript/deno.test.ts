@@ -51,9 +51,9 @@ console.log(JSON.stringify({
 })
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-const runDeno = (permissions: Array<string>) =>
+const runDeno = (permissions: Array<string>, script = "main.ts") =>
   new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-    execFile(DENO, ["run", "--config", join(REPO, "deno.json"), ...permissions, join(dir, "main.ts")], {
+    execFile(DENO, ["run", "--config", join(REPO, "deno.json"), ...permissions, join(dir, script)], {
       cwd: REPO,
       env: {
         PATH: process.env.PATH ?? "",
@@ -91,6 +91,35 @@ describe("the SDK under Deno", () => {
     expect(seen).toMatch(/<PHONE_1_[0-9a-z]+>/)
     // The device key was created where it was allowed to be, private to the user.
     expect(statSync(join(configDir, "attester-key.json")).mode & 0o077).toBe(0)
+  })
+
+  it("files under Deno: a .docx written by reconstruct, attached to a private call, read and tokenised; the answer rebuilt into an .xlsx", async () => {
+    writeFileSync(
+      join(dir, "files.ts"),
+      `import { readFile, reconstruct, RelayClient } from ${JSON.stringify(SDK)}
+const docx = await reconstruct("# Team\\n\\n| Name | Email |\\n| --- | --- |\\n| Ada Lovelace | ${EMAIL} |", { format: "docx", filename: "team.docx" })
+const read = await readFile(docx, { filename: "team.docx" })
+let binary = ""
+for (const byte of docx) binary += String.fromCharCode(byte)
+const client = new RelayClient({ gatewayUrl: Deno.env.get("GATEWAY_URL")!, apiKeyFile: Deno.env.get("GATEWAY_KEY_FILE")! })
+const answer = await client.chat.completions.create({ model: "local-chat", messages: [{ role: "user", content: [{ type: "file", file: { filename: "team.docx", file_data: "data:application/octet-stream;base64," + btoa(binary) } }] }] })
+const xlsx = await reconstruct(answer.choices[0].message.content, { format: "xlsx", aliases: answer.aliases })
+const sheet = await readFile(xlsx, { filename: "team.xlsx" })
+console.log(JSON.stringify({ read: read.text, sheet: sheet.text }))
+`
+    )
+    // exceljs reads the process umask (a sys permission without a finer name) when it writes a workbook.
+    const run = await runDeno([...least(), "--allow-sys"], "files.ts")
+    expect(run.stderr).toBe("")
+    expect(run.code).toBe(0)
+    const result = JSON.parse(run.stdout.trim())
+    expect(result.read).toBe(`# Team\n\n| Name | Email |\n| --- | --- |\n| Ada Lovelace | ${EMAIL} |`)
+    expect(result.sheet).toContain(`| 2 | Ada Lovelace | ${EMAIL} |`)
+    expect(fx.provider.received).toHaveLength(1)
+    const seen = fx.provider.received[0]!.body.toString("utf8")
+    expect(seen).toContain("--- File: team.docx ---")
+    expect(seen).not.toContain(EMAIL)
+    expect(seen).not.toContain("Ada Lovelace")
   })
 
   it("the permissions are needed: without write access to the config directory the call fails before anything is sent", async () => {

@@ -184,6 +184,8 @@ describe("the starter kit in Chromium", () => {
     expect(download.suggestedFilename()).toBe("hamilton-answer.docx")
     const rebuilt = await readFile(new Uint8Array(readFileSync((await download.path())!)), { filename: "rebuilt.docx" })
     for (const value of [FILE_ORIGINALS.email, FILE_ORIGINALS.iban, FILE_ORIGINALS.tableEmail]) expect(rebuilt.text).toContain(value)
+    mkdirSync(ARTEFACTS, { recursive: true })
+    await page.screenshot({ path: join(ARTEFACTS, "starter-attachment.png"), fullPage: true })
     expect(errors).toEqual([])
     await context.close()
   })

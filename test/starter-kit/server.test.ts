@@ -1,5 +1,6 @@
 // starter-kit/server.ts without a browser: what it refuses, and that a refusal forwards nothing. The gateway here is
 // a recording hop in front of a real gateway, so "nothing forwarded" is observed, not assumed.
+import { spawn } from "node:child_process"
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -120,5 +121,33 @@ describe("the starter kit's server", () => {
     await expect(startStarterServer({ gatewayUrl: "http://relay.example", keyFile, appDir, port: 0 })).rejects.toThrow(/must be https/)
     const errors = await Promise.allSettled([startStarterServer({ gatewayUrl: hop.url, keyFile: loose, appDir, port: 0 })])
     expect(JSON.stringify(errors)).not.toContain(apiKey)
+  })
+
+  it("runs as a program: GATEWAY_URL and GATEWAY_KEY_FILE from the environment, one line saying where it listens; a bad setting exits 1 with the reason", async () => {
+    const program = join(import.meta.dirname, "..", "..", "starter-kit", "server.ts")
+    const run = (env: Record<string, string>, until: RegExp) =>
+      new Promise<{ code: number | null; out: string; child: ReturnType<typeof spawn> }>((resolve) => {
+        const child = spawn(process.execPath, [program], { env: { PATH: process.env.PATH ?? "", STARTER_PORT: "0", STARTER_APP_DIR: appDir, ...env } })
+        let out = ""
+        const check = (chunk: Buffer) => {
+          out += chunk.toString("utf8")
+          if (until.test(out)) resolve({ code: null, out, child })
+        }
+        child.stdout.on("data", check)
+        child.stderr.on("data", check)
+        child.on("exit", (code) => resolve({ code, out, child }))
+      })
+    const started = await run({ GATEWAY_URL: hop.url, GATEWAY_KEY_FILE: keyFile }, /listening/)
+    try {
+      const line = JSON.parse(started.out.trim().split("\n")[0]!) as { url: string }
+      expect(line.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+      expect((await fetch(`${line.url}/`)).status).toBe(200)
+      expect(started.out).not.toContain(apiKey)
+    } finally {
+      started.child.kill("SIGTERM")
+    }
+    const refused = await run({ GATEWAY_URL: hop.url }, /$^/)
+    expect(refused.code).toBe(1)
+    expect(refused.out).toContain("GATEWAY_KEY_FILE is not set")
   })
 })

@@ -10,6 +10,7 @@ streams included, come back with the originals restored. Errors are answered in 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import TYPE_CHECKING, Iterator, Optional
 
@@ -163,7 +164,7 @@ class AsyncRelayTransport(httpx.AsyncBaseTransport):
                 body = json.loads(await request.aread())
             except ValueError:
                 return _error_response(anthropic, 400, "invalid_request", "The request body is not JSON.")
-            prepared = c._core.engine.prepare(route, body)
+            prepared = await asyncio.to_thread(c._core.engine.prepare, route, body)
             await c._ready()
             stream = route != "embeddings" and isinstance(body, dict) and body.get("stream") is True
             headers = c._core.headers(

@@ -7,6 +7,7 @@ import { ErrorNotice, Loading } from "./components/ui.tsx"
 import { SignIn, SignUp, Verify } from "./pages/Auth.tsx"
 import { Billing } from "./pages/Billing.tsx"
 import { Keys } from "./pages/Keys.tsx"
+import { Organisations } from "./pages/Organisations.tsx"
 import { Overview } from "./pages/Overview.tsx"
 import { ReceiptDetail, Receipts } from "./pages/Receipts.tsx"
 import { Usage } from "./pages/Usage.tsx"
@@ -20,7 +21,8 @@ const NAV: ReadonlyArray<readonly [string, string]> = [
   ["/usage", "Usage"],
   ["/receipts", "Receipts"],
   ["/webhooks", "Webhooks"],
-  ["/billing", "Billing"]
+  ["/billing", "Billing"],
+  ["/organisations", "Sub-organisations"]
 ]
 
 const PUBLIC_PAGES = new Set(["/sign-in", "/sign-up", "/verify"])
@@ -73,6 +75,7 @@ const page = (path: string, me: Account) => {
   if (path === "/webhooks") return <Webhooks me={me} />
   if (path.startsWith("/webhooks/deliveries/")) return <DeliveryDetail me={me} id={decodeURIComponent(path.slice("/webhooks/deliveries/".length))} />
   if (path === "/billing") return <Billing me={me} />
+  if (path === "/organisations") return <Organisations me={me} />
   return (
     <section>
       <h1>Page not found</h1>

@@ -292,12 +292,34 @@ describe("portal in Chromium", () => {
     await shot("11-billing")
   })
 
+  it("partner mode: creates a sub-organisation, shows its balance and usage, and adds a person to it", async () => {
+    await go("/organisations")
+    await page.getByText("No sub-organisations yet.").waitFor()
+    await page.getByLabel("Name").fill("Lovelace Clients")
+    await page.getByRole("button", { name: "Create", exact: true }).click()
+    const card = page.getByTestId("sub-organisation")
+    await card.waitFor()
+    expect(await card.textContent()).toContain("Lovelace Clients")
+    expect(await card.textContent()).toContain("Balance: $0.00")
+    const [sub] = await gw.query<{ id: string; parent_id: string }>("SELECT id, parent_id FROM organisations WHERE name = 'Lovelace Clients'")
+    const [own] = await gw.query<{ org_id: string }>("SELECT org_id FROM accounts WHERE email = $1", EMAIL)
+    expect(sub.parent_id).toBe(own.org_id)
+    await card.getByRole("button", { name: "Usage and members" }).click()
+    await card.getByText("No calls in the last 30 days.").waitFor()
+    await card.getByLabel("E-mail").fill("charles@example.org")
+    await card.getByRole("button", { name: "Add person" }).click()
+    await card.getByText("charles@example.org was invited").waitFor()
+    expect(await gw.query("SELECT m.role FROM memberships m JOIN accounts a ON a.id = m.account_id WHERE a.email = 'charles@example.org' AND m.org_id = $1", sub.id)).toEqual([{ role: "member" }])
+    expect(await axeFindings()).toEqual([])
+    await shot("12-sub-organisations")
+  })
+
   it("rotates the key after the 'deploy at once' warning (the old key is refused), then revokes the new one", async () => {
     await go("/keys")
     await page.getByRole("button", { name: "Rotate" }).click()
     const dialog = page.getByRole("dialog", { name: /^Rotate/ })
     expect(await dialog.textContent()).toContain("deploy the new key at once")
-    await shot("12-rotate-warning")
+    await shot("13-rotate-warning")
     await dialog.getByRole("button", { name: "Rotate now" }).click()
     await page.getByRole("status").filter({ hasText: "Deploy the new key at once: the previous key already stopped working" }).waitFor()
     expect(await dialog.isVisible()).toBe(false)
@@ -312,14 +334,14 @@ describe("portal in Chromium", () => {
     await expect.poll(() => page.locator("tr .badge.active").count()).toBe(0)
     expect(await refusal(rotated)).toEqual({ status: 401, code: "key_revoked" })
     expect(await axeFindings()).toEqual([])
-    await shot("13-keys-revoked")
+    await shot("14-keys-revoked")
   })
 
   it("works at 375 px: no page scrolls sideways and every page passes axe", async () => {
     const mobile = await browser.newContext({ viewport: { width: 375, height: 812 }, storageState: await context.storageState() })
     const small = await mobile.newPage()
     try {
-      for (const [path, name] of [["/", "overview"], ["/keys", "keys"], ["/usage", "usage"], ["/receipts", "receipts"], ["/webhooks", "webhooks"], ["/billing", "billing"]] as const) {
+      for (const [path, name] of [["/", "overview"], ["/keys", "keys"], ["/usage", "usage"], ["/receipts", "receipts"], ["/webhooks", "webhooks"], ["/billing", "billing"], ["/organisations", "sub-organisations"]] as const) {
         await go(path, small)
         await small.waitForLoadState("networkidle")
         expect(await small.evaluate(() => document.documentElement.scrollWidth), path).toBeLessThanOrEqual(375)

@@ -1,0 +1,125 @@
+/** @jsxImportSource preact */
+// Partner accounts: sub-organisations with their own wallet and keys, one level below yours. Create one, see its
+// balance and last 30 days of usage, and add people to it.
+import { useState } from "preact/hooks"
+import { type Account, call, can } from "../api.ts"
+import { Empty, ErrorNotice, Loading, Notice, TableWrap, useAction, useLoad, useTitle } from "../components/ui.tsx"
+import { count, dateTime, microsToUsd, usd } from "../format.ts"
+
+interface SubOrganisation {
+  readonly org_id: string
+  readonly name: string
+  readonly balance_usd: string
+  readonly created_at: string
+}
+
+const ROLES = ["member", "admin", "owner"] as const
+
+export const Organisations = ({ me }: { me: Account }) => {
+  useTitle("Sub-organisations")
+  const [list, reload] = useLoad(() => call<{ organisations: ReadonlyArray<SubOrganisation> }>("GET", "/api/v1/orgs/sub"))
+  const writable = can(me, "abilities:write")
+  return (
+    <section>
+      <h1>Sub-organisations</h1>
+      <p class="muted">For partners: each sub-organisation has its own wallet, keys and usage, one level below yours. It never sees yours or its siblings'.</p>
+      {writable ? <CreateSubOrganisation onCreated={reload} /> : null}
+      <h2>Your sub-organisations</h2>
+      {list.state === "loading" ? <Loading what="sub-organisations" /> : null}
+      {list.state === "error" ? <ErrorNotice error={list.error} onRetry={reload} /> : null}
+      {list.state === "ready" && list.data.organisations.length === 0 ? <Empty><p>No sub-organisations yet.</p></Empty> : null}
+      {list.state === "ready" && list.data.organisations.length > 0
+        ? <ul class="cards">{list.data.organisations.map((o) => <SubOrganisationCard key={o.org_id} org={o} writable={writable} />)}</ul>
+        : null}
+    </section>
+  )
+}
+
+const CreateSubOrganisation = ({ onCreated }: { onCreated: () => void }) => {
+  const [name, setName] = useState("")
+  const action = useAction()
+  const submit = async (event: Event) => {
+    event.preventDefault()
+    if ((await action.run(() => call("POST", "/api/v1/orgs/sub", { name: name.trim() }))) !== undefined) {
+      setName("")
+      onCreated()
+    }
+  }
+  return (
+    <form class="card" onSubmit={submit} aria-labelledby="create-sub-title">
+      <h2 id="create-sub-title">Create a sub-organisation</h2>
+      <label>Name<input type="text" name="sub-name" required maxLength={200} value={name} onInput={(e) => setName(e.currentTarget.value)} /></label>
+      {action.error !== undefined ? <ErrorNotice error={action.error} /> : null}
+      <button class="primary" type="submit" disabled={action.busy}>{action.busy ? "Creating…" : "Create"}</button>
+    </form>
+  )
+}
+
+const SubOrganisationCard = ({ org, writable }: { org: SubOrganisation; writable: boolean }) => {
+  const [open, setOpen] = useState(false)
+  return (
+    <li class="card" data-testid="sub-organisation">
+      <p><strong>{org.name}</strong> <span class="muted small"><code>{org.org_id}</code> · created {dateTime(org.created_at)}</span></p>
+      <p>Balance: <strong>{usd(org.balance_usd)}</strong></p>
+      <button type="button" aria-expanded={open} onClick={() => setOpen(!open)}>{open ? "Hide details" : "Usage and members"}</button>
+      {open ? <SubOrganisationDetails org={org} writable={writable} /> : null}
+    </li>
+  )
+}
+
+const SubOrganisationDetails = ({ org, writable }: { org: SubOrganisation; writable: boolean }) => {
+  const [usage, reload] = useLoad(() => call<{ summary: ReadonlyArray<{ model: string; calls: number; billed_micros: number }> }>("GET", `/api/v1/orgs/sub/${encodeURIComponent(org.org_id)}/usage?limit=1`), [org.org_id])
+  const [email, setEmail] = useState("")
+  const [role, setRole] = useState<string>("member")
+  const [added, setAdded] = useState<string | undefined>(undefined)
+  const action = useAction()
+  const addMember = async (event: Event) => {
+    event.preventDefault()
+    const result = await action.run(() => call<{ created: boolean }>("POST", `/api/v1/orgs/${encodeURIComponent(org.org_id)}/members`, { email: email.trim(), role }))
+    if (result !== undefined) {
+      setAdded(result.created ? `${email.trim()} was invited: a verification e-mail lets them set a password.` : `${email.trim()} now belongs to ${org.name} too.`)
+      setEmail("")
+    }
+  }
+  const byModel = new Map<string, { calls: number; micros: number }>()
+  if (usage.state === "ready") {
+    for (const d of usage.data.summary) {
+      const t = byModel.get(d.model) ?? { calls: 0, micros: 0 }
+      byModel.set(d.model, { calls: t.calls + d.calls, micros: t.micros + d.billed_micros })
+    }
+  }
+  return (
+    <div>
+      <h3>Last 30 days</h3>
+      {usage.state === "loading" ? <Loading what="usage" /> : null}
+      {usage.state === "error" ? <ErrorNotice error={usage.error} onRetry={reload} /> : null}
+      {usage.state === "ready" && byModel.size === 0 ? <p class="muted">No calls in the last 30 days.</p> : null}
+      {usage.state === "ready" && byModel.size > 0
+        ? (
+          <TableWrap label={`Usage of ${org.name}`}>
+            <table>
+              <thead><tr><th scope="col">Model</th><th scope="col">Calls</th><th scope="col">Spend</th></tr></thead>
+              <tbody>{[...byModel].map(([model, t]) => <tr key={model}><td>{model}</td><td>{count(t.calls)}</td><td>{microsToUsd(t.micros)}</td></tr>)}</tbody>
+            </table>
+          </TableWrap>
+        )
+        : null}
+      {writable
+        ? (
+          <form class="inline-block" onSubmit={addMember} aria-label={`Add a person to ${org.name}`}>
+            <h3>Add a person</h3>
+            <label>E-mail<input type="email" name="member-email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} /></label>
+            <label>Role
+              <select name="member-role" value={role} onChange={(e) => setRole(e.currentTarget.value)}>
+                {ROLES.map((r) => <option key={r} value={r}>{r}</option>)}
+              </select>
+            </label>
+            {action.error !== undefined ? <ErrorNotice error={action.error} /> : null}
+            {added !== undefined ? <Notice kind="success">{added}</Notice> : null}
+            <button type="submit" disabled={action.busy}>{action.busy ? "Adding…" : "Add person"}</button>
+          </form>
+        )
+        : null}
+    </div>
+  )
+}

@@ -5,6 +5,7 @@ The country table is data/iban_countries.json, generated from ibantools by tools
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -16,6 +17,8 @@ from . import Detector
 
 _COUNTRIES: dict = json.loads((Path(__file__).resolve().parent.parent / "data" / "iban_countries.json").read_text("utf-8"))["countries"]
 _IBAN_CANDIDATE = jsregex.compile(r"(?<![\p{L}\p{N}])[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]{1,4}){3,9}(?![\p{L}\p{N}])", "gu")
+# Every candidate starts with two ASCII letters and two digits: a text without them has none (a cheap first look).
+_COUNTRY_AND_CHECK = re.compile(r"[A-Za-z]{2}[0-9]{2}")
 _GROUPED = jsregex.compile(r"^(?:\S+|\S{4}(?: \S{4})*(?: \S{1,4})?)$")
 _SPACES_DOTS = regex.compile(r"[\s.]+")
 
@@ -169,6 +172,8 @@ def is_valid_iban(iban: str) -> bool:
 
 def _detect(text: str) -> list[Span]:
     spans: list[Span] = []
+    if not _COUNTRY_AND_CHECK.search(text):
+        return spans
     pos = 0
     while True:
         m = _IBAN_CANDIDATE.search(text, pos)
@@ -194,6 +199,8 @@ def rejected_iban_runs(text: str) -> list[tuple[int, int]]:
     """Runs shaped exactly like an IBAN of a known country that fail its check: not IBANs, but their digit groups
     are not phones or cards either, so the caller consumes these ranges."""
     runs: list[tuple[int, int]] = []
+    if not _COUNTRY_AND_CHECK.search(text):
+        return runs
     for m in _IBAN_CANDIDATE.finditer(text):
         spec = _COUNTRIES.get(m.group(0)[:2].upper())
         length = None if spec is None else spec["chars"]

@@ -76,3 +76,26 @@ export const bundleBrowserPage = async (options: { readonly nameModel: "builtin"
   })
   return result.outputFiles[0]!.contents
 }
+
+/**
+ * The browser entry as an application's bundler ships it: ES modules with code splitting, so the file readers and
+ * writers (and their libraries) are chunks loaded with import() only when a file is read or rebuilt. Output paths
+ * (relative: `browser.js` is the entry) -> contents.
+ */
+export const bundleBrowserApp = async (options: { readonly engine?: EngineIdentity } = {}): Promise<Map<string, Uint8Array>> => {
+  const result = await esbuild.build({
+    entryPoints: { browser: join(here, "src/browser.ts") },
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "browser",
+    target: "es2022",
+    minify: true,
+    write: false,
+    outdir: "/bundle",
+    chunkNames: "chunks/[name]-[hash]",
+    logLevel: "warning",
+    plugins: [engineIdentityPlugin(options.engine ?? packageEngine())]
+  })
+  return new Map(result.outputFiles.map((f) => [f.path.slice("/bundle/".length), f.contents]))
+}

@@ -5,6 +5,7 @@
  */
 import { type DragEvent, type FormEvent, type KeyboardEvent, useCallback, useEffect, useRef, useState } from "react"
 import { AttachmentPicker } from "./AttachmentPicker.tsx"
+import { ConversationList } from "./ConversationList.tsx"
 import { type Attachment, messageContent, readAttachment } from "./attachments.ts"
 import { type ChatMessage, type Conversation, newConversation, titleOf } from "./conversation.ts"
 import { clearAll, deleteConversation, loadConversations, loadReceipts, saveConversation, saveReceipt } from "./conversationStore.ts"
@@ -12,6 +13,7 @@ import { createEngine, type Engine, type NameModelChoice } from "./engine.ts"
 import { MessageView } from "./MessageView.tsx"
 import { chatModels, type ModelEntry } from "./models.ts"
 import { plainWords } from "./plainErrors.ts"
+import { Settings } from "./Settings.tsx"
 
 interface Busy {
   readonly conversationId: string
@@ -47,7 +49,6 @@ export const App = () => {
   const [attachments, setAttachments] = useState<ReadonlyArray<Attachment>>([])
   const [reading, setReading] = useState(false)
   const [attachProblem, setAttachProblem] = useState("")
-  const [confirmingClear, setConfirmingClear] = useState(false)
   const [notice, setNotice] = useState("")
 
   const commit = (next: ReadonlyArray<Conversation>) => {
@@ -105,6 +106,7 @@ export const App = () => {
   }, [])
 
   const current = conversations.find((c) => c.id === currentId)
+  const lastFile = current?.messages.flatMap((m) => m.attachments ?? []).at(-1)
   useEffect(() => void performance.mark("starter:first-render"), [])
 
   /** Asks the model about the conversation up to `userId`, streaming the answer into a new assistant message. */
@@ -234,7 +236,6 @@ export const App = () => {
     commit([])
     setReceipts(new Map())
     setCurrentId(undefined)
-    setConfirmingClear(false)
     setNotice("Everything was deleted from this browser: conversations, alias maps, receipts and keys.")
     startEngine(names)
   }
@@ -255,60 +256,15 @@ export const App = () => {
           {engineStatus}
         </p>
       </header>
-      <nav className="sidebar" aria-label="Conversations">
-        <button type="button" onClick={() => setCurrentId(undefined)}>
-          New conversation
-        </button>
-        <ul>
-          {conversations.map((c) => (
-            <li key={c.id} className="conversation-item">
-              <button type="button" className="open" aria-current={c.id === currentId ? "page" : undefined} onClick={() => setCurrentId(c.id)}>
-                {c.title}
-              </button>
-              <button type="button" className="delete" aria-label={`Delete conversation: ${c.title}`} onClick={() => void removeConversation(c.id)}>
-                ×
-              </button>
-            </li>
-          ))}
-        </ul>
-        {confirmingClear ? (
-          <div className="confirm" role="group" aria-label="Confirm clear all">
-            <p>Delete every conversation, alias map, receipt and key from this browser?</p>
-            <button type="button" className="danger" onClick={() => void wipe()}>
-              Delete everything
-            </button>
-            <button type="button" onClick={() => setConfirmingClear(false)}>
-              Cancel
-            </button>
-          </div>
-        ) : (
-          <button type="button" className="danger" onClick={() => setConfirmingClear(true)}>
-            Clear all
-          </button>
-        )}
-      </nav>
+      <ConversationList
+        conversations={conversations}
+        currentId={currentId}
+        onOpen={setCurrentId}
+        onDelete={(id) => void removeConversation(id)}
+        onClearAll={() => void wipe()}
+      />
       <main className="chat">
-        <div className="settings">
-          <label>
-            Model{" "}
-            <select value={model} onChange={(e) => setModel(e.target.value)} disabled={models.length === 0}>
-              {models.length === 0 ? <option value="">loading models…</option> : null}
-              {models.map((m) => (
-                <option key={m.id} value={m.id}>
-                  {m.id} ({m.provider}, ${m.input_usd_per_mtok}/${m.output_usd_per_mtok} per M tokens)
-                </option>
-              ))}
-            </select>
-          </label>
-          <label>
-            <input type="checkbox" checked={names === "builtin"} onChange={(e) => chooseNames(e.target.checked)} /> Detect names on this device
-          </label>
-          <p className="hint">
-            {names === "builtin"
-              ? "Names, e-mails, phones, IBANs, cards and other identifiers are replaced by aliases before anything leaves."
-              : "Names are sent as typed; e-mails, phones, IBANs, cards and other identifiers are still replaced."}
-          </p>
-        </div>
+        <Settings models={models} model={model} onModel={setModel} names={names} onNames={chooseNames} />
         {notice ? (
           <p className="notice" role="status">
             {notice}
@@ -324,8 +280,8 @@ export const App = () => {
               models={models}
               receipt={receipts.get(m.id)}
               canRetry={busy === undefined && i === all.length - 1}
-              fileFormat={current!.messages.flatMap((x) => x.attachments ?? []).at(-1)?.format}
-              fileName={current!.messages.flatMap((x) => x.attachments ?? []).at(-1)?.filename.replace(/\.[^.]*$/, "")}
+              fileFormat={lastFile?.format}
+              fileName={lastFile?.filename.replace(/\.[^.]*$/, "")}
               onRetry={() => retry(current!.id, m.id)}
             />
           ))}

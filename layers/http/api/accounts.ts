@@ -80,14 +80,14 @@ export const accountRoutes = [
       { status: 200, description: "Verified; the trial credit is granted once.", body: Verified, headers: ["Cache-Control"] },
       { status: 303, description: "A browser (`Accept: text/html`) on a gateway with the portal built: sent to `/portal/verify?token=...`, which verifies with the POST below; the token is not used by this answer.", headers: ["Location", "Cache-Control"] }
     ],
-    errors: ["verification_link_invalid"]
+    errors: ["verification_link_invalid", "verification_link_used", "verification_link_expired"]
   }),
   route({
     method: "POST", path: "/api/v1/account/verify", operationId: "verifyEmailWithPassword", tag: "Accounts", summary: "Verify with the link's token and set a password",
     auth: { kind: "none" },
     requestBody: Schema.Struct({ token: Schema.String.check(Schema.isMaxLength(100)), password: Schema.optionalKey(Schema.NullOr(Password)) }),
     responses: [{ status: 200, description: "Verified.", body: Verified, headers: ["Cache-Control"] }],
-    errors: ["verification_link_invalid"]
+    errors: ["verification_link_invalid", "verification_link_used", "verification_link_expired"]
   }),
   route({
     method: "GET", path: "/api/v1/account", operationId: "getAccount", tag: "Accounts", summary: "The signed-in account",

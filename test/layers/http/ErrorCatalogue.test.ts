@@ -314,6 +314,14 @@ const signUp = async () => {
   return body
 }
 
+/** The token of the newest verification link the development outbox holds for this address. */
+const verificationToken = async (email: string) => {
+  const mails = await fx.gw.query<{ body_text: string }>("SELECT body_text FROM mail_outbox WHERE lower(to_address) = lower($1) ORDER BY id DESC", email)
+  const token = /\/api\/v1\/account\/verify\?token=([A-Za-z0-9_-]+)/.exec(mails[0]?.body_text ?? "")?.[1]
+  if (token === undefined) throw new Error(`no verification link was mailed to ${email}`)
+  return token
+}
+
 const login = (body: unknown) => send("POST", "/api/v1/portal/login", { body: JSON.stringify(body), headers: { "x-forwarded-for": `198.24.${Math.floor(++network / 250)}.${network % 250}` } })
 
 /** A v3 attestation of `body` (the X-Service-Attestation value) and the body's hash as the relay would relay it. */
@@ -423,7 +431,29 @@ const featureCases: Array<Case> = [
       return send("POST", `/api/v1/orgs/${orgId}/members`, { body, headers })
     }
   },
-  { code: "verification_link_invalid", where: "GET /api/v1/account/verify", provoke: () => send("GET", `/api/v1/account/verify?token=${MARKER}`) }
+  { code: "verification_link_invalid", where: "GET /api/v1/account/verify", provoke: () => send("GET", `/api/v1/account/verify?token=${MARKER}`) },
+  {
+    code: "verification_link_used",
+    where: "GET /api/v1/account/verify (second time)",
+    provoke: async () => {
+      const token = await verificationToken((await signUp()).email)
+      expect((await send("GET", `/api/v1/account/verify?token=${token}`)).status).toBe(200)
+      return send("GET", `/api/v1/account/verify?token=${token}`)
+    }
+  },
+  {
+    code: "verification_link_expired",
+    where: "POST /api/v1/account/verify (past its expiry)",
+    provoke: async () => {
+      const { email } = await signUp()
+      const token = await verificationToken(email)
+      await fx.gw.query(
+        "UPDATE email_verifications SET expires_at = now() - interval '1 minute' WHERE account_id = (SELECT id FROM accounts WHERE lower(email) = lower($1))",
+        email
+      )
+      return send("POST", "/api/v1/account/verify", { body: JSON.stringify({ token }) })
+    }
+  }
 ]
 
 /**

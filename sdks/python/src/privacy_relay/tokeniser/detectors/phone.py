@@ -76,7 +76,10 @@ def _without_empty_brackets(text: str) -> str:
 
 
 def _matches(window: str, region: str):
-    return PhoneNumberMatcher(window, region, leniency=Leniency.VALID)
+    """The matcher's candidates; the callers keep only valid numbers. libphonenumber-js's `valid` leniency (the
+    TypeScript engine's) is exactly that, while phonenumbers' VALID also demands a national prefix where the plan
+    requires one when formatting ("531 744 849" under a "Tel." label is a Dutch number written without its 0)."""
+    return PhoneNumberMatcher(window, region, leniency=Leniency.POSSIBLE)
 
 
 def _unbalanced(s: str) -> int:

@@ -4,7 +4,7 @@ import formats from "ajv-formats"
 import { Effect, Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import { readFileSync } from "node:fs"
-import { beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createPortalToken } from "../../../../layers/AdminOperations.ts"
 import { CLIENT_TYPES_PATH, OPENAPI_JSON_PATH, renderClientTypes } from "../../../../layers/http/api/generate.ts"
 import { RoutesLive } from "../../../../layers/GatewayLive.ts"
@@ -12,6 +12,7 @@ import type { paths } from "../../../fixtures/openapi/gateway.ts"
 import { attestedHeaders, relayChatAttested } from "../../../support/engine.ts"
 import { useRelayFixture } from "../../../support/relayFixture.ts"
 import { fundedKey } from "../../../support/tenant.ts"
+import { type Receiver, startReceiver, waitFor } from "../../webhookTestKit.ts"
 
 /**
  * The document against the running gateway: the routes the router serves are exactly the documented ones, and
@@ -19,7 +20,13 @@ import { fundedKey } from "../../../support/tenant.ts"
  * validator (ajv, JSON Schema 2020-12; the document's objects are closed, so an undocumented field fails).
  */
 const document = JSON.parse(readFileSync(OPENAPI_JSON_PATH, "utf8"))
-const fx = useRelayFixture()
+// Webhook deliveries go to a receiver on loopback (allowed in tests only), polled often so a delivery arrives quickly.
+const fx = useRelayFixture({ WEBHOOK_ALLOW_LOOPBACK: "1", WEBHOOK_POLL_MS: "50" })
+let receiver: Receiver
+beforeAll(async () => {
+  receiver = await startReceiver()
+})
+afterAll(() => receiver?.close())
 
 /**
  * Served by the OpenID provider library under its own protocol (its discovery document lists them), not by us; and
@@ -176,7 +183,7 @@ describe("real answers of the running gateway conform to the document", () => {
   it("webhooks: an endpoint created and listed", async () => {
     const headers = { authorization: `Bearer ${portalToken}`, "content-type": "application/json" }
     const created = await fetch(`${fx.gw.url}/api/v1/webhooks/endpoints`, {
-      method: "POST", headers, body: JSON.stringify({ url: "https://hooks.example.com/relay", events: ["receipt.signed"] })
+      method: "POST", headers, body: JSON.stringify({ url: `${receiver.url}/relay`, events: ["receipt.signed"] })
     })
     expect(created.status).toBe(201)
     expect(conforms("POST", "/api/v1/webhooks/endpoints", 201, await created.json())).toEqual([])
@@ -220,10 +227,16 @@ describe("more real answers: a sweep over the portal, billing, webhook, transpar
     const audit = await check("GET", "/api/v1/audit", "/api/v1/audit", 200, asAdmin)
     expect(audit.entries.length).toBeGreaterThan(0)
     await check("GET", "/api/admin/ledger/check", "/api/admin/ledger/check", 200, asAdmin)
-    const endpoint = await check("POST", "/api/v1/webhooks/endpoints", "/api/v1/webhooks/endpoints", 201, asKeyPortal, { url: "https://hooks.example.com/sweep", events: ["*"] })
+    const endpoint = await check("POST", "/api/v1/webhooks/endpoints", "/api/v1/webhooks/endpoints", 201, asKeyPortal, { url: `${receiver.url}/sweep`, events: ["*"] })
     await check("PATCH", `/api/v1/webhooks/endpoints/${endpoint.id}`, "/api/v1/webhooks/endpoints/{id}", 200, asKeyPortal, { events: ["receipt.signed"] })
     await check("POST", `/api/v1/webhooks/endpoints/${endpoint.id}/rotate`, "/api/v1/webhooks/endpoints/{id}/rotate", 200, asKeyPortal)
     const delivery = await check("POST", `/api/v1/webhooks/endpoints/${endpoint.id}/test`, "/api/v1/webhooks/endpoints/{id}/test", 202, asKeyPortal)
+    // The delivery itself, as the receiver got it: every documented header, and the documented payload.
+    const [got] = await waitFor(() => receiver.forEvent(delivery.event_id).length > 0 && receiver.forEvent(delivery.event_id), 10_000, "the test delivery")
+    const documentedHeaders = document.webhooks.delivery.post.parameters.map((p: { name: string }) => p.name.toLowerCase())
+    expect(documentedHeaders.filter((h: string) => got!.headers[h] === undefined)).toEqual([])
+    expect(Object.keys(got!.headers).filter((h) => h.startsWith("x-service-") && !documentedHeaders.includes(h))).toEqual([])
+    expect(componentConforms("WebhookPayload", got!.body)).toEqual([])
     await check("GET", "/api/v1/webhooks/deliveries", "/api/v1/webhooks/deliveries", 200, asKeyPortal)
     await check("GET", `/api/v1/webhooks/deliveries/${delivery.id}`, "/api/v1/webhooks/deliveries/{id}", 200, asKeyPortal)
     await check("POST", `/api/v1/webhooks/deliveries/${delivery.id}/replay`, "/api/v1/webhooks/deliveries/{id}/replay", 201, asKeyPortal)

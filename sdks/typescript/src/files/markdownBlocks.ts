@@ -76,7 +76,8 @@ export const markdownBlocks = (markdown: string): Array<Block> => {
 /** Inline spans: `**bold**`, `__bold__`, `*italic*`, `_italic_`, `` `code` ``. */
 export const inlineSpans = (text: string): Array<Span> => {
   const spans: Array<Span> = []
-  const pattern = /(\*\*|__)(.+?)\1|(\*|_)(?!\s)(.+?)(?<!\s)\3|`([^`]+)`/g
+  // Underscores mark emphasis only at word edges, so snake_case names and aliases (<PERSON_1_k3f9>) stay text.
+  const pattern = /(\*\*|(?<!\w)__)(.+?)(?:\*\*|__(?!\w))|(\*|(?<!\w)_)(?!\s)(.+?)(?<!\s)(?:\*|_(?!\w))|`([^`]+)`/g
   let at = 0
   for (const m of text.matchAll(pattern)) {
     if (m.index > at) spans.push({ text: text.slice(at, m.index), bold: false, italic: false, code: false })

@@ -191,6 +191,17 @@ const readComments = (zip: ZipPackage, sheetPart: string): Array<string> => {
   return out
 }
 
+/** The text of every cell with a value, by sheet name, row and column (what readXlsx renders). */
+export const workbookCellTexts = (zip: ZipPackage): Map<string, Map<number, Map<number, string>>> => {
+  const shared = readSharedStrings(zip)
+  const out = new Map<string, Map<number, Map<number, string>>>()
+  for (const sheet of workbookSheets(zip)) {
+    const xml = zip.text(sheet.part)
+    if (xml !== undefined) out.set(sheet.name, readSheet(xml, sheet.name, shared).cells)
+  }
+  return out
+}
+
 export const readXlsx = (bytes: Uint8Array, limits: FileLimits): ReaderOutput => {
   const zip = openZip(bytes, limits)
   const sheets = workbookSheets(zip)

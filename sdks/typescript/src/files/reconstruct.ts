@@ -6,7 +6,8 @@
  *   `xlsx`: a new workbook from JSON sheets or markdown tables (`## Sheet: name` headings start sheets).
  * - Round trip: with `original` (the .docx or .xlsx the answer is about), the original file comes back with only
  *   the edited paragraphs or cells changed. The answer names them with anchors: `⟦document/12⟧ new text` for
- *   paragraphs (readFile with `anchors: true` shows them), `⟦Sheet1!B2⟧ new value` for cells.
+ *   paragraphs (readFile with `anchors: true` shows them), `⟦Sheet1!B2⟧ new value` for cells; or, for a workbook,
+ *   sheets given back as readFile shows them (`## Sheet: name`, row numbers and column letters), diffed cell by cell.
  */
 import { detokenise } from "../tokeniser/detokenise.ts"
 import { parseAnchorEdits } from "./anchors.ts"
@@ -46,7 +47,7 @@ export const reconstruct = async (text: string, options: ReconstructOptions): Pr
     const { isZip } = await import("./zip.ts")
     if (!isZip(options.original)) throw new FileError("file_malformed", `The original is not a .${options.format} package.`)
     if (options.format === "docx") return roundTrip.roundTripDocx(options.original, parseAnchorEdits(restored), limits)
-    if (options.format === "xlsx") return roundTrip.roundTripXlsx(options.original, parseAnchorEdits(restored), limits)
+    if (options.format === "xlsx") return roundTrip.roundTripXlsx(options.original, parseAnchorEdits(restored), restored, limits)
     throw new FileError("file_unsupported_type", `A round trip writes back a .docx or .xlsx, not .${options.format}.`)
   }
   switch (options.format) {

@@ -20,9 +20,12 @@ export function* xmlTags(xml: string): Generator<XmlTag> {
   }
 }
 
-/** Applies replacements (non-overlapping ranges) to a text. */
+/**
+ * Applies replacements (non-overlapping ranges) to a text. An insertion (an empty range) at the offset where a
+ * replaced range starts goes before it; insertions at one offset keep their order.
+ */
 export const splice = (text: string, edits: ReadonlyArray<{ readonly start: number; readonly end: number; readonly value: string }>): string => {
-  const sorted = [...edits].sort((a, b) => a.start - b.start)
+  const sorted = [...edits].sort((a, b) => a.start - b.start || (a.end - a.start) - (b.end - b.start))
   let out = ""
   let at = 0
   for (const e of sorted) {

@@ -172,10 +172,42 @@ describe("reconstruct: round trip into the original file", () => {
     expect(workbook.getWorksheet("Notes")!.getCell("A1").value).toBe("Plain note")
   })
 
+  it(".xlsx: the sheet given back as readFile's table; changed cells written, new cells and rows inserted, the rest kept", async () => {
+    const read = await readFile(xlsx, { filename: "people.xlsx" })
+    const { tokenised, aliases } = await tokenise(read.text)
+    const person = aliasOf(tokenised, ORIGINALS.cellName, read.text)
+    // The model's answer: the People table with A2 changed, a new column E on row 2, a new row 5; D3 (a formula) as read.
+    const table = tokenised.slice(tokenised.indexOf("|  | A | B | C | D |"), tokenised.indexOf("### Comments on People")).trim().split("\n")
+    const edited = [
+      "|  | A | B | C | D | E |",
+      "| --- | --- | --- | --- | --- | --- |",
+      table[2]! + "  |",
+      table[3]!.replace(person, `${person} Jr.`).replace(/ \|$/, " | VIP |"),
+      table[4]! + "  |",
+      "| 5 | New Person | | | 7 | |"
+    ].join("\n")
+    const bytes = await reconstruct(`Updated:\n\n## Sheet: People\n\n${edited}\n`, { format: "xlsx", original: xlsx, aliases })
+    const workbook = await loadWorkbook(bytes)
+    const people = workbook.getWorksheet("People")!
+    expect(people.getCell("A2").value).toBe(`${ORIGINALS.cellName} Jr.`)
+    expect(people.getCell("B2").value).toBe(ORIGINALS.cellEmail)
+    expect(people.getCell("E2").value).toBe("VIP")
+    expect(people.getCell("A5").value).toBe("New Person")
+    expect(people.getCell("D5").value).toBe(7)
+    expect(people.getCell("D3").formula).toBe("SUM(D2:D2)")
+    expect(people.getCell("A1").font?.bold).toBe(true)
+    expect(workbook.getWorksheet("Notes")!.getCell("A1").value).toBe("Plain note")
+    // An anchored edit may also name a cell that is empty in the original.
+    const anchored = await loadWorkbook(await reconstruct("⟦People!F7⟧ added", { format: "xlsx", original: xlsx }))
+    expect(anchored.getWorksheet("People")!.getCell("F7").value).toBe("added")
+    expect(anchored.getWorksheet("People")!.getCell("A2").value).toBe(ORIGINALS.cellName)
+  })
+
   it("an edit naming a paragraph or cell the original does not have refuses the rebuild (file_anchor_unknown)", async () => {
     expect((await refusal(reconstruct("⟦document/999⟧ x", { format: "docx", original: docx }))).code).toBe("file_anchor_unknown")
     expect((await refusal(reconstruct("⟦nothere/1⟧ x", { format: "docx", original: docx }))).code).toBe("file_anchor_unknown")
-    expect((await refusal(reconstruct("⟦People!Z99⟧ x", { format: "xlsx", original: xlsx }))).code).toBe("file_anchor_unknown")
+    expect((await refusal(reconstruct("⟦People!1A⟧ x", { format: "xlsx", original: xlsx }))).code).toBe("file_anchor_unknown")
+    expect((await refusal(reconstruct("## Sheet: Missing\n\n|  | A |\n| --- | --- |\n| 1 | x |", { format: "xlsx", original: xlsx }))).code).toBe("file_anchor_unknown")
     expect((await refusal(reconstruct("⟦Missing!A1⟧ x", { format: "xlsx", original: xlsx }))).code).toBe("file_anchor_unknown")
     expect((await refusal(reconstruct("⟦document/1⟧ x", { format: "html", original: docx }))).code).toBe("file_unsupported_type")
     expect((await refusal(reconstruct("⟦document/1⟧ x", { format: "docx", original: new Uint8Array([1, 2, 3]) }))).code).toBe("file_malformed")

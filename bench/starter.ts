@@ -164,7 +164,7 @@ first call also waits for the engine chunk and the built-in name model. The driv
 |---|---|---|
 | page (HTML's own script and CSS: React + the app) | ${kb(report.bundle.initial.bytes)} | ${kb(report.bundle.initial.gzip)} |
 | engine, loaded after the first paint (SDK: tokeniser, built-in name model, attestation, verification) | ${kb(report.bundle.engine_lazy.bytes)} | ${kb(report.bundle.engine_lazy.gzip)} |
-| file readers, loaded on the first attachment (${report.bundle.file_readers_lazy.files} chunks, PDF.js the largest) | ${kb(report.bundle.file_readers_lazy.bytes)} | ${kb(report.bundle.file_readers_lazy.gzip)} |
+| file readers and writers, loaded on the first attachment or download (${report.bundle.file_readers_lazy.files} chunks, PDF.js the largest) | ${kb(report.bundle.file_readers_lazy.bytes)} | ${kb(report.bundle.file_readers_lazy.gzip)} |
 
 Build (SDK bundle + Vite): ${report.build_ms} ms.
 `

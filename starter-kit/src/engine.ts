@@ -28,11 +28,11 @@ export interface Engine {
 export const createEngine = async (nameModel: NameModelChoice): Promise<Engine> => {
   const [loaded, deviceKey] = await Promise.all([loadSdk(), deviceKeyPair()])
   const gatewayUrl = location.origin
+  // No automatic retries: a refusal is shown at once in plain words, with a Retry button.
+  const client = new loaded.RelayClient({ gatewayUrl, keyHeldByServer: true, nameModel, deviceKey, retries: 0 })
+  // While the user types: the gateway probe and the name model's first run, so the first message does not wait for
+  // them. A failure here is not shown: the first call meets it again and explains it.
+  client.warmUp().then(() => performance.mark("starter:warm"), () => {})
   performance.mark("starter:engine-ready")
-  return {
-    sdk: loaded,
-    // No automatic retries: a refusal is shown at once in plain words, with a Retry button.
-    client: new loaded.RelayClient({ gatewayUrl, keyHeldByServer: true, nameModel, deviceKey, retries: 0 }),
-    jwks: loaded.createJwksCache({ gatewayUrl })
-  }
+  return { sdk: loaded, client, jwks: loaded.createJwksCache({ gatewayUrl }) }
 }

@@ -10,6 +10,7 @@ import { parseGatewayUrl, probeGatewayKeys } from "./client/gatewayUrl.ts"
 import { ProxyStartError } from "./client/ProxyStartError.ts"
 import type { VerificationResult } from "./wire/receipts/verify.ts"
 import { type Engine, nameModelOf, type NameModelSetting, prepareCall, type PreparedCall } from "./engine.ts"
+import { builtinNameModel } from "./tokeniser/builtinNameModel.ts"
 import { FileError } from "./files/FileError.ts"
 import type { FileLimits } from "./files/limits.ts"
 import { ConfigurationError, errorFromAnswer, GatewayIdentityError, RelayError, StreamError } from "./errors.ts"
@@ -123,6 +124,9 @@ const routeOfPath = (pathname: string): AttestationRoute | "models" | undefined 
   return undefined
 }
 
+/** What warmUp() gives the built-in name model to run once: invented names, no one's data. */
+const NAME_MODEL_WARM_UP_TEXT = "Dr. Ada Example met Grace Sample in Paris on Monday."
+
 /** Request headers of an official SDK that mean something to the gateway; the rest (its own auth included) stay here. */
 const FORWARDED_HEADERS = ["idempotency-key", "traceparent", "tracestate", "anthropic-version", "anthropic-beta"]
 
@@ -215,6 +219,17 @@ export class RelayClientCore {
       const message = error instanceof ProxyStartError ? error.message.replaceAll("GATEWAY_URL", "gatewayUrl") : String(error)
       throw new GatewayIdentityError({ status: 0, code: "gateway_identity_failed", message, cause: error })
     }))
+  }
+
+  /**
+   * Gets the first call's one-time costs out of the way, e.g. while a page waits for its user to type: the gateway
+   * identity probe (which also fetches the receipt keys) and, with the built-in name model, its first run (it builds
+   * its lexicon then; a fixed sample text, nothing personal). Rejects like a call would when the gateway fails the
+   * probe. A name model service is not called.
+   */
+  async warmUp(): Promise<void> {
+    const names = this.#engine.names
+    await Promise.all([this.#ready(), names === builtinNameModel ? names.detect(NAME_MODEL_WARM_UP_TEXT) : undefined])
   }
 
   /** The key relay calls carry: none when a server of the application adds it (keyHeldByServer). */

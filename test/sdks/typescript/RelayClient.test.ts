@@ -164,6 +164,19 @@ describe("RelayClient: a page whose server holds the key (keyHeldByServer)", () 
     expectNoOriginalUpstream()
   })
 
+  it("warmUp() probes the gateway and runs the built-in name model once, sending nothing to relay; it rejects for a URL that is not a gateway", async () => {
+    const { apiKey } = await fundedKey(fx.gw)
+    const relay = new RelayClient({ gatewayUrl: fx.gw.url, apiKey, deviceKey })
+    fx.provider.reset()
+    await relay.warmUp()
+    expect(fx.provider.received).toHaveLength(0)
+    const answer = await relay.chat.completions.create({ model: "local-chat", messages: [{ role: "user", content: `Ask Dr. Ada Lovelace: ${EMAIL}` }] })
+    expect(answer.choices[0].message.content).toContain("Ada Lovelace")
+    expect(providerSaw()).not.toContain("Lovelace")
+    const notGateway = new RelayClient({ gatewayUrl: fx.provider.url, apiKey, deviceKey })
+    await expect(notGateway.warmUp()).rejects.toBeInstanceOf(GatewayIdentityError)
+  })
+
   it("refuses a key as well (the point is that the page holds none)", () => {
     expect(() => new RelayClient({ gatewayUrl: fx.gw.url, keyHeldByServer: true, apiKey: "svc_abc" })).toThrow(ConfigurationError)
   })

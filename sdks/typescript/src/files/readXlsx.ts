@@ -85,9 +85,59 @@ interface SheetRead {
   readonly usedColumns: Set<number>
 }
 
-const readSheet = (xml: string, name: string, shared: ReadonlyArray<string>): SheetRead => {
+/** Built-in number formats that show a date or time (ECMA-376 18.8.30, with the common locale ids). */
+const BUILTIN_DATE_FORMATS = new Set([14, 15, 16, 17, 18, 19, 20, 21, 22, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 45, 46, 47, 50, 51, 52, 53, 54, 55, 56, 57, 58])
+
+/** A custom format code that shows a date or time: d, m, y, h or s outside quoted text, brackets and escapes. */
+const isDateFormatCode = (code: string): boolean => /[dmyhs]/i.test(code.replace(/"[^"]*"|\[[^\]]*\]|\\.|_.|\*./g, ""))
+
+export interface DateStyles {
+  /** Indexes of cell formats (a cell's `s`) that show dates. */
+  readonly dateStyles: ReadonlySet<number>
+  /** The workbook counts days from 1904 (old Mac workbooks) rather than 1900. */
+  readonly date1904: boolean
+}
+
+/**
+ * Which cell formats show dates: a date is stored as a serial number, and a birth date read as "29221" would be
+ * neither readable by the model nor recognisable as a date by the tokeniser.
+ */
+export const readDateStyles = (zip: ZipPackage): DateStyles => {
+  const xml = zip.text("xl/styles.xml")
+  const dateStyles = new Set<number>()
+  if (xml !== undefined) {
+    const customDate = new Set<number>()
+    let inCellXfs = false
+    let index = 0
+    walkXml(xml, "styles", {
+      open: (name, a, selfClosing) => {
+        if (name === "numFmt" && a.numFmtId !== undefined && isDateFormatCode(a.formatCode ?? "")) customDate.add(Number(a.numFmtId))
+        else if (name === "cellXfs") inCellXfs = !selfClosing
+        else if (name === "xf" && inCellXfs) {
+          const id = Number(a.numFmtId ?? 0)
+          if (BUILTIN_DATE_FORMATS.has(id) || customDate.has(id)) dateStyles.add(index)
+          index++
+        }
+      },
+      close: (name) => {
+        if (name === "cellXfs") inCellXfs = false
+      }
+    })
+  }
+  return { dateStyles, date1904: /<workbookPr\b[^>]*\bdate1904="(1|true)"/.test(zip.text(WORKBOOK) ?? "") }
+}
+
+/** A date serial as ISO 8601 text: the date, with the time of day when it has one. */
+export const serialToIso = (serial: number, date1904: boolean): string => {
+  const epoch = date1904 ? Date.UTC(1904, 0, 1) : Date.UTC(1899, 11, 30)
+  const ms = Math.round(serial * 86_400_000)
+  const iso = new Date(epoch + ms).toISOString()
+  return ms % 86_400_000 === 0 ? iso.slice(0, 10) : iso.slice(0, 16).replace("T", " ")
+}
+
+const readSheet = (xml: string, name: string, shared: ReadonlyArray<string>, dates: DateStyles = { dateStyles: new Set(), date1904: false }): SheetRead => {
   const out: SheetRead = { cells: new Map(), headerFooter: [], usedColumns: new Set() }
-  let cell: { row: number; column: number; type: string; value: string; inline: string } | undefined
+  let cell: { row: number; column: number; type: string; value: string; inline: string; style: number } | undefined
   let collecting: "v" | "t" | "hf" | undefined
   let hf = ""
   let rowNumber = 0
@@ -101,7 +151,7 @@ const readSheet = (xml: string, name: string, shared: ReadonlyArray<string>): Sh
         columnInRow++
         const ref = a.r === undefined ? undefined : splitCellRef(a.r)
         if (ref !== undefined) columnInRow = ref.column
-        cell = { row: ref?.row ?? rowNumber, column: columnInRow, type: a.t ?? "n", value: "", inline: "" }
+        cell = { row: ref?.row ?? rowNumber, column: columnInRow, type: a.t ?? "n", value: "", inline: "", style: Number(a.s ?? 0) }
         if (selfClosing) cell = undefined
       } else if (cell !== undefined && tag === "v" && !selfClosing) collecting = "v"
       else if (cell !== undefined && tag === "t" && !selfClosing) collecting = "t"
@@ -129,6 +179,11 @@ const readSheet = (xml: string, name: string, shared: ReadonlyArray<string>): Sh
           case "b":
             text = cell.value === "1" ? "TRUE" : cell.value === "0" ? "FALSE" : cell.value
             break
+          case "n": {
+            const serial = Number(cell.value)
+            text = cell.value !== "" && Number.isFinite(serial) && dates.dateStyles.has(cell.style) ? serialToIso(serial, dates.date1904) : cell.value
+            break
+          }
           default:
             text = cell.value
         }
@@ -194,10 +249,11 @@ const readComments = (zip: ZipPackage, sheetPart: string): Array<string> => {
 /** The text of every cell with a value, by sheet name, row and column (what readXlsx renders). */
 export const workbookCellTexts = (zip: ZipPackage): Map<string, Map<number, Map<number, string>>> => {
   const shared = readSharedStrings(zip)
+  const dates = readDateStyles(zip)
   const out = new Map<string, Map<number, Map<number, string>>>()
   for (const sheet of workbookSheets(zip)) {
     const xml = zip.text(sheet.part)
-    if (xml !== undefined) out.set(sheet.name, readSheet(xml, sheet.name, shared).cells)
+    if (xml !== undefined) out.set(sheet.name, readSheet(xml, sheet.name, shared, dates).cells)
   }
   return out
 }
@@ -206,13 +262,14 @@ export const readXlsx = (bytes: Uint8Array, limits: FileLimits): ReaderOutput =>
   const zip = openZip(bytes, limits)
   const sheets = workbookSheets(zip)
   const shared = readSharedStrings(zip)
+  const dates = readDateStyles(zip)
   const blocks: Array<string> = []
   const structureSheets: Array<FileSheet> = []
   const parts = new Set<string>()
   for (const sheet of sheets) {
     const xml = zip.text(sheet.part)
     if (xml === undefined) continue
-    const read = readSheet(xml, sheet.name, shared)
+    const read = readSheet(xml, sheet.name, shared, dates)
     const rowNumbers = [...read.cells.keys()].sort((a, b) => a - b)
     const columns = [...read.usedColumns].sort((a, b) => a - b)
     blocks.push(`## Sheet: ${sheet.name}`)

@@ -10,7 +10,7 @@ import { escapeXmlText } from "./anchors.ts"
 import { FileError } from "./FileError.ts"
 import type { FileLimits } from "./limits.ts"
 import { docxTextParts, partKey } from "./readDocx.ts"
-import { columnLetters, splitCellRef, workbookCellTexts, workbookSheets } from "./readXlsx.ts"
+import { columnLetters, type DateStyles, readDateStyles, splitCellRef, workbookCellTexts, workbookSheets } from "./readXlsx.ts"
 import { answerSheets } from "./writeXlsx.ts"
 import { splice, xmlTags } from "./xmlTags.ts"
 import { openZip, type ZipPackage } from "./zip.ts"
@@ -110,10 +110,25 @@ const attribute = (tagText: string, name: string): string | undefined => new Reg
 
 const numeric = /^-?\d+(\.\d+)?(E[+-]?\d+)?$/i
 
-/** A cell element holding `text`: a number when it was one (or is new) and still reads as one, else an inline string. */
-const cellXml = (ref: string, style: string | undefined, asNumber: boolean, text: string): string => {
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2}))?$/
+
+/** ISO text (as readFile shows a date cell) -> the date serial of the workbook's date system. */
+const isoToSerial = (text: string, date1904: boolean): number | undefined => {
+  const m = ISO_DATE.exec(text)
+  if (m === null) return undefined
+  const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4] ?? 0), Number(m[5] ?? 0))
+  return Number.isNaN(ms) ? undefined : (ms - (date1904 ? Date.UTC(1904, 0, 1) : Date.UTC(1899, 11, 30))) / 86_400_000
+}
+
+/**
+ * A cell element holding `text`: a date serial when its format shows dates and the text is an ISO date, a number
+ * when it was one (or is new) and still reads as one, else an inline string.
+ */
+const cellXml = (ref: string, style: string | undefined, asNumber: boolean, text: string, dates?: DateStyles): string => {
   const head = `<c r="${ref}"${style === undefined ? "" : ` s="${style}"`}`
   if (text === "") return `${head}/>`
+  const serial = asNumber && dates !== undefined && style !== undefined && dates.dateStyles.has(Number(style)) ? isoToSerial(text, dates.date1904) : undefined
+  if (serial !== undefined) return `${head}><v>${serial}</v></c>`
   if (asNumber && numeric.test(text)) return `${head}><v>${text}</v></c>`
   return `${head} t="inlineStr"><is><t xml:space="preserve">${escapeXmlText(text)}</t></is></c>`
 }
@@ -122,7 +137,7 @@ const cellXml = (ref: string, style: string | undefined, asNumber: boolean, text
  * Cell reference -> new text, applied to one worksheet part: existing cells are rewritten in place (a formula cell
  * keeps its formula), new cells are inserted in column order into their row, and new rows in row order.
  */
-const editCells = (xml: string, edits: ReadonlyMap<string, string>): string => {
+const editCells = (xml: string, edits: ReadonlyMap<string, string>, dates: DateStyles): string => {
   const changes: Array<{ start: number; end: number; value: string }> = []
   const seen = new Set<string>()
   /** Rows of the sheet: number, where a new cell may go, and the columns and ends of its cells. */
@@ -136,7 +151,7 @@ const editCells = (xml: string, edits: ReadonlyMap<string, string>): string => {
     if (text === undefined) return
     seen.add(ref)
     if (hasFormula) return
-    changes.push({ start, end, value: cellXml(ref, attribute(openTag, "s"), (attribute(openTag, "t") ?? "n") === "n", text) })
+    changes.push({ start, end, value: cellXml(ref, attribute(openTag, "s"), (attribute(openTag, "t") ?? "n") === "n", text, dates) })
   }
   for (const tag of xmlTags(xml)) {
     if (tag.name === "sheetData") {
@@ -225,7 +240,8 @@ export const roundTripXlsx = (original: Uint8Array, anchored: ReadonlyMap<string
     map.set(ref, text)
   }
   const replaced = new Map<string, string>()
-  for (const [part, map] of bySheet) replaced.set(part, editCells(zip.text(part)!, map))
+  const dates = readDateStyles(zip)
+  for (const [part, map] of bySheet) replaced.set(part, editCells(zip.text(part)!, map, dates))
   if (replaced.size > 0) {
     const workbook = zip.text("xl/workbook.xml")!
     if (/<calcPr\b/.test(workbook) && !/fullCalcOnLoad=/.test(workbook)) replaced.set("xl/workbook.xml", workbook.replace(/<calcPr\b/, '<calcPr fullCalcOnLoad="1"'))

@@ -106,6 +106,9 @@ export const makeXlsx = async (): Promise<Uint8Array> => {
   people.getCell("B2").note = `Checked by ${o.sheetCommentEmail}`
   const notes = workbook.addWorksheet("Notes")
   notes.getCell("A1").value = "Plain note"
+  // A date is a serial number with a date format: read as ISO text.
+  notes.getCell("B1").value = new Date(Date.UTC(1936, 7, 17))
+  notes.getCell("B1").numFmt = "yyyy-mm-dd"
   return new Uint8Array(await workbook.xlsx.writeBuffer())
 }
 

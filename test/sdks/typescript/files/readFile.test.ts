@@ -71,7 +71,8 @@ describe("readFile: structure of each type", () => {
     expect(read.text).toContain(`- B2 (Author): Checked by ${ORIGINALS.sheetCommentEmail}`)
     expect(read.text).toContain(ORIGINALS.sheetHeaderEmail)
     expect(read.text).toContain("## Sheet: Notes")
-    expect(read.structure.sheets).toEqual([{ name: "People", rows: 3, columns: 4 }, { name: "Notes", rows: 1, columns: 1 }])
+    expect(read.text).toContain("| 1 | Plain note | 1936-08-17 |")
+    expect(read.structure.sheets).toEqual([{ name: "People", rows: 3, columns: 4 }, { name: "Notes", rows: 1, columns: 2 }])
   })
 
   it(".pptx: slides in presentation order (not file order) with titles, levels, tables and speaker notes", async () => {

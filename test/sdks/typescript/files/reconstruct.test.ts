@@ -158,7 +158,7 @@ describe("reconstruct: round trip into the original file", () => {
     const read = await readFile(xlsx, { filename: "people.xlsx" })
     const { tokenised, aliases } = await tokenise(read.text)
     const person = aliasOf(tokenised, ORIGINALS.cellName, read.text)
-    const answer = `⟦People!A2⟧ ${person} Jr.\n⟦People!D2⟧ 150\n⟦People!D3⟧ 999\n⟦People!C2⟧ withheld`
+    const answer = `⟦People!A2⟧ ${person} Jr.\n⟦People!D2⟧ 150\n⟦People!D3⟧ 999\n⟦People!C2⟧ withheld\n⟦Notes!B1⟧ 1937-01-02`
     const workbook = await loadWorkbook(await reconstruct(answer, { format: "xlsx", original: xlsx, aliases }))
     const people = workbook.getWorksheet("People")!
     expect(people.getCell("A2").value).toBe(`${ORIGINALS.cellName} Jr.`)
@@ -170,6 +170,8 @@ describe("reconstruct: round trip into the original file", () => {
     expect(people.getCell("A1").font?.bold).toBe(true)
     expect(JSON.stringify(people.getCell("B2").note)).toContain(ORIGINALS.sheetCommentEmail)
     expect(workbook.getWorksheet("Notes")!.getCell("A1").value).toBe("Plain note")
+    // A date cell edited as ISO text stays a date.
+    expect(workbook.getWorksheet("Notes")!.getCell("B1").value).toEqual(new Date(Date.UTC(1937, 0, 2)))
   })
 
   it(".xlsx: the sheet given back as readFile's table; changed cells written, new cells and rows inserted, the rest kept", async () => {

@@ -1,10 +1,12 @@
 /**
  * The SDK as esbuild bundles it, shared by the package build (build.ts), the browser test and the SDK benchmark:
- * the engine identity fixed at build time, and a self-contained bundle of the browser entry for a web page (the SDK
- * with all its dependencies, what an application's bundler ships), with or without the built-in name model.
+ * the engine identity fixed at build time, a self-contained bundle of the browser entry for a web page (the SDK with
+ * all its dependencies, what an application's bundler ships), and the sizes of that bundle split as a bundler splits it
+ * (what loads at start, what the built-in name model adds on first use).
  */
 import { readFileSync } from "node:fs"
-import { dirname, join } from "node:path"
+import { dirname, join, relative, sep } from "node:path"
+import { gzipSync } from "node:zlib"
 import { fileURLToPath } from "node:url"
 import * as esbuild from "esbuild"
 import type { EngineIdentity } from "./src/wire/attestation/v3.ts"
@@ -32,24 +34,6 @@ export const engineIdentityPlugin = (engine: EngineIdentity): esbuild.Plugin => 
 })
 
 /**
- * For measuring the engine without the built-in name model (compromise and its rules): the module is replaced by
- * one whose model is unavailable, as for an application that uses nameModel "off" or a name model service.
- */
-const withoutBuiltinNameModel: esbuild.Plugin = {
-  name: "without-builtin-name-model",
-  setup(build) {
-    build.onResolve({ filter: /\/builtinNameModel\.ts$/ }, () => ({ path: "no-builtin-name-model", namespace: "no-builtin-name-model" }))
-    build.onLoad({ filter: /.*/, namespace: "no-builtin-name-model" }, () => ({
-      contents: `import { NameModelUnavailable } from ${JSON.stringify(join(repo, "sdks/typescript/src/tokeniser/NameModel.ts"))}
-export const detectNamesWithCompromise = () => { throw new NameModelUnavailable("the built-in name model is not in this bundle") }
-export const builtinNameModel = { detect: async () => detectNamesWithCompromise() }`,
-      loader: "ts",
-      resolveDir: repo
-    }))
-  }
-}
-
-/**
  * One file cannot hold lazily loaded chunks: the file readers and writers, which the SDK loads with import() only when
  * a file is read or rebuilt, are left out of the page bundle (a page that reads files is bundled with code splitting,
  * as Vite and the package build do).
@@ -61,8 +45,11 @@ const withoutLazyFileModules: esbuild.Plugin = {
   }
 }
 
-/** The browser entry and every dependency in one minified ESM file, ready for `<script type="module">`. */
-export const bundleBrowserPage = async (options: { readonly nameModel: "builtin" | "excluded"; readonly engine?: EngineIdentity }): Promise<Uint8Array> => {
+/**
+ * The browser entry and every dependency in one minified ESM file, ready for `<script type="module">`. The built-in
+ * name model, loaded with import() on first use, is inlined (one file has no chunks to fetch later).
+ */
+export const bundleBrowserPage = async (options: { readonly engine?: EngineIdentity } = {}): Promise<Uint8Array> => {
   const result = await esbuild.build({
     entryPoints: [join(here, "src/browser.ts")],
     bundle: true,
@@ -72,7 +59,7 @@ export const bundleBrowserPage = async (options: { readonly nameModel: "builtin"
     minify: true,
     write: false,
     logLevel: "warning",
-    plugins: [engineIdentityPlugin(options.engine ?? packageEngine()), withoutLazyFileModules, ...(options.nameModel === "excluded" ? [withoutBuiltinNameModel] : [])]
+    plugins: [engineIdentityPlugin(options.engine ?? packageEngine()), withoutLazyFileModules]
   })
   return result.outputFiles[0]!.contents
 }
@@ -98,4 +85,67 @@ export const bundleBrowserApp = async (options: { readonly engine?: EngineIdenti
     plugins: [engineIdentityPlugin(options.engine ?? packageEngine())]
   })
   return new Map(result.outputFiles.map((f) => [f.path.slice("/bundle/".length), f.contents]))
+}
+
+/** Bytes of some bundle files, raw and each gzipped (level 9) as a server would send them. */
+export interface BundleSize {
+  readonly files: number
+  readonly bytes: number
+  readonly gzipBytes: number
+}
+
+/**
+ * The browser entry as an application's bundler splits it (esbuild, code splitting, minified): what a page loads at
+ * start (the entry and the chunks it imports statically) and what the built-in name model adds when the first text is
+ * scanned for names (its lazily imported chunk and what that chunk imports beyond the start). The file readers, also
+ * loaded lazily, are in neither.
+ */
+export const splitBrowserBundle = async (options: { readonly engine?: EngineIdentity } = {}): Promise<{ readonly atStart: BundleSize; readonly nameModel: BundleSize }> => {
+  const outdir = join(here, ".bundle-measure")
+  const result = await esbuild.build({
+    entryPoints: { browser: join(here, "src/browser.ts") },
+    bundle: true,
+    format: "esm",
+    platform: "browser",
+    target: "es2022",
+    minify: true,
+    splitting: true,
+    write: false,
+    metafile: true,
+    absWorkingDir: here,
+    outdir,
+    logLevel: "warning",
+    plugins: [engineIdentityPlugin(options.engine ?? packageEngine())]
+  })
+  const outputs = result.metafile.outputs
+  const contents = new Map(result.outputFiles.map((file) => [relative(here, file.path).split(sep).join("/"), file.contents]))
+  const staticClosure = (from: ReadonlyArray<string>): Set<string> => {
+    const seen = new Set<string>()
+    const pending = [...from]
+    while (pending.length > 0) {
+      const file = pending.pop()!
+      if (seen.has(file)) continue
+      seen.add(file)
+      for (const imported of outputs[file]?.imports ?? []) if (imported.kind === "import-statement") pending.push(imported.path)
+    }
+    return seen
+  }
+  const entry = Object.keys(outputs).find((file) => outputs[file]!.entryPoint !== undefined && file.endsWith("browser.js"))!
+  const atStart = staticClosure([entry])
+  const namesChunks = Object.keys(outputs).filter((file) => Object.keys(outputs[file]!.inputs).some((input) => input.endsWith("tokeniser/builtinNames.ts")))
+  if (namesChunks.some((file) => atStart.has(file))) throw new Error("the built-in name model is in the bundle's start-up files: it must load lazily")
+  const nameModel = [...staticClosure(namesChunks)].filter((file) => !atStart.has(file))
+  const size = (files: Iterable<string>): BundleSize => {
+    let count = 0
+    let bytes = 0
+    let gzipBytes = 0
+    for (const file of files) {
+      const body = contents.get(file)!
+      count++
+      bytes += body.length
+      gzipBytes += gzipSync(body, { level: 9 }).length
+    }
+    return { files: count, bytes, gzipBytes }
+  }
+  return { atStart: size(atStart), nameModel: size(nameModel) }
 }

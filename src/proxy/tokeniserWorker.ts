@@ -7,7 +7,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads"
 import type { AttestationRoute } from "../../sdks/typescript/src/wire/attestation/v3.ts"
-import { InvalidRequestBody, NameModelUnavailable, tokeniseRequest } from "../../sdks/typescript/src/tokeniser/index.ts"
+import { InvalidRequestBody, loadBuiltinNameModel, NameModelUnavailable, tokeniseRequest } from "../../sdks/typescript/src/tokeniser/index.ts"
 import { nameModelFor } from "./nameModelFor.ts"
 import type { NameModelSetting } from "./proxyConfig.ts"
 import { requestOptions } from "./RequestTokeniser.ts"
@@ -38,6 +38,8 @@ export interface WorkerSettings {
 
 const settings = workerData as WorkerSettings
 const names = nameModelFor(settings.nameModel)
+// The built-in name model's code loads on first use; a worker loads it now, so the first request does not wait for it.
+if (settings.nameModel.kind === "builtin") void loadBuiltinNameModel().catch(() => {})
 const running = new Map<number, AbortController>()
 
 const kindOf = (error: unknown, cancelled: boolean): FailureKind => {

@@ -13,7 +13,7 @@ import type { AddressInfo } from "node:net"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type FakeProvider, startFakeProvider } from "../../../programs/fake-provider.ts"
-import { bundleBrowserPage } from "../../../sdks/typescript/browserBundle.ts"
+import { bundleBrowserPage, splitBrowserBundle } from "../../../sdks/typescript/browserBundle.ts"
 import { launchChromium } from "../../support/chromium.ts"
 import { startTestGateway, type TestGateway } from "../../support/gateway.ts"
 import { fundedKey } from "../../support/tenant.ts"
@@ -87,7 +87,7 @@ let page: Page
 const pageErrors: Array<string> = []
 
 beforeAll(async () => {
-  const bundle = await bundleBrowserPage({ nameModel: "builtin" })
+  const bundle = await bundleBrowserPage()
   let html = ""
   site = createServer((req, res) => {
     const [status, type, body] = req.url === "/" ? [200, "text/html", html] : req.url === "/app.js" ? [200, "text/javascript", APP] : req.url === "/sdk.js" ? [200, "text/javascript", bundle] : [404, "text/plain", "not found"]
@@ -155,5 +155,15 @@ describe("the SDK's browser bundle in Chromium", () => {
     expect(result.offline).toBe("valid")
     expectOnlyAliasesUpstream()
     expect(pageErrors).toEqual([])
+  })
+})
+
+describe("the SDK's browser bundle, split as an application's bundler splits it", () => {
+  it("keeps the built-in name model in a chunk of its own, loaded on first use, not in what a page loads at start", async () => {
+    // splitBrowserBundle refuses a build whose start-up files hold the name model's code.
+    const split = await splitBrowserBundle()
+    expect(split.nameModel.files).toBeGreaterThanOrEqual(1)
+    // compromise, the gazetteer and the rules are most of the engine's weight: far more than what is left at start.
+    expect(split.nameModel.bytes).toBeGreaterThan(split.atStart.bytes)
   })
 })

@@ -4,7 +4,7 @@
  * The gateway must never import this module.
  */
 export { ALIAS_PATTERN } from "./alias.ts"
-export { builtinNameModel, detectNamesWithCompromise } from "./builtinNameModel.ts"
+export { builtinNameModel, loadBuiltinNameModel } from "./builtinNameModel.ts"
 export { detectStructured, PRIORITY, resolveOverlaps, structuredDetectors } from "./detectStructured.ts"
 export type { StructuredOptions } from "./detectStructured.ts"
 export type { Detector } from "./detectors/Detector.ts"

@@ -2,12 +2,12 @@ import { describe, expect, it } from "vitest"
 import {
   builtinNameModel,
   createSession,
-  detectNamesWithCompromise,
   detectSpans,
   resolveOverlaps,
   type NameModel,
   type Span
 } from "../../../../sdks/typescript/src/tokeniser/index.ts"
+import { detectNamesWithCompromise } from "../../../../sdks/typescript/src/tokeniser/builtinNames.ts"
 import { mergeWindowSpans, scanInWindows, textWindows } from "../../../../sdks/typescript/src/tokeniser/textWindows.ts"
 
 /** A stand-in name finder: every "Ada Lovelace" is a PERSON. */

@@ -142,6 +142,16 @@ describe("readFile: refusals with stable codes", () => {
     expect((await refusal(readFile(new Uint8Array([0xff, 0xfe, 0x00, 0xd8]), { filename: "a.txt" }))).code).toBe("file_malformed")
   })
 
+  it("file_malformed, nothing expanded: an entity bomb and an external entity in a DTD", async () => {
+    const { zipSync } = await import("fflate")
+    const withDoctype = (dtd: string, use: string) =>
+      zipSync({ "word/document.xml": strToU8(`<?xml version="1.0"?><!DOCTYPE w:document [${dtd}]><w:document xmlns:w="x"><w:body><w:p><w:r><w:t>${use}</w:t></w:r></w:p></w:body></w:document>`) })
+    const bomb = withDoctype(`<!ENTITY a "AAAAAAAAAA">${Array.from({ length: 9 }, (_, i) => `<!ENTITY ${"b".repeat(i + 1)} "${`&${i === 0 ? "a" : "b".repeat(i)};`.repeat(10)}">`).join("")}`, "&bbbbbbbbb;")
+    expect((await refusal(readFile(bomb, { filename: "laughs.docx" }))).code).toBe("file_malformed")
+    const external = withDoctype(`<!ENTITY e SYSTEM "file:///etc/passwd">`, "&e;")
+    expect((await refusal(readFile(external, { filename: "xxe.docx" }))).code).toBe("file_malformed")
+  })
+
   it("file_encrypted: a password-protected Office file, encrypted zip entries, a password-protected PDF", async () => {
     expect((await refusal(readFile(makeEncryptedOffice(), { filename: "locked.docx" }))).code).toBe("file_encrypted")
     expect((await refusal(readFile(withEncryptedEntries(xlsx), { filename: "locked.xlsx" }))).code).toBe("file_encrypted")

@@ -1,5 +1,7 @@
 import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
 import { Keys } from "../services/Keys.ts"
+import { Mailer } from "../services/Mailer.ts"
 import { Licences } from "../services/Licences.ts"
 import { Organisations } from "../services/Organisations.ts"
 import { PortalTokens } from "../services/PortalTokens.ts"
@@ -131,5 +133,38 @@ export const createLicence = (input: Input) =>
     const licence = yield* (yield* Licences).issue(micros)
     return { code: licence.code, licence_id: licence.licenceId, usd: licence.usd, issued_at: licence.issuedAt }
   })
+
+const MAIL_OUTBOX_MAX = 100
+
+/**
+ * `cli.ts mail outbox [--to EMAIL] [--limit N]`: the newest development mails (no SMTP_URL: mail is kept in the
+ * `mail_outbox` table instead of being sent), so an operator can hand a newcomer their verification link.
+ */
+export const listMailOutbox = (input: Input) =>
+  Effect.gen(function*() {
+    const to = str(input, "to")
+    const limitText = str(input, "limit") ?? (typeof input["limit"] === "number" ? String(input["limit"]) : "10")
+    if (!/^[1-9][0-9]{0,2}$/.test(limitText) || Number(limitText) > MAIL_OUTBOX_MAX) {
+      return yield* invalid("limit", `limit is a whole number from 1 to ${MAIL_OUTBOX_MAX} (--limit).`)
+    }
+    const transport = (yield* Mailer).transport
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* (to === undefined
+      ? sql<MailRow>`SELECT id, to_address, subject, body_text, created_at FROM mail_outbox ORDER BY id DESC LIMIT ${Number(limitText)}`
+      : sql<MailRow>`SELECT id, to_address, subject, body_text, created_at FROM mail_outbox WHERE lower(to_address) = lower(${to}) ORDER BY id DESC LIMIT ${Number(limitText)}`
+    ).pipe(Effect.orDie)
+    return {
+      transport,
+      mails: rows.map((r) => ({ id: Number(r.id), to: r.to_address, subject: r.subject, text: r.body_text, created_at: new Date(r.created_at).toISOString() }))
+    }
+  })
+
+interface MailRow {
+  readonly id: string | number
+  readonly to_address: string
+  readonly subject: string
+  readonly body_text: string
+  readonly created_at: string | Date
+}
 
 export type AdminFailure = ApiError

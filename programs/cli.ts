@@ -99,6 +99,16 @@ const COMMANDS: Record<string, Command> = {
     input: () => ({}),
     run: (ops) => ops.rotateReceiptKeys
   },
+  "mail outbox": {
+    usage: "mail outbox [--to EMAIL] [--limit N]",
+    summary: "show the newest development mails (verification links) kept instead of sent",
+    details: "Without SMTP_URL the gateway keeps every mail in its database instead of sending it; this prints the\n" +
+      "newest first (--limit 1-100, default 10), only those to EMAIL with --to.\n" +
+      "Prints {\"transport\",\"mails\":[{\"id\",\"to\",\"subject\",\"text\",\"created_at\"}]}; with SMTP_URL set, \"transport\" is \"smtp\".",
+    route: { method: "GET", path: "/api/admin/mail/outbox" },
+    input: (f) => ({ to: f.to, limit: f.limit }),
+    run: (ops, input) => ops.listMailOutbox(input)
+  },
   "ledger check": {
     usage: "ledger check",
     summary: "check every wallet against its ledger, and usage against receipts",
@@ -161,7 +171,10 @@ const viaAdminApi = async (url: string, dataDir: string, command: Command, input
   const tokenFile = join(dataDir, "admin-token")
   if (!existsSync(tokenFile)) fail("admin_token_missing", `No admin token at ${tokenFile}; start the gateway once with this DATA_DIR.`)
   const token = readFileSync(tokenFile, "utf8").trim()
-  const res = await fetch(`${url}${command.route.path}`, {
+  // A read carries its input in the query string.
+  const query = new URLSearchParams(Object.entries(input).filter((e): e is [string, string] => typeof e[1] === "string"))
+  const path = command.route.method === "GET" && query.size > 0 ? `${command.route.path}?${query}` : command.route.path
+  const res = await fetch(`${url}${path}`, {
     method: command.route.method,
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
     body: command.route.method === "POST" ? JSON.stringify(input) : undefined

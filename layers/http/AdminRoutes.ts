@@ -1,6 +1,6 @@
 import { Effect } from "effect"
-import { HttpRouter, HttpServerResponse } from "effect/http"
-import { checkLedger, createLicence, createOidcClient, createOrg, createPortalToken, creditWallet, revokeKey } from "../AdminOperations.ts"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { checkLedger, listMailOutbox, createLicence, createOidcClient, createOrg, createPortalToken, creditWallet, revokeKey } from "../AdminOperations.ts"
 import { SqlClient } from "effect/sql"
 import { Keys } from "../../services/Keys.ts"
 import { OidcProvider } from "../oidc/OidcProvider.ts"
@@ -30,6 +30,14 @@ export const AdminRoutes = HttpRouter.use(Effect.fn(function*(router) {
   yield* post("/api/admin/keys/revoke", revokeKey)
   yield* post("/api/admin/licences", createLicence)
   yield* post("/api/admin/oidc/clients", createOidcClient)
+  yield* router.add("GET", "/api/admin/mail/outbox", Effect.gen(function*() {
+    yield* requirePortal("ability:admin")
+    const search = new URL((yield* HttpServerRequest.HttpServerRequest).url, "http://x").searchParams
+    return HttpServerResponse.jsonUnsafe(
+      yield* listMailOutbox({ to: search.get("to") ?? undefined, limit: search.get("limit") ?? undefined }),
+      { headers: { "cache-control": "no-store" } }
+    )
+  }))
   yield* router.add("GET", "/api/admin/ledger/check", Effect.gen(function*() {
     yield* requirePortal("ability:admin")
     return HttpServerResponse.jsonUnsafe(yield* checkLedger)

@@ -60,6 +60,26 @@ describe("operator CLI against a running gateway (embedded: through its admin AP
     })
   }, 120_000)
 
+  it("mail outbox shows a newcomer's verification link kept by a development gateway (no SMTP_URL), newest first", async () => {
+    const signUp = (email: string) =>
+      fetch(`${gw.url}/api/v1/accounts`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password: "long enough password" }) })
+    expect((await signUp("newcomer@example.org")).status).toBe(201)
+    expect((await signUp("someone-else@example.org")).status).toBe(201)
+    const mine = await cli(["mail", "outbox", "--to", "Newcomer@example.org", "--limit", "5"], env)
+    expect(mine.code).toBe(0)
+    expect(mine.json.transport).toBe("dev-outbox")
+    expect(mine.json.mails).toHaveLength(1)
+    expect(mine.json.mails[0]).toMatchObject({ to: "newcomer@example.org", subject: expect.any(String) })
+    const link = /(http\S+\/api\/v1\/account\/verify\?token=[A-Za-z0-9_-]+)/.exec(mine.json.mails[0].text)![1]
+    // The link it shows is the real one: it verifies the account.
+    expect((await fetch(new URL(new URL(link).pathname + new URL(link).search, gw.url))).status).toBe(200)
+    const all = await cli(["mail", "outbox"], env)
+    expect(all.json.mails.map((m: { to: string }) => m.to).slice(0, 2)).toEqual(["someone-else@example.org", "newcomer@example.org"])
+    const bad = await cli(["mail", "outbox", "--limit", "0"], env)
+    expect(bad.code).not.toBe(0)
+    expect(bad.json.error.code).toBe("invalid_request")
+  }, 120_000)
+
   it("fails with a JSON error and a non-zero status on bad input or an unknown command", async () => {
     const bad = await cli(["wallet", "credit", "--org", "org_nope", "--usd", "-3"], env)
     expect(bad.code).not.toBe(0)
@@ -86,7 +106,7 @@ describe("operator CLI against a running gateway (embedded: through its admin AP
 })
 
 describe("operator CLI help", () => {
-  const commands = ["org create", "portal-token create", "wallet credit", "key revoke", "licence create", "oidc client create", "receipts keys rotate", "ledger check"]
+  const commands = ["org create", "portal-token create", "wallet credit", "key revoke", "licence create", "oidc client create", "receipts keys rotate", "mail outbox", "ledger check"]
 
   it("--help, -h and help print the command list as plain text on stdout and exit 0", async () => {
     for (const args of [["--help"], ["-h"], ["help"]]) {

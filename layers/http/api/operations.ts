@@ -53,6 +53,16 @@ export const operationRoutes = [
   adminPost("/api/admin/licences", "adminCreateLicence", "Create a licence code"),
   adminPost("/api/admin/oidc/clients", "adminCreateOidcClient", "Register an OpenID Connect client"),
   route({
+    method: "GET", path: "/api/admin/mail/outbox", operationId: "adminMailOutbox", tag: "Admin", summary: "The newest development mails (no SMTP_URL): verification links for newcomers",
+    auth: admin,
+    query: [
+      { name: "to", description: "Only mails to this address (case-insensitive).", schema: Schema.String },
+      { name: "limit", description: "How many, newest first (1-100, default 10).", schema: Schema.String }
+    ],
+    responses: [{ status: 200, description: "`{ transport, mails: [{ id, to, subject, text, created_at }] }`.", body: AnyObject, headers: ["Cache-Control"] }],
+    errors: ["invalid_request"]
+  }),
+  route({
     method: "GET", path: "/api/admin/ledger/check", operationId: "adminLedgerCheck", tag: "Admin", summary: "Check the ledger against the wallets",
     auth: admin, responses: [{ status: 200, description: "The report.", body: AnyObject }]
   })

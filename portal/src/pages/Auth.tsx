@@ -74,8 +74,8 @@ const CheckYourMail = ({ email }: { email: string }) => {
         <p>We sent a verification link to <strong>{email}</strong>. Open it to verify your address; verifying adds the $2 trial credit.</p>
       </Notice>
       <p class="muted">
-        Running a development gateway without <code>SMTP_URL</code>? Mail is not sent: it is kept in the gateway's
-        <code> mail_outbox</code> table (see docs/accounts.md, "Mail"). Paste the link or its token on the
+        Running a development gateway without <code>SMTP_URL</code>? Mail is not sent but kept by the gateway: the
+        operator prints it with <code>npm run cli -- mail outbox --to {email}</code>. Open the link, or paste it on the
         <a href="/portal/verify" onClick={onLinkClick("/verify")}> verification page</a>.
       </p>
       {resend.error !== undefined ? <ErrorNotice error={resend.error} /> : null}

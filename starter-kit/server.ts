@@ -9,7 +9,8 @@
  * never a body, a header or the key.
  *
  * `node starter-kit/server.ts` with GATEWAY_URL, GATEWAY_KEY_FILE, optional STARTER_HOST (127.0.0.1), STARTER_PORT
- * (5173) and STARTER_APP_DIR (starter-kit/dist).
+ * (5173), STARTER_APP_DIR (starter-kit/dist) and STARTER_ALLOWED_HOSTS (the host names it answers to; required when
+ * it listens on an address other than loopback).
  */
 import { createReadStream, existsSync, statSync } from "node:fs"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
@@ -30,6 +31,11 @@ export interface StarterServerOptions {
   readonly maxBodyBytes?: number
   /** Access log lines (default: stdout). */
   readonly log?: (line: string) => void
+  /**
+   * Host names (the Host header, without the port) this server answers to. Default on a loopback address:
+   * localhost, 127.0.0.1 and [::1]. Required on any other address (the names your users reach it by).
+   */
+  readonly allowedHosts?: ReadonlyArray<string>
 }
 
 export interface StarterServer {
@@ -138,8 +144,18 @@ const isSameOrigin = (req: IncomingMessage): boolean => {
   }
 }
 
+/** The Host header's name without its port, lower-cased ("[::1]:5173" -> "[::1]"). */
+const hostName = (host: string | undefined): string => (host ?? "").toLowerCase().replace(/:\d+$/, "")
+
 export const startStarterServer = async (options: StarterServerOptions): Promise<StarterServer> => {
   const gatewayUrl = parseGatewayUrl(options.gatewayUrl)
+  const bind = options.host ?? "127.0.0.1"
+  // A page on another site can point its own name at this machine (DNS rebinding) and would then be "same-origin":
+  // answering only to known host names stops it from spending the key.
+  const allowedHosts = new Set((options.allowedHosts ?? (isLoopbackHost(bind) ? ["localhost", "127.0.0.1", "[::1]"] : [])).map((h) => h.toLowerCase()))
+  if (allowedHosts.size === 0) {
+    throw new StarterConfigError(`STARTER_ALLOWED_HOSTS is not set: on ${bind} (not loopback) name the host names users reach this server by, e.g. chat.example.com.`)
+  }
   const key = readGatewayKeyFile(options.keyFile)
   const appDir = normalize(options.appDir)
   if (!existsSync(join(appDir, "index.html"))) {
@@ -200,6 +216,7 @@ export const startStarterServer = async (options: StarterServerOptions): Promise
   }
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    if (!allowedHosts.has(hostName(req.headers.host))) return sendError(res, 421, "host_not_allowed", "This server does not answer to that host name.")
     const path = new URL(req.url ?? "/", "http://starter.local").pathname
     if (path === JWKS_PATH && req.method === "GET") return forward(req, res, path, false, undefined)
     if (path === MODELS_PATH && req.method === "GET") {
@@ -236,7 +253,7 @@ export const startStarterServer = async (options: StarterServerOptions): Promise
   })
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject)
-    server.listen(options.port ?? 5173, options.host ?? "127.0.0.1", () => resolve())
+    server.listen(options.port ?? 5173, bind, () => resolve())
   })
   const address = server.address() as AddressInfo
   const host = address.family === "IPv6" ? `[${address.address}]` : address.address
@@ -257,7 +274,8 @@ if (process.argv[1] === import.meta.filename) {
       keyFile: process.env.GATEWAY_KEY_FILE ?? "",
       appDir: process.env.STARTER_APP_DIR ?? join(import.meta.dirname, "dist"),
       host: process.env.STARTER_HOST ?? "127.0.0.1",
-      port: Number(process.env.STARTER_PORT ?? "5173")
+      port: Number(process.env.STARTER_PORT ?? "5173"),
+      ...(process.env.STARTER_ALLOWED_HOSTS ? { allowedHosts: process.env.STARTER_ALLOWED_HOSTS.split(",").map((h) => h.trim()).filter((h) => h !== "") } : {})
     })
     console.log(JSON.stringify({ msg: "starter kit listening", url: server.url, gateway: parseGatewayUrl(process.env.GATEWAY_URL) }))
     const stop = () => void server.close().then(() => process.exit(0))

@@ -99,6 +99,27 @@ describe("the starter kit's server", () => {
     expect((await models.json()).data.some((m: { id: string }) => m.id === "local-chat")).toBe(true)
   })
 
+  it("answers only to its own host names (a rebound DNS name gets 421, nothing forwarded), and needs them named on a non-loopback address", async () => {
+    hop.requests.length = 0
+    const { request } = await import("node:http")
+    const url = new URL(server.url)
+    const status = (host: string, path: string, method = "GET") =>
+      new Promise<number>((resolve, reject) => {
+        const req = request({ host: url.hostname, port: url.port, path, method, headers: { host, "content-type": "application/json", ...ATTESTED } }, (res) => {
+          res.resume()
+          resolve(res.statusCode ?? 0)
+        })
+        req.on("error", reject)
+        req.end(method === "POST" ? "{}" : undefined)
+      })
+    expect(await status(`attacker.example:${url.port}`, "/")).toBe(421)
+    expect(await status(`attacker.example:${url.port}`, "/api/v1/chat/completions", "POST")).toBe(421)
+    expect(await status(`attacker.example:${url.port}`, "/api/v1/models")).toBe(421)
+    expect(hop.requests).toEqual([])
+    expect(await status(`localhost:${url.port}`, "/")).toBe(200)
+    await expect(startStarterServer({ gatewayUrl: hop.url, keyFile, appDir, port: 0, host: "0.0.0.0" })).rejects.toThrow(/STARTER_ALLOWED_HOSTS/)
+  })
+
   it("serves the app with a strict content security policy and nothing outside it", async () => {
     const page = await fetch(`${server.url}/`)
     expect(page.status).toBe(200)

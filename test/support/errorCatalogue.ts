@@ -14,13 +14,10 @@ export const documentedErrors = (): ReadonlyMap<string, number> =>
 export const UNIT_ONLY_CODES: ReadonlyArray<string> = ["internal_error"]
 
 /**
- * Codes in the source that docs/errors.md does not list yet: the Stripe ones need a Stripe set-up (docs/billing.md,
- * test/layers/http/BillingRoutes.test.ts) and `already_verified` is not answered over HTTP (re-sending a
+ * Codes in the source that docs/errors.md does not list yet: `already_verified` is not answered over HTTP (re-sending a
  * verification always answers 202, so nobody learns which addresses have accounts). This list may only shrink: a
  * new code goes into docs/errors.md.
  */
 export const NOT_YET_CATALOGUED: ReadonlyArray<string> = [
-  "already_verified",
-  "invalid_signature",
-  "payment_provider_error"
+  "already_verified"
 ]

@@ -43,7 +43,7 @@ const topup = (path: string, operationId: string, deprecated?: string) =>
     method: "POST", path, operationId, tag: "Billing", summary: "Start a top-up checkout",
     auth: write, requestHeaders: ["Idempotency-Key"], requestBody: TopupRequest,
     responses: [{ status: 201, description: "The checkout to complete.", body: Checkout, headers: ["Cache-Control", "X-Service-Idempotent-Replay"] }],
-    errors: ["payments_not_configured"],
+    errors: ["payments_not_configured", "payment_provider_error"],
     ...(deprecated === undefined ? {} : { deprecated })
   })
 const redeem = (path: string, operationId: string, deprecated?: string) =>
@@ -68,7 +68,7 @@ export const billingRoutes = [
     auth: { kind: "stripeSignature" }, requestHeaders: ["Stripe-Signature"],
     rawRequestBody: { mediaType: "application/json", schema: Schema.Record(Schema.String, Schema.Unknown), description: "Stripe's event, verified over its exact bytes." },
     responses: [{ status: 200, description: "Received.", body: Schema.Struct({ received: Schema.Literal(true), type: Schema.String, credited: Schema.Boolean }) }],
-    errors: ["payments_not_configured"]
+    errors: ["invalid_signature"]
   }),
   route({
     method: "POST", path: "/api/v1/billing/dev/checkouts/:id/complete", operationId: "completeDevCheckout", tag: "Billing", summary: "Complete a checkout of the development payment provider",

@@ -8,6 +8,7 @@ import type { AttestationRoute } from "../../../sdks/typescript/src/wire/attesta
 import { attestedHeaders } from "../../support/engine.ts"
 import { useRelayFixture } from "../../support/relayFixture.ts"
 import { startTestGateway, type TestGateway } from "../../support/gateway.ts"
+import { startFakeStripe } from "../../support/fake-stripe.ts"
 import { fundedKey } from "../../support/tenant.ts"
 import { documentedErrors, UNIT_ONLY_CODES } from "../../support/errorCatalogue.ts"
 
@@ -479,6 +480,15 @@ beforeAll(async () => {
 })
 afterAll(() => other.gw?.close())
 
+/** A gateway configured for Stripe whose Stripe API no longer answers (the fake is closed): the payment codes. */
+const stripeDown = {} as { gw: TestGateway }
+beforeAll(async () => {
+  const stripe = await startFakeStripe()
+  await stripe.close()
+  stripeDown.gw = await startTestGateway(stripe.env)
+})
+afterAll(() => stripeDown.gw?.close())
+
 const sendTo = (gw: TestGateway, method: string, path: string, init: { headers?: Record<string, string>; body?: string } = {}) =>
   fetch(`${gw.url}${path}`, { method, headers: { "content-type": "application/json", ...init.headers }, body: init.body })
 
@@ -488,6 +498,17 @@ const tokenOn = async (gw: TestGateway, abilities: string) => {
 }
 
 const deploymentCases: Array<Case> = [
+  {
+    code: "invalid_signature",
+    where: "POST /api/v1/billing/webhooks/stripe (no Stripe-Signature)",
+    provoke: () => sendTo(stripeDown.gw, "POST", "/api/v1/billing/webhooks/stripe", { body: JSON.stringify({ type: "checkout.session.completed", marker: MARKER }) })
+  },
+  {
+    code: "payment_provider_error",
+    where: "POST /api/v1/billing/topup (Stripe unreachable)",
+    provoke: async () =>
+      sendTo(stripeDown.gw, "POST", "/api/v1/billing/topup", { body: JSON.stringify({ amount_usd: "5.00" }), headers: { authorization: `Bearer ${await tokenOn(stripeDown.gw, "ability:billing.write")}` } })
+  },
   {
     code: "portal_not_built",
     where: "GET /portal/ (no npm run portal:build)",

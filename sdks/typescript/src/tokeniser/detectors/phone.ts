@@ -78,10 +78,14 @@ export const makePhoneDetector = (regions: ReadonlyArray<CountryCode>): Detector
     const found: Array<Span> = []
     const scanned = withoutEmptyBrackets(text)
     for (const segment of scanned.matchAll(DIGIT_SEGMENT)) {
-      if ((segment[0].match(/\d/g)?.length ?? 0) < 7) continue
+      const digitCount = segment[0].match(/\d/g)?.length ?? 0
+      if (digitCount < 7) continue
       // A little context on each side, as the library saw it in the whole text: it rejects numbers that run
       // into a time ("2024-03-15 14:22:05") and is several times faster than on a bare window.
       const from = Math.max(0, segment.index - 8)
+      // A national number needs 9 digits (looksLikeNationalPhone): a shorter run without a "+" before it (a date,
+      // an amount, a short reference: common in tables) cannot give a phone, and is not parsed once per region.
+      if (digitCount < 9 && !segment[0].startsWith("+") && !/\+\s*$/.test(scanned.slice(from, segment.index))) continue
       const window = scanned.slice(from, segment.index + segment[0].length + 8)
       for (const hit of hitsIn(window, segment[0], regions)) {
         if (!hit.number.isValid()) continue

@@ -361,4 +361,49 @@ describe("portal in Chromium", () => {
     expect(status).toBe(401)
     expect(pageErrors.filter((e) => !/status of 40[13]/.test(e))).toEqual([])
   })
+
+  it("works from the keyboard alone: skip link, sign-in, navigation, a key created, the rotate dialog closed with Escape", async () => {
+    const focused = () => page.evaluate(() => {
+      const e = document.activeElement as HTMLElement | null
+      return `${e?.tagName.toLowerCase()}|${e?.getAttribute("name") ?? ""}|${(e?.textContent ?? "").trim()}`
+    })
+    /** Presses Tab until the focused element matches (at most 40 times): proves it is reachable in tab order. */
+    const tabTo = async (pattern: RegExp) => {
+      for (let i = 0; i < 40; i++) {
+        await page.keyboard.press("Tab")
+        if (pattern.test(await focused())) return
+      }
+      throw new Error(`never reached ${pattern} with Tab; last focus ${await focused()}`)
+    }
+    await page.goto(`${gw.url}/portal/sign-in`)
+    await page.getByRole("heading", { name: "Sign in" }).waitFor()
+    await page.keyboard.press("Tab")
+    expect(await focused()).toBe("a||Skip to content")
+    await tabTo(/^input\|email\|/)
+    await page.keyboard.type(EMAIL)
+    await page.keyboard.press("Tab")
+    expect(await focused()).toMatch(/^input\|password\|/)
+    await page.keyboard.type(PASSWORD)
+    await page.keyboard.press("Enter")
+    await page.getByRole("heading", { name: "Overview" }).waitFor()
+
+    await tabTo(/^a\|\|Keys$/)
+    await page.keyboard.press("Enter")
+    await page.getByRole("heading", { name: "Keys", level: 1 }).waitFor()
+    await tabTo(/^input\|key-name\|/)
+    await page.keyboard.type("keyboard")
+    await tabTo(/^button\|\|Create key$/)
+    await page.keyboard.press("Enter")
+    await page.getByTestId("secret").waitFor()
+    const row = page.locator("tr", { hasText: "keyboard" })
+    await row.waitFor()
+    await tabTo(/^button\|\|Rotate$/)
+    await page.keyboard.press("Enter")
+    const dialog = page.getByRole("dialog", { name: /^Rotate/ })
+    await dialog.waitFor()
+    await page.keyboard.press("Escape")
+    await expect.poll(() => dialog.isVisible()).toBe(false)
+    expect(await row.locator(".badge").first().textContent()).toBe("active")
+    await shot("16-keyboard")
+  })
 })

@@ -27,9 +27,16 @@ export const Billing = ({ me }: { me: Account }) => {
   const [balance, reloadBalance] = useLoad(() => rest.billing.balance() as Promise<{ balance_usd: string }>)
   const [ledger, reloadLedger] = useLoad(() => rest.billing.ledger({ limit: 50 }) as Promise<{ entries: ReadonlyArray<LedgerEntry>; next_cursor: string | null }>)
   const [message, setMessage] = useState<string | undefined>(undefined)
+  const [older, setOlder] = useState<{ entries: ReadonlyArray<LedgerEntry>; cursor: string | null } | undefined>(undefined)
+  const more = useAction()
+  const loadOlder = async (cursor: string) => {
+    const page = await more.run(() => rest.billing.ledger({ limit: 50, cursor }) as Promise<{ entries: ReadonlyArray<LedgerEntry>; next_cursor: string | null }>)
+    if (page !== undefined) setOlder({ entries: [...(older?.entries ?? []), ...page.entries], cursor: page.next_cursor })
+  }
   const writable = can(me, "ability:billing.write")
   const credited = (text: string) => {
     setMessage(text)
+    setOlder(undefined)
     reloadBalance()
     reloadLedger()
   }
@@ -55,7 +62,7 @@ export const Billing = ({ me }: { me: Account }) => {
             <table>
               <thead><tr><th scope="col">When</th><th scope="col">Kind</th><th scope="col">Amount</th><th scope="col">Reference</th></tr></thead>
               <tbody>
-                {ledger.data.entries.map((e) => (
+                {[...ledger.data.entries, ...(older?.entries ?? [])].map((e) => (
                   <tr key={e.id} data-testid="ledger-row">
                     <td>{dateTime(e.created_at)}</td>
                     <td>{e.kind.replaceAll("_", " ")}</td>
@@ -67,6 +74,10 @@ export const Billing = ({ me }: { me: Account }) => {
             </table>
           </TableWrap>
         )
+        : null}
+      {more.error !== undefined ? <ErrorNotice error={more.error} /> : null}
+      {ledger.state === "ready" && (older === undefined ? ledger.data.next_cursor : older.cursor) !== null
+        ? <button type="button" disabled={more.busy} onClick={() => loadOlder((older === undefined ? ledger.data.next_cursor : older.cursor)!)}>{more.busy ? "Loading…" : "Load older entries"}</button>
         : null}
     </section>
   )

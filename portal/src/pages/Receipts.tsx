@@ -5,7 +5,7 @@
 import { verifyChain, verifyInclusionProof, verifyReceipt } from "@privacy-relay/sdk"
 import { useState } from "preact/hooks"
 import { jwks, rest } from "../api.ts"
-import { Empty, ErrorNotice, Loading, TableWrap, useLoad, useTitle } from "../components/ui.tsx"
+import { Empty, ErrorNotice, Loading, TableWrap, useAction, useLoad, useTitle } from "../components/ui.tsx"
 import { dateTime } from "../format.ts"
 import { onLinkClick } from "../router.ts"
 
@@ -52,8 +52,20 @@ export const Receipts = () => {
     const filtered = query.model !== undefined || query.from !== undefined || query.to !== undefined
     return { ...page, verdicts, chains: filtered ? undefined : await chainStatuses(page.receipts) }
   }, [JSON.stringify(query)])
+  const [older, setOlder] = useState<{ receipts: ReadonlyArray<ReceiptV1>; verdicts: Map<string, Verdict>; cursor: string | null } | undefined>(undefined)
+  const more = useAction()
+  const loadOlder = async (cursor: string) => {
+    const page = await more.run(async () => {
+      const next = await rest.receipts.list({ limit: 50, cursor, ...query }) as { receipts: ReadonlyArray<ReceiptV1>; next_cursor: string | null }
+      const verdicts = new Map(older?.verdicts ?? [])
+      await Promise.all(next.receipts.map(async (r) => verdicts.set(r.jti, await verifyReceipt(r, { jwks }))))
+      return { receipts: [...(older?.receipts ?? []), ...next.receipts], verdicts, cursor: next.next_cursor }
+    })
+    if (page !== undefined) setOlder(page)
+  }
   const apply = (event: Event) => {
     event.preventDefault()
+    setOlder(undefined)
     setQuery({
       ...(model.trim() === "" ? {} : { model: model.trim() }),
       ...(toRfc3339(from, false) === undefined ? {} : { from: toRfc3339(from, false) }),
@@ -93,7 +105,7 @@ export const Receipts = () => {
               <table>
                 <thead><tr><th scope="col">Sealed</th><th scope="col">Receipt</th><th scope="col">Model</th><th scope="col">Tokens in / out</th><th scope="col">Key</th><th scope="col">Seq</th><th scope="col">Signature</th></tr></thead>
                 <tbody>
-                  {list.data.receipts.map((r) => (
+                  {[...list.data.receipts, ...(older?.receipts ?? [])].map((r) => (
                     <tr key={r.jti}>
                       <td>{dateTime(r.iat)}</td>
                       <td><a href={`/portal/receipts/${r.jti}`} onClick={onLinkClick(`/receipts/${r.jti}`)}><code>{r.jti.slice(0, 12)}…</code></a></td>
@@ -101,12 +113,16 @@ export const Receipts = () => {
                       <td>{r.claims.tokens_in} / {r.claims.tokens_out}</td>
                       <td><code>{r.sub}</code></td>
                       <td>{r.chain.seq}</td>
-                      <td><VerifyBadge verdict={list.data.verdicts.get(r.jti)} /></td>
+                      <td><VerifyBadge verdict={list.data.verdicts.get(r.jti) ?? older?.verdicts.get(r.jti)} /></td>
                     </tr>
                   ))}
                 </tbody>
               </table>
             </TableWrap>
+            {more.error !== undefined ? <ErrorNotice error={more.error} /> : null}
+            {(older === undefined ? list.data.next_cursor : older.cursor) !== null
+              ? <button type="button" disabled={more.busy} onClick={() => loadOlder((older === undefined ? list.data.next_cursor : older.cursor)!)}>{more.busy ? "Loading…" : "Load older receipts"}</button>
+              : null}
           </>
         )
         : null}

@@ -7,7 +7,9 @@
  * little overhead as possible.
  *
  * Replies: the assistant text is always `Echo: <last user message text>` (text parts joined with "\n"),
- * so end-to-end tests can check that tokens survived the round trip. Usage: prompt/input tokens =
+ * so end-to-end tests can check that tokens survived the round trip. With `tools` in the request, the reply is a
+ * call of the first tool with arguments `{"text": <last user message text>}` (OpenAI `tool_calls`, Anthropic
+ * `tool_use`), unless the last turn is a tool result: then the text is `Echo: <the tool result's text>`. Usage: prompt/input tokens =
  * ceil(request body bytes / 4); completion/output tokens = number of whitespace-separated words of
  * the reply. Both are exported (`fakeReplyText`, `fakePromptTokens`, `fakeCompletionTokens`) so
  * tests compute expectations instead of hard-coding them.
@@ -141,6 +143,35 @@ const textOf = (content: unknown): string => {
       .join("\n")
   }
   return ""
+}
+
+/** The first tool's name when the request offers tools (OpenAI `function.name` or Anthropic `name`). */
+const firstToolName = (tools: unknown): string | undefined => {
+  const t = Array.isArray(tools) ? (tools[0] as { name?: unknown; function?: { name?: unknown } } | undefined) : undefined
+  const name = t?.function?.name ?? t?.name
+  return typeof name === "string" ? name : undefined
+}
+
+/** The text of a trailing tool result: an OpenAI `tool` message, or `tool_result` blocks of the last Anthropic user turn. */
+const trailingToolResult = (messages: unknown): string | undefined => {
+  if (!Array.isArray(messages) || messages.length === 0) return undefined
+  const last = messages[messages.length - 1] as { role?: unknown; content?: unknown } | null
+  if (last === null || typeof last !== "object") return undefined
+  if (last.role === "tool") return textOf(last.content)
+  if (last.role === "user" && Array.isArray(last.content)) {
+    const results = last.content.filter((b) => typeof b === "object" && b !== null && (b as { type?: unknown }).type === "tool_result")
+    if (results.length > 0) return results.map((b) => textOf((b as { content?: unknown }).content)).join("\n")
+  }
+  return undefined
+}
+
+/** What the fake answers: a tool call when tools are offered and no tool result is being answered, else text. */
+const fakeTurn = (body: Record<string, unknown>): { text: string } | { tool: string; args: string } => {
+  const toolResult = trailingToolResult(body.messages)
+  if (toolResult !== undefined) return { text: fakeReplyText(toolResult) }
+  const tool = firstToolName(body.tools)
+  if (tool !== undefined) return { tool, args: JSON.stringify({ text: lastUserText(body.messages) }) }
+  return { text: fakeReplyText(lastUserText(body.messages)) }
 }
 
 const lastUserText = (messages: unknown): string => {
@@ -321,7 +352,9 @@ const cutAfterOf = (o: Outcome): number | undefined => o.kind === "cut-stream" ?
 const chatCompletions = async (ctx: Ctx): Promise<void> => {
   const { res, body } = ctx
   const model = typeof body.model === "string" ? body.model : "local-chat"
-  const reply = fakeReplyText(lastUserText(body.messages))
+  const turn = fakeTurn(body)
+  const reply = "text" in turn ? turn.text : turn.args
+  const toolCall = "tool" in turn ? { id: `call_fake_${ctx.seq}`, type: "function", function: { name: turn.tool, arguments: turn.args } } : undefined
   const id = `chatcmpl-fake-${ctx.seq}`
   const created = Math.floor(Date.now() / 1000)
   const promptTokens = fakePromptTokens(ctx.bodyBytes)
@@ -334,7 +367,12 @@ const chatCompletions = async (ctx: Ctx): Promise<void> => {
       object: "chat.completion",
       created,
       model,
-      choices: [{ index: 0, message: { role: "assistant", content: reply }, logprobs: null, finish_reason: "stop" }],
+      choices: [{
+        index: 0,
+        message: toolCall === undefined ? { role: "assistant", content: reply } : { role: "assistant", content: null, tool_calls: [toolCall] },
+        logprobs: null,
+        finish_reason: toolCall === undefined ? "stop" : "tool_calls"
+      }],
       usage
     }
     if (ctx.outcome.kind === "cut-stream") return sendCutJson(res, out)
@@ -347,10 +385,12 @@ const chatCompletions = async (ctx: Ctx): Promise<void> => {
     `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices, ...extra })}\n\n`
   const words = ctx.pieces(reply)
   for (let i = 0; i < words.length; i++) {
-    const delta = i === 0 ? { role: "assistant", content: words[i] } : { content: words[i] }
+    const delta = toolCall !== undefined
+      ? { ...(i === 0 ? { role: "assistant" } : {}), tool_calls: [{ index: 0, ...(i === 0 ? { id: toolCall.id, type: "function" } : {}), function: { ...(i === 0 ? { name: toolCall.function.name } : {}), arguments: words[i] } }] }
+      : i === 0 ? { role: "assistant", content: words[i] } : { content: words[i] }
     if (!(await sse.frame(chunk([{ index: 0, delta, logprobs: null, finish_reason: null }])))) return
   }
-  if (!(await sse.frame(chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: "stop" }])))) return
+  if (!(await sse.frame(chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: toolCall === undefined ? "stop" : "tool_calls" }])))) return
   if (includeUsage && !(await sse.frame(chunk([], { usage })))) return
   if (!(await sse.frame("data: [DONE]\n\n"))) return
   sse.end()
@@ -359,7 +399,10 @@ const chatCompletions = async (ctx: Ctx): Promise<void> => {
 const messages = async (ctx: Ctx): Promise<void> => {
   const { res, body } = ctx
   const model = typeof body.model === "string" ? body.model : "local-chat"
-  const reply = fakeReplyText(lastUserText(body.messages))
+  const turn = fakeTurn(body)
+  const reply = "text" in turn ? turn.text : turn.args
+  const toolUse = "tool" in turn ? { type: "tool_use", id: `toolu_fake_${ctx.seq}`, name: turn.tool } : undefined
+  const stopReason = toolUse === undefined ? "end_turn" : "tool_use"
   const id = `msg_fake_${ctx.seq}`
   const inputTokens = fakePromptTokens(ctx.bodyBytes)
   const outputTokens = fakeCompletionTokens(reply)
@@ -370,8 +413,8 @@ const messages = async (ctx: Ctx): Promise<void> => {
       type: "message",
       role: "assistant",
       model,
-      content: [{ type: "text", text: reply }],
-      stop_reason: "end_turn",
+      content: [toolUse === undefined ? { type: "text", text: reply } : { ...toolUse, input: JSON.parse(reply) }],
+      stop_reason: stopReason,
       stop_sequence: null,
       usage: { input_tokens: inputTokens, output_tokens: outputTokens }
     }
@@ -396,16 +439,25 @@ const messages = async (ctx: Ctx): Promise<void> => {
           usage: { input_tokens: inputTokens, output_tokens: 1 }
         }
       }),
-    () => event("content_block_start", { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }),
+    () =>
+      event("content_block_start", {
+        type: "content_block_start",
+        index: 0,
+        content_block: toolUse === undefined ? { type: "text", text: "" } : { ...toolUse, input: {} }
+      }),
     () => event("ping", { type: "ping" }),
     ...ctx.pieces(reply).map((w) => () =>
-      event("content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: w } })
+      event("content_block_delta", {
+        type: "content_block_delta",
+        index: 0,
+        delta: toolUse === undefined ? { type: "text_delta", text: w } : { type: "input_json_delta", partial_json: w }
+      })
     ),
     () => event("content_block_stop", { type: "content_block_stop", index: 0 }),
     () =>
       event("message_delta", {
         type: "message_delta",
-        delta: { stop_reason: "end_turn", stop_sequence: null },
+        delta: { stop_reason: stopReason, stop_sequence: null },
         usage: { output_tokens: outputTokens }
       }),
     () => event("message_stop", { type: "message_stop" })

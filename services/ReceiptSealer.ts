@@ -1,7 +1,7 @@
 import { Context, type Effect } from "effect"
 import type { ReceiptV1 } from "../sdks/typescript/src/wire/receipts/envelope-v1.ts"
 import type { FailedReceiptV2 } from "../sdks/typescript/src/wire/receipts/envelope-v2-failed.ts"
-import type { ReceiptV2, RoutingDecisionV2 } from "../sdks/typescript/src/wire/receipts/envelope-v2.ts"
+import type { ReceiptV2, RoutingDecisionV2, UpstreamTranslation } from "../sdks/typescript/src/wire/receipts/envelope-v2.ts"
 import type { ResponseRecord, StoredResponse } from "./Idempotency.ts"
 
 export interface SealInput {
@@ -21,6 +21,8 @@ export interface SealInput {
   readonly hashUpstreamRequest: string
   readonly hashUpstreamResponse: string
   readonly routingDecision?: RoutingDecisionV2
+  /** Set when the body was translated to the provider's wire format (receipt `extensions.translation`). */
+  readonly translation?: UpstreamTranslation
   /** From X-Service-Engine. */
   readonly engineVersion: string
 }

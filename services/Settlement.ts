@@ -3,6 +3,7 @@ import type { ApiError } from "../src/http/ApiError.ts"
 import type { ResponseRecord, StoredResponse } from "./Idempotency.ts"
 import type { GatewayPrincipal } from "./Keys.ts"
 import type { RouteTarget } from "./ProviderRouter.ts"
+import type { UpstreamTranslation } from "../sdks/typescript/src/wire/receipts/envelope-v2.ts"
 
 /** A wallet hold taken before forwarding; released (and replaced by the real debit) at settlement. */
 export interface Hold {
@@ -27,6 +28,8 @@ export interface CompletedCall {
   /** The client went away or the upstream cut the stream: metered from what was delivered, no receipt. */
   readonly partial: boolean
   readonly hashUpstreamRequest: string
+  /** Set when the body was translated to the provider's wire format: sealed as the receipt's `extensions.translation`. */
+  readonly translation?: UpstreamTranslation
   readonly hashUpstreamResponse: string
   readonly engineVersion: string
   /** The call carried an Idempotency-Key: its response is stored in the settlement's statement. */

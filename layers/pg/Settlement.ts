@@ -97,6 +97,7 @@ export const SettlementPg = Layer.effect(
               hashUpstreamRequest: call.hashUpstreamRequest,
               hashUpstreamResponse: call.hashUpstreamResponse,
               routingDecision: call.target.routingDecision,
+              ...(call.translation === undefined ? {} : { translation: call.translation }),
               engineVersion: call.engineVersion
             },
             metered: {

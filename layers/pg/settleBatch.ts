@@ -108,7 +108,7 @@ export const sealCompleted = async (
     hash_upstream_request: input.hashUpstreamRequest,
     hash_upstream_response: input.hashUpstreamResponse,
     chain: { chain_id: at.v2.chainId, seq: at.v2.head.seq + 1, prev_hash: at.v2.head.hash },
-    extensions: { request_id: input.requestId }
+    extensions: { request_id: input.requestId, ...(input.translation === undefined ? {} : { translation: input.translation }) }
   }, signer)
   const v1 = await signReceiptV1({
     iss,

@@ -13,7 +13,8 @@ import {
   LOCAL_PROVIDER_SLUG,
   type ModelLookup,
   modelServesRoute,
-  PROVIDERS
+  PROVIDERS,
+  upstreamCapabilityFor
 } from "../../src/providers/catalogue.ts"
 import { providerEnvStem, providerKeyFileEnv } from "../../src/providers/env.ts"
 import { upstreamAuthHeaders, upstreamUrl } from "../../src/providers/upstream.ts"
@@ -62,12 +63,15 @@ export const ProviderRouterLive = Layer.effect(
     /** The target for one (provider, model) with this organisation's keys; undefined when it cannot be called. */
     const targetOf = (lookup: ModelLookup, capability: Capability, credentials: ReadonlyMap<string, string>): RouteTarget | undefined => {
       const { provider, model } = lookup
-      const url = upstreamUrl(provider, capability, config.env)
+      // Chat and messages may be served by the other format's endpoint (the relay translates the body).
+      const upstreamCapability = upstreamCapabilityFor(lookup, capability)
+      if (upstreamCapability === undefined) return undefined
+      const url = upstreamUrl(provider, upstreamCapability, config.env)
       // The organisation's own key wins: it chose to pay the provider itself (5% markup instead of 15%).
       const own = credentials.get(provider.slug)
       const key = own ?? pooledKeys.get(provider.slug)
       if (url === undefined || key === undefined) return undefined
-      const endpoint = provider.endpoints[capability]!
+      const endpoint = provider.endpoints[upstreamCapability]!
       return {
         provider,
         model,

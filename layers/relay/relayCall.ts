@@ -22,10 +22,23 @@ import { ROUTING_DECISION_HEADER, ROUTING_HEADER } from "../../src/routing/strat
 import { capabilityOf, isShapeProblem, readRelayShape } from "../../src/relay/requestShape.ts"
 import { createSseUsageReader, type UpstreamUsage, usageFromJson } from "../../src/relay/usage.ts"
 import { readBodyBytes } from "../http/body.ts"
+import { canonicalBytes } from "../../sdks/typescript/src/wire/crypto/jcs.ts"
+import type { StreamTranslator } from "../../src/relay/translate/streamTranslator.ts"
+import { type Translation, translationFor } from "../../src/relay/translate/translation.ts"
+import { MalformedUpstream, UntranslatableField, untranslatableError } from "../../src/relay/translate/translationError.ts"
 import { type IdempotentCall, IdempotentCallRef } from "../http/idempotent.ts"
 import { postUpstream, type UpstreamResponse } from "./UpstreamClient.ts"
 
 const decoder = new TextDecoder()
+
+/** A translated answer the gateway could not read as its provider's format. */
+const malformedAnswer = (provider: string, status: number) =>
+  new ApiError({
+    status: 502,
+    code: "upstream_error",
+    message: `The upstream provider "${provider}" sent an answer that is not valid in its format.`,
+    extra: { provider, provider_status: status }
+  })
 /** Rough token count used only when a provider reports no usage (the record is then marked `estimated`). */
 const estimateTokens = (bytes: number) => Math.ceil(bytes / 4)
 /** Largest upstream body (error or non-streamed answer) the gateway reads into memory. */
@@ -97,9 +110,10 @@ export const relayCall = (route: AttestationRoute, principal: GatewayPrincipal, 
     ctx.stages.end("attestation")
     if (!verdict.ok) return yield* new ApiError({ status: verdict.status, code: verdict.code, message: verdict.message })
     // The attested egress_sha256 was just checked to equal the JCS SHA-256 of this exact body.
-    const hashUpstreamRequest = verdict.attestation.claims["v3-attestation"].egress_sha256
+    const clientBodyHash = verdict.attestation.claims["v3-attestation"].egress_sha256
 
-    const shape = readRelayShape(route, JSON.parse(decoder.decode(bodyBytes)))
+    const clientBody = JSON.parse(decoder.decode(bodyBytes))
+    const shape = readRelayShape(route, clientBody)
     if (isShapeProblem(shape)) {
       return yield* new ApiError({ status: 400, code: "invalid_request", message: shape.message, extra: { details: { path: shape.path } } })
     }
@@ -111,6 +125,22 @@ export const relayCall = (route: AttestationRoute, principal: GatewayPrincipal, 
       principal,
       routing: { header: request.headers[ROUTING_HEADER], bodyBytes: bodyBytes.byteLength, maxOutputTokens: shape.maxOutputTokens }
     })
+    // A model whose provider speaks the other conversation format: the body sent upstream is the translated one,
+    // and the receipt's hash_upstream_request hashes exactly those (JCS) bytes.
+    const translation = translationFor(route, { wire: target.endpoint.wire, providerSlug: target.provider.slug, model: target.model.id })
+    let upstreamBody: Uint8Array = bodyBytes
+    let hashUpstreamRequest = clientBodyHash
+    if (translation !== undefined) {
+      let translated: Record<string, unknown>
+      try {
+        translated = translation.request(clientBody)
+      } catch (e) {
+        if (e instanceof UntranslatableField) return yield* untranslatableError(e, target.provider.slug, translation.to)
+        throw e
+      }
+      upstreamBody = canonicalBytes(translated)
+      hashUpstreamRequest = sha256HexSync(upstreamBody)
+    }
     ctx.stages.end("routing")
     const limitHeaders = yield* (yield* RelayLimits).admit(principal, capability)
     ctx.stages.end("limits")
@@ -147,6 +177,9 @@ export const relayCall = (route: AttestationRoute, principal: GatewayPrincipal, 
       traceId: ctx.traceId,
       startedAt,
       hashUpstreamRequest,
+      ...(translation === undefined ? {} : {
+        translation: { from: translation.from, to: translation.to, hash_client_request: clientBodyHash }
+      }),
       engineVersion: `${verdict.engine.id}/${verdict.engine.version}`
     }
 
@@ -154,7 +187,7 @@ export const relayCall = (route: AttestationRoute, principal: GatewayPrincipal, 
       provider: target.provider.slug,
       url: target.url,
       headers,
-      body: bodyBytes,
+      body: upstreamBody,
       timeoutMs: target.timeoutMs
     }).pipe(
       Effect.withSpan("relay.upstream.headers", { attributes: { provider: target.provider.slug, model: target.model.id } }),
@@ -173,7 +206,7 @@ export const relayCall = (route: AttestationRoute, principal: GatewayPrincipal, 
     if (target.routingDecision !== undefined) responseHeaders[ROUTING_DECISION_HEADER] = JSON.stringify(target.routingDecision)
     const idempotent = yield* IdempotentCallRef
     return shape.stream
-      ? streamedResponse(base, upstream, settlement, responseHeaders, bodyBytes.byteLength, idempotent)
+      ? streamedResponse(base, upstream, settlement, responseHeaders, bodyBytes.byteLength, idempotent, translation?.stream(clientBody))
       : yield* bufferedResponse(
         base,
         upstream,
@@ -182,7 +215,8 @@ export const relayCall = (route: AttestationRoute, principal: GatewayPrincipal, 
         bodyBytes.byteLength,
         // A demo key gets no receipt of any kind, the countersignature included.
         issuesReceipts(principal) ? { attestation: verdict.attestation, iss: config.publicBaseUrl } : undefined,
-        idempotent
+        idempotent,
+        translation
       )
   })
 
@@ -218,7 +252,8 @@ const bufferedResponse = (
   headers: Record<string, string>,
   requestBytes: number,
   witness: { readonly attestation: V3Envelope; readonly iss: string } | undefined,
-  idempotent: IdempotentCall | undefined
+  idempotent: IdempotentCall | undefined,
+  translation: Translation | undefined
 ) =>
   Effect.gen(function*() {
     const body = yield* Effect.tryPromise({
@@ -241,11 +276,25 @@ const bufferedResponse = (
     } catch {
       parsed = undefined
     }
+    // The client gets the answer in its own format; an answer that is not the shape its format promises is a 502
+    // and nothing is billed (nothing usable was delivered).
+    let clientAnswer: Uint8Array = body
+    if (translation !== undefined) {
+      try {
+        clientAnswer = Buffer.from(JSON.stringify(translation.response(parsed)))
+      } catch (e) {
+        if (!(e instanceof MalformedUpstream)) throw e
+        yield* settlement.release(base.hold)
+        return yield* malformedAnswer(base.target.provider.slug, upstream.status)
+      }
+    }
     const { stages } = yield* RequestContext
     stages.end("upstream")
     const hashUpstreamResponse = sha256HexSync(body)
     const { signer } = yield* (yield* ReceiptKeys).current
-    const contentType = typeof upstream.headers["content-type"] === "string" ? upstream.headers["content-type"] : "application/json"
+    const contentType = translation === undefined && typeof upstream.headers["content-type"] === "string"
+      ? upstream.headers["content-type"]
+      : "application/json"
     /** The answer from the sealed receipt: v2 headers, and the gateway's countersignature of the client's attestation. */
     const render = async (receipt: { readonly jti: string; readonly v2: unknown } | undefined): Promise<StoredResponse> => {
       const receiptHeaders: Record<string, string> = { "content-type": contentType }
@@ -253,7 +302,7 @@ const bufferedResponse = (
         receiptHeaders["x-service-receipt-v2"] = Buffer.from(JSON.stringify(receipt.v2)).toString("base64")
         receiptHeaders["x-service-receipt-v2-jti"] = receipt.jti
       }
-      if (witness === undefined) return { status: upstream.status, headers: receiptHeaders, body, streamed: false }
+      if (witness === undefined) return { status: upstream.status, headers: receiptHeaders, body: clientAnswer, streamed: false }
       // The gateway witnesses the client's attestation: provider, model and the upstream byte hashes.
       const countersignature = await countersignAttestation({
         attestation: witness.attestation,
@@ -263,10 +312,11 @@ const bufferedResponse = (
         hashUpstreamResponse,
         iss: witness.iss,
         signer,
-        receiptJti: receipt?.jti ?? null
+        receiptJti: receipt?.jti ?? null,
+        ...(base.translation === undefined ? {} : { translation: { from: base.translation.from, to: base.translation.to } })
       })
       receiptHeaders["x-service-receipt-v3"] = Buffer.from(JSON.stringify(countersignature)).toString("base64")
-      return { status: upstream.status, headers: receiptHeaders, body, streamed: false }
+      return { status: upstream.status, headers: receiptHeaders, body: clientAnswer, streamed: false }
     }
     // With an Idempotency-Key, a 2xx answer is stored by the settlement itself (same statement as the debit).
     const record = idempotent !== undefined && upstream.status >= 200 && upstream.status < 300 ? { ...idempotent, render } : undefined
@@ -312,7 +362,8 @@ const streamedResponse = (
   settlement: Settlement["Service"],
   headers: Record<string, string>,
   requestBytes: number,
-  idempotent: IdempotentCall | undefined
+  idempotent: IdempotentCall | undefined,
+  translator: StreamTranslator | undefined
 ) => {
   const hasher = createHash("sha256")
   /** The upstream bytes relayed so far, kept only for an idempotent call's transcript. */
@@ -349,17 +400,23 @@ const streamedResponse = (
     Stream.map((chunk: Uint8Array) => {
       hasher.update(chunk)
       relayedBytes += chunk.byteLength
-      reader.push(textDecoder.decode(chunk, { stream: true }))
-      if (idempotent !== undefined) relayed.push(chunk)
-      return chunk
+      const text = textDecoder.decode(chunk, { stream: true })
+      reader.push(text)
+      // Translated: the client gets the same answer as the other format's frames (a frame that cannot be read
+      // throws, which ends the stream as a cut one).
+      const out = translator === undefined ? chunk : encoder.encode(translator.push(text))
+      if (idempotent !== undefined) relayed.push(out)
+      return out
     }),
+    Stream.filter((chunk) => chunk.byteLength > 0),
     Stream.catchCause(() => {
       cut = true
       return Stream.empty
     }),
     Stream.concat(
       Stream.unwrap(Effect.gen(function*() {
-        if (cut) return Stream.empty
+        // A translated stream whose provider never sent its end-of-answer event is incomplete: no trailer.
+        if (cut || (translator !== undefined && !translator.complete())) return Stream.empty
         const receipt = yield* settle(false)
         if (receipt === undefined) return Stream.empty
         return Stream.make(receiptTrailer(receipt))

@@ -149,7 +149,7 @@ export const UPSTREAM_PROVIDERS: ReadonlyArray<ProviderEntry> = [
     ],
     notes:
       "Messages API only (x-api-key plus anthropic-version). Anthropic's OpenAI-compatibility layer is documented by " +
-      "Anthropic as not for production, so Claude models are offered on the messages route only."
+      "Anthropic as not for production, so Claude models on the chat route are translated to Messages by the gateway."
   },
   {
     slug: "google",
@@ -371,6 +371,22 @@ export const findModel = (modelId: string): ModelLookup | undefined => {
   return findModelCandidates(modelId)[0]
 }
 
-/** True when the model can serve the route and its provider has an endpoint for it. */
-export const modelServesRoute = (lookup: ModelLookup, route: Capability): boolean =>
+const servesNatively = (lookup: ModelLookup, route: Capability): boolean =>
   lookup.model.capabilities.includes(route) && lookup.provider.endpoints[route] !== undefined
+
+/** The chat route's counterpart in the other wire format (and back); embeddings have none. */
+const CONVERSATION_COUNTERPART: Partial<Record<Capability, Capability>> = { chat: "messages", messages: "chat" }
+
+/**
+ * The provider endpoint a relay route is served from: the route's own when the model offers it there, else for
+ * chat and messages the other one (the body is translated between the OpenAI and Anthropic formats), else
+ * undefined. A native endpoint always wins, so nothing is translated that need not be.
+ */
+export const upstreamCapabilityFor = (lookup: ModelLookup, route: Capability): Capability | undefined => {
+  if (servesNatively(lookup, route)) return route
+  const other = CONVERSATION_COUNTERPART[route]
+  return other !== undefined && servesNatively(lookup, other) ? other : undefined
+}
+
+/** True when the model can serve the route, natively or through format translation. */
+export const modelServesRoute = (lookup: ModelLookup, route: Capability): boolean => upstreamCapabilityFor(lookup, route) !== undefined

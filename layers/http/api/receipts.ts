@@ -54,12 +54,21 @@ export const ReceiptV2 = Schema.Struct({
   })),
   input_tokens: Schema.Int,
   output_tokens: Schema.Int,
-  hash_upstream_request: Sha256Hex.annotate({ description: "SHA-256 of the JCS form of the relayed JSON body: the attested egress_sha256." }),
+  hash_upstream_request: Sha256Hex.annotate({
+    description: "SHA-256 of the JCS form of the JSON body relayed to the provider: the attested egress_sha256, or with `extensions.translation` the translated body the gateway sent."
+  }),
   hash_upstream_response: Sha256Hex.annotate({ description: "SHA-256 of the exact upstream response bytes." }),
   chain: ChainLink,
   signature: Schema.String,
   sig: Schema.String.annotate({ description: "base64url raw r||s over the JCS bytes without `signature` and `sig` (same value as `signature`)." }),
-  extensions: Schema.Struct({ request_id: Schema.String.annotate({ description: "The call's X-Request-Id." }) })
+  extensions: Schema.Struct({
+    request_id: Schema.String.annotate({ description: "The call's X-Request-Id." }),
+    translation: Schema.optionalKey(Schema.Struct({
+      from: Schema.Literals(["openai", "anthropic"]),
+      to: Schema.Literals(["openai", "anthropic"]),
+      hash_client_request: Sha256Hex.annotate({ description: "SHA-256 of the JCS form of the client's body (its attested egress_sha256)." })
+    }).annotate({ description: "Present when the call was translated between the OpenAI and Anthropic formats (docs/relay.md)." }))
+  })
 }).annotate({ identifier: "ReceiptV2" })
 
 /** `X-Service-Receipt-Failed`: a signed record of a refused or failed call whose key was accepted. */
@@ -103,6 +112,9 @@ export const Countersignature = Schema.Struct({
   hash_upstream_response: Sha256Hex,
   witness: Schema.Literals(["relayed", "asserted"]),
   receipt_jti: Schema.NullOr(Schema.String),
+  translation: Schema.optionalKey(Schema.Struct({ from: Schema.Literals(["openai", "anthropic"]), to: Schema.Literals(["openai", "anthropic"]) }).annotate({
+    description: "Present when the gateway translated the attested body into the provider's wire format; hash_upstream_request then hashes the translated body, not egress_sha256's."
+  })),
   sig: Schema.String
 }).annotate({ identifier: "Countersignature" })
 

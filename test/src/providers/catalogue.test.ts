@@ -6,6 +6,7 @@ import {
   getProvider,
   LOCAL_PROVIDER,
   modelServesRoute,
+  upstreamCapabilityFor,
   PROVIDERS,
   UPSTREAM_PROVIDERS
 } from "../../../src/providers/catalogue.ts"
@@ -181,7 +182,18 @@ describe("findModel", () => {
   it("tells whether a model serves a route", () => {
     expect(modelServesRoute(findModel("local-chat")!, "messages")).toBe(true)
     expect(modelServesRoute(findModel("local-chat")!, "embeddings")).toBe(false)
-    expect(modelServesRoute(findModel("gpt-4o")!, "messages")).toBe(false)
-    expect(modelServesRoute(findModel("claude-haiku-4-5-20251001")!, "chat")).toBe(false)
+    expect(modelServesRoute(findModel("local-embed")!, "chat")).toBe(false)
+    // Chat and messages are one conversation in two formats: the other route is served by translation.
+    expect(modelServesRoute(findModel("gpt-4o")!, "messages")).toBe(true)
+    expect(modelServesRoute(findModel("claude-haiku-4-5-20251001")!, "chat")).toBe(true)
+    expect(modelServesRoute(findModel("claude-haiku-4-5-20251001")!, "embeddings")).toBe(false)
+  })
+
+  it("serves a route from the model's native endpoint first, else from the other conversation format", () => {
+    expect(upstreamCapabilityFor(findModel("local-chat")!, "messages")).toBe("messages")
+    expect(upstreamCapabilityFor(findModel("local-chat")!, "chat")).toBe("chat")
+    expect(upstreamCapabilityFor(findModel("gpt-4o")!, "messages")).toBe("chat")
+    expect(upstreamCapabilityFor(findModel("claude-haiku-4-5-20251001")!, "chat")).toBe("messages")
+    expect(upstreamCapabilityFor(findModel("text-embedding-3-small")!, "chat")).toBeUndefined()
   })
 })

@@ -205,7 +205,18 @@ def countersignature_shape_problem(e: dict) -> str | None:
     for member in ("attestation_sha256", "egress_sha256", "hash_upstream_request", "hash_upstream_response"):
         if not is_sha256_hex(_get(e, member)):
             return f"{member} must be 64 lowercase hex"
-    if e["egress_sha256"] != e["hash_upstream_request"]:
+    translation = _get(e, "translation")
+    if translation is not MISSING:
+        # The gateway translated the body into the provider's wire format: the relayed body's hash differs.
+        wires = ("openai", "anthropic")
+        if (
+            not isinstance(translation, dict)
+            or translation.get("from") not in wires
+            or translation.get("to") not in wires
+            or translation.get("from") == translation.get("to")
+        ):
+            return "translation must be { from, to } naming two different wire formats"
+    elif e["egress_sha256"] != e["hash_upstream_request"]:
         return "hash_upstream_request must equal the attested egress_sha256"
     if _get(e, "witness") not in ("relayed", "asserted"):
         return 'witness must be "relayed" or "asserted"'

@@ -9,7 +9,10 @@
 //   { v: "v3-countersignature", alg: "ES256", kid, iss, jti, iat, timestamp,
 //     attestation_jti, attestation_sha256, egress_sha256,
 //     provider, model, hash_upstream_request, hash_upstream_response,
-//     witness: "relayed" | "asserted", receipt_jti: string | null, sig }
+//     witness: "relayed" | "asserted", receipt_jti: string | null, translation?: { from, to }, sig }
+// `egress_sha256` equals `hash_upstream_request` (the body relayed is the body attested) unless `translation`
+// is present: the gateway then rewrote the body into the provider's wire format (OpenAI <-> Anthropic) and
+// `hash_upstream_request` is the JCS SHA-256 of the translated body it sent.
 // `witness` says how the gateway knows provider/model/hashes: "relayed" = it relayed that call itself
 // (receipt_jti names the call's v2/v1 receipt); "asserted" = the caller supplied them to the
 // countersign endpoint and the gateway found no relayed call of that organisation matching them.
@@ -32,7 +35,7 @@ export interface V3Countersignature {
   readonly attestation_jti: string
   /** envelopeHash (SHA-256 hex of the JCS bytes, sig included) of the countersigned attestation. */
   readonly attestation_sha256: string
-  /** The attested egress hash; equals hash_upstream_request because the gateway relays the body unchanged. */
+  /** The attested egress hash; equals hash_upstream_request unless the body was translated (`translation`). */
   readonly egress_sha256: string
   readonly provider: string
   readonly model: string
@@ -40,7 +43,14 @@ export interface V3Countersignature {
   readonly hash_upstream_response: string
   readonly witness: CountersignWitness
   readonly receipt_jti: string | null
+  /** Present when the gateway translated the body between wire formats before relaying it. */
+  readonly translation?: CountersignTranslation
   readonly sig: string
+}
+
+export interface CountersignTranslation {
+  readonly from: "openai" | "anthropic"
+  readonly to: "openai" | "anthropic"
 }
 
 export interface CountersignInput {
@@ -56,6 +66,8 @@ export interface CountersignInput {
   /** Default "relayed" (the relay path). */
   readonly witness?: CountersignWitness
   readonly receiptJti?: string | null
+  /** The relayed body was the attested one translated into the provider's format: the hashes then differ. */
+  readonly translation?: CountersignTranslation
   readonly now?: Date
 }
 
@@ -71,7 +83,7 @@ export const countersignAttestation = async (input: CountersignInput): Promise<V
   if (!isSha256Hex(input.hashUpstreamResponse)) throw new TypeError("hash_upstream_response must be 64 lowercase hex")
   if (input.provider === "" || input.model === "") throw new TypeError("provider and model are required")
   const egress = input.attestation.claims["v3-attestation"].egress_sha256
-  if (egress !== input.hashUpstreamRequest) {
+  if (input.translation === undefined && egress !== input.hashUpstreamRequest) {
     throw new TypeError("hash_upstream_request differs from the attested egress_sha256")
   }
   const now = input.now ?? new Date()
@@ -91,7 +103,8 @@ export const countersignAttestation = async (input: CountersignInput): Promise<V
     hash_upstream_request: input.hashUpstreamRequest,
     hash_upstream_response: input.hashUpstreamResponse,
     witness: input.witness ?? ("relayed" as const),
-    receipt_jti: input.receiptJti ?? null
+    receipt_jti: input.receiptJti ?? null,
+    ...(input.translation === undefined ? {} : { translation: { from: input.translation.from, to: input.translation.to } })
   }
   const sig = await signEnvelope(body, (bytes) => input.signer.sign(bytes))
   return { ...body, sig }
@@ -114,7 +127,13 @@ export const countersignatureShapeProblem = (e: Record<string, unknown>): string
   for (const member of ["attestation_sha256", "egress_sha256", "hash_upstream_request", "hash_upstream_response"] as const) {
     if (!isSha256Hex(e[member])) return `${member} must be 64 lowercase hex`
   }
-  if (e.egress_sha256 !== e.hash_upstream_request) return "hash_upstream_request must equal the attested egress_sha256"
+  if (e.translation !== undefined) {
+    const t = e.translation as Record<string, unknown> | null
+    const wire = (w: unknown) => w === "openai" || w === "anthropic"
+    if (typeof t !== "object" || t === null || !wire(t.from) || !wire(t.to) || t.from === t.to) {
+      return "translation must be { from, to } naming two different wire formats"
+    }
+  } else if (e.egress_sha256 !== e.hash_upstream_request) return "hash_upstream_request must equal the attested egress_sha256"
   if (e.witness !== "relayed" && e.witness !== "asserted") return "witness must be \"relayed\" or \"asserted\""
   if (e.receipt_jti !== null && (typeof e.receipt_jti !== "string" || !/^[0-9a-f]{32}$/.test(e.receipt_jti))) {
     return "receipt_jti must be 32 lowercase hex or null"

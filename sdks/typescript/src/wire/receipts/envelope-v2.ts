@@ -44,7 +44,20 @@ export interface ReceiptV2 {
   readonly extensions: {
     /** The call's X-Request-Id. */
     readonly request_id: string
+    /**
+     * Present when the gateway translated the call between wire formats (an OpenAI chat completion served by an
+     * Anthropic-format provider, or the reverse): `hash_upstream_request` then hashes the translated body that was
+     * sent, and `hash_client_request` the client's body (its attested egress_sha256).
+     */
+    readonly translation?: UpstreamTranslation
   }
+}
+
+/** The formats of a translated call and the JCS SHA-256 of the client's own body. */
+export interface UpstreamTranslation {
+  readonly from: "openai" | "anthropic"
+  readonly to: "openai" | "anthropic"
+  readonly hash_client_request: string
 }
 
 /** What the caller provides; `v`, `alg`, `kid`, `signature` and `sig` are set when signing. */
@@ -70,7 +83,16 @@ export const signReceiptV2 = async (unsigned: UnsignedReceiptV2, signer: Signer)
     hash_upstream_request: unsigned.hash_upstream_request,
     hash_upstream_response: unsigned.hash_upstream_response,
     chain: { chain_id: unsigned.chain.chain_id, seq: unsigned.chain.seq, prev_hash: unsigned.chain.prev_hash },
-    extensions: { request_id: unsigned.extensions.request_id }
+    extensions: {
+      request_id: unsigned.extensions.request_id,
+      ...(unsigned.extensions.translation === undefined ? {} : {
+        translation: {
+          from: unsigned.extensions.translation.from,
+          to: unsigned.extensions.translation.to,
+          hash_client_request: unsigned.extensions.translation.hash_client_request
+        }
+      })
+    }
   }
   const sig = await signEnvelope(body, (bytes) => signer.sign(bytes))
   return { ...body, signature: sig, sig }

@@ -60,4 +60,36 @@ describe("countersignAttestation", () => {
       signer: key.signer
     })).rejects.toThrow(/egress_sha256/)
   })
+
+  it("countersigns a translated call: hash_upstream_request may differ from egress_sha256 only with a translation member", async () => {
+    const key = await makeKey()
+    const attestation = await attest()
+    const resolveKey = async (kid: string) => (kid === key.signer.kid ? key.pair.publicKey : undefined)
+    const cs = await countersignAttestation({
+      attestation,
+      provider: "anthropic",
+      model: "claude-haiku-4-5-20251001",
+      hashUpstreamRequest: "c".repeat(64),
+      hashUpstreamResponse: "b".repeat(64),
+      iss: "http://127.0.0.1:8080",
+      signer: key.signer,
+      translation: { from: "openai", to: "anthropic" }
+    })
+    expect(cs).toMatchObject({ egress_sha256: await jsonBodySha256Hex(body), hash_upstream_request: "c".repeat(64), translation: { from: "openai", to: "anthropic" } })
+    expect(await verifyCountersignature(cs, { resolveKey, attestation })).toBe(true)
+    // The member is signed: dropping it (to pass the translated hash off as the attested body's) breaks the envelope.
+    const { translation: _dropped, ...withoutTranslation } = cs
+    expect(await verifyCountersignature(withoutTranslation, { resolveKey, attestation })).toBe(false)
+    const bogus = await countersignAttestation({
+      attestation,
+      provider: "anthropic",
+      model: "m",
+      hashUpstreamRequest: "c".repeat(64),
+      hashUpstreamResponse: "b".repeat(64),
+      iss: "x",
+      signer: key.signer,
+      translation: { from: "openai", to: "openai" }
+    })
+    expect(await verifyCountersignature(bogus, { resolveKey, attestation })).toBe(false)
+  })
 })

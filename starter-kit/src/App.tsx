@@ -6,7 +6,7 @@
 import { type DragEvent, type FormEvent, type KeyboardEvent, useCallback, useEffect, useRef, useState } from "react"
 import { AttachmentPicker } from "./AttachmentPicker.tsx"
 import { ConversationList } from "./ConversationList.tsx"
-import { type Attachment, messageContent, readAttachment } from "./attachments.ts"
+import { type Attachment, callCharacters, MAX_CALL_CHARACTERS, messageContent, readAttachment, TooLongError } from "./attachments.ts"
 import { type ChatMessage, type Conversation, newConversation, titleOf } from "./conversation.ts"
 import { clearAll, deleteConversation, loadConversations, loadReceipts, saveConversation, saveReceipt } from "./conversationStore.ts"
 import { createEngine, type Engine, type NameModelChoice } from "./engine.ts"
@@ -142,6 +142,10 @@ export const App = () => {
         .slice(0, upTo + 1)
         .filter((m) => m.role === "user" || (m.status !== "error" && m.content !== ""))
         .map((m) => ({ role: m.role, content: m.role === "user" ? messageContent(m.content, m.attachments, ready.sdk.fileTextPart) : m.content }))
+      const characters = callCharacters(history)
+      if (characters > MAX_CALL_CHARACTERS) {
+        throw new TooLongError(`This conversation is ${characters.toLocaleString("en")} characters long; one message may carry ${MAX_CALL_CHARACTERS.toLocaleString("en")}.`)
+      }
       performance.mark("starter:send")
       const stream = await ready.client.chat.completions.create({ model: chosenModel, messages: history, stream: true }, { signal: controller.signal })
       abortStream = stream.abort

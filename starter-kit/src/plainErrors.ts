@@ -53,6 +53,8 @@ export const plainWords = (error: unknown): string => {
       return "The file could not be read: it is damaged or is not what its name says."
     case "file_encrypted":
       return "The file is password-protected. Save a copy without the password and attach that."
+    case "too_long":
+      return `Too long to tokenise in this browser: ${e.message ?? ""} Shorten it, or start a new conversation. Nothing was sent.`
     case "payload_too_large":
       return "The message (with its attachments) is too large to send."
   }

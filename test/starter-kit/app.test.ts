@@ -287,7 +287,7 @@ describe("the starter kit in Chromium", () => {
 
   it("stop cancels the stream (the provider's call ends), and retry answers again", async () => {
     const { context, page } = await openApp(starter.url)
-    const long = `Tell ${EMAIL} this: ${"the quick brown fox jumps over the lazy dog ".repeat(80)}`
+    const long = `Tell ${EMAIL} this: ${"the quick brown fox jumps over the lazy dog ".repeat(50)}`
     provider.reset()
     await page.fill("#composer", long)
     await page.keyboard.press("Enter")
@@ -313,6 +313,17 @@ describe("the starter kit in Chromium", () => {
     expect(await error.textContent()).toMatch(/balance .* used up.*Top it up/)
     expect(provider.received).toHaveLength(0)
     expect(await page.getByRole("button", { name: "Retry" }).count()).toBe(1)
+    await context.close()
+  })
+
+  it("refuses a message too long to tokenise in the browser, in plain words, before tokenising it; nothing is sent", async () => {
+    const { context, page } = await openApp(starter.url)
+    provider.reset()
+    hop.requests.length = 0
+    await sendAndWait(page, `Mail ${EMAIL} `.repeat(8_000))
+    expect(await lastAnswer(page).locator(".error").textContent()).toMatch(/^Too long to tokenise in this browser: .* 200,000\. .*Nothing was sent\.$/)
+    expect(provider.received).toHaveLength(0)
+    expect(hop.requests.filter((r) => r.method === "POST")).toHaveLength(0)
     await context.close()
   })
 

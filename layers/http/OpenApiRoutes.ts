@@ -28,7 +28,8 @@ export const OpenApiRoutes = HttpRouter.use(Effect.fn(function*(router) {
   }))
 }))
 
-// Scalar's configuration: no proxy, no "try it" calls to other origins, no fonts from a CDN.
+// Scalar's configuration: no fonts from a CDN, no telemetry, and neither its AI agent nor its MCP generator (both are
+// Scalar's hosted services). "Test Request" stays: it calls this gateway, the page's own origin.
 const REFERENCE_PAGE = `<!doctype html>
 <html lang="en">
 <head>
@@ -37,7 +38,7 @@ const REFERENCE_PAGE = `<!doctype html>
 <title>Privacy Relay API reference</title>
 </head>
 <body>
-<script id="api-reference" data-url="/api/v1/openapi.json" data-configuration='{"withDefaultFonts":false,"hideClientButton":true,"telemetry":false}'></script>
+<script id="api-reference" data-url="/api/v1/openapi.json" data-configuration='{"withDefaultFonts":false,"hideClientButton":true,"telemetry":false,"agent":{"disabled":true},"mcp":{"disabled":true}}'></script>
 <script src="/docs/api/reference.js"></script>
 </body>
 </html>

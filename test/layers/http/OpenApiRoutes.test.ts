@@ -51,6 +51,9 @@ describe("the OpenAPI document and its rendered reference, served by the gateway
       // Operation summaries from the document, rendered by Scalar.
       await tab.getByText("Relay an OpenAI-style chat completion").first().waitFor({ timeout: 60_000 })
       await tab.getByRole("heading", { name: "Privacy Relay gateway" }).first().waitFor({ timeout: 10_000 })
+      // Scalar's hosted extras (AI agent, MCP generator) are switched off.
+      expect(await tab.getByText("Ask AI").count()).toBe(0)
+      expect(await tab.getByText("Generate MCP").count()).toBe(0)
       expect(elsewhere).toEqual([])
       expect(errors).toEqual([])
     } finally {

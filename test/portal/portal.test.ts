@@ -216,7 +216,9 @@ describe("portal in Chromium", () => {
     expect(await axeFindings()).toEqual([])
     await shot("06-receipts")
 
-    await page.getByRole("link", { name: new RegExp(`^${jti.slice(0, 12)}`) }).click()
+    // The JTI lookup: the id a call's answer carried opens that receipt.
+    await page.getByLabel("Receipt JTI").fill(jti)
+    await page.getByRole("button", { name: "Look up" }).click()
     await page.getByRole("heading", { name: /^Receipt/ }).waitFor()
     await expect.poll(() => page.locator("dl.facts .badge").first().textContent()).toBe("verified")
     await expect.poll(() => page.getByTestId("inclusion").textContent()).toMatch(/included|No inclusion proof/)
@@ -310,6 +312,11 @@ describe("portal in Chromium", () => {
     await card.getByRole("button", { name: "Add person" }).click()
     await card.getByText("charles@example.org was invited").waitFor()
     expect(await gw.query("SELECT m.role FROM memberships m JOIN accounts a ON a.id = m.account_id WHERE a.email = 'charles@example.org' AND m.org_id = $1", sub.id)).toEqual([{ role: "member" }])
+    await card.getByLabel("Key name").fill("client app")
+    await card.getByRole("button", { name: "Create key" }).click()
+    const subKey = (await card.getByTestId("secret").textContent())!
+    expect(subKey).toMatch(/^svc_[a-z2-7]+$/)
+    expect(await gw.query("SELECT org_id FROM api_keys WHERE name = 'client app'")).toEqual([{ org_id: sub.id }])
     expect(await axeFindings()).toEqual([])
     await shot("12-sub-organisations")
   })

@@ -2,8 +2,8 @@
 // Partner accounts: sub-organisations with their own wallet and keys, one level below yours. Create one, see its
 // balance and last 30 days of usage, and add people to it.
 import { useState } from "preact/hooks"
-import { type Account, call, can } from "../api.ts"
-import { Empty, ErrorNotice, Loading, Notice, TableWrap, useAction, useLoad, useTitle } from "../components/ui.tsx"
+import { type Account, call, can, rest } from "../api.ts"
+import { Empty, ErrorNotice, Loading, Notice, ShownOnce, TableWrap, useAction, useLoad, useTitle } from "../components/ui.tsx"
 import { count, dateTime, microsToUsd, usd } from "../format.ts"
 
 interface SubOrganisation {
@@ -29,7 +29,7 @@ export const Organisations = ({ me }: { me: Account }) => {
       {list.state === "error" ? <ErrorNotice error={list.error} onRetry={reload} /> : null}
       {list.state === "ready" && list.data.organisations.length === 0 ? <Empty><p>No sub-organisations yet.</p></Empty> : null}
       {list.state === "ready" && list.data.organisations.length > 0
-        ? <ul class="cards">{list.data.organisations.map((o) => <SubOrganisationCard key={o.org_id} org={o} writable={writable} />)}</ul>
+        ? <ul class="cards">{list.data.organisations.map((o) => <SubOrganisationCard key={o.org_id} org={o} writable={writable} canCreateKeys={can(me, "ability:keys.write")} />)}</ul>
         : null}
     </section>
   )
@@ -55,19 +55,19 @@ const CreateSubOrganisation = ({ onCreated }: { onCreated: () => void }) => {
   )
 }
 
-const SubOrganisationCard = ({ org, writable }: { org: SubOrganisation; writable: boolean }) => {
+const SubOrganisationCard = ({ org, writable, canCreateKeys }: { org: SubOrganisation; writable: boolean; canCreateKeys: boolean }) => {
   const [open, setOpen] = useState(false)
   return (
     <li class="card" data-testid="sub-organisation">
       <p><strong>{org.name}</strong> <span class="muted small"><code>{org.org_id}</code> · created {dateTime(org.created_at)}</span></p>
       <p>Balance: <strong>{usd(org.balance_usd)}</strong></p>
       <button type="button" aria-expanded={open} onClick={() => setOpen(!open)}>{open ? "Hide details" : "Usage and members"}</button>
-      {open ? <SubOrganisationDetails org={org} writable={writable} /> : null}
+      {open ? <SubOrganisationDetails org={org} writable={writable} canCreateKeys={canCreateKeys} /> : null}
     </li>
   )
 }
 
-const SubOrganisationDetails = ({ org, writable }: { org: SubOrganisation; writable: boolean }) => {
+const SubOrganisationDetails = ({ org, writable, canCreateKeys }: { org: SubOrganisation; writable: boolean; canCreateKeys: boolean }) => {
   const [usage, reload] = useLoad(() => call<{ summary: ReadonlyArray<{ model: string; calls: number; billed_micros: number }> }>("GET", `/api/v1/orgs/sub/${encodeURIComponent(org.org_id)}/usage?limit=1`), [org.org_id])
   const [email, setEmail] = useState("")
   const [role, setRole] = useState<string>("member")
@@ -104,6 +104,7 @@ const SubOrganisationDetails = ({ org, writable }: { org: SubOrganisation; writa
           </TableWrap>
         )
         : null}
+      {canCreateKeys ? <SubOrganisationKey org={org} /> : null}
       {writable
         ? (
           <form class="inline-block" onSubmit={addMember} aria-label={`Add a person to ${org.name}`}>
@@ -121,5 +122,29 @@ const SubOrganisationDetails = ({ org, writable }: { org: SubOrganisation; writa
         )
         : null}
     </div>
+  )
+}
+
+/** A gateway key of the sub-organisation (its calls bill its wallet), shown once. */
+const SubOrganisationKey = ({ org }: { org: SubOrganisation }) => {
+  const [name, setName] = useState("")
+  const [minted, setMinted] = useState<{ api_key: string; key_prefix: string } | undefined>(undefined)
+  const action = useAction()
+  const submit = async (event: Event) => {
+    event.preventDefault()
+    const created = await action.run(() => rest.keys.create({ org_id: org.org_id, ...(name.trim() === "" ? {} : { name: name.trim() }) }))
+    if (created !== undefined) {
+      setMinted(created as { api_key: string; key_prefix: string })
+      setName("")
+    }
+  }
+  return (
+    <form class="inline-block" onSubmit={submit} aria-label={`Create a key for ${org.name}`}>
+      <h3>Create a key for {org.name}</h3>
+      <label>Key name<input type="text" name="sub-key-name" maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} /></label>
+      {action.error !== undefined ? <ErrorNotice error={action.error} /> : null}
+      {minted !== undefined ? <ShownOnce label={`Key ${minted.key_prefix} of ${org.name}`} value={minted.api_key} /> : null}
+      <button type="submit" disabled={action.busy}>{action.busy ? "Creating…" : "Create key"}</button>
+    </form>
   )
 }

@@ -7,7 +7,7 @@ import { useState } from "preact/hooks"
 import { jwks, rest } from "../api.ts"
 import { Empty, ErrorNotice, Loading, TableWrap, useAction, useLoad, useTitle } from "../components/ui.tsx"
 import { dateTime } from "../format.ts"
-import { onLinkClick } from "../router.ts"
+import { navigate, onLinkClick } from "../router.ts"
 
 interface ReceiptV1 {
   readonly jti: string
@@ -76,6 +76,7 @@ export const Receipts = () => {
     <section>
       <h1>Receipts</h1>
       <p class="muted">Every completed call is sealed in a signed receipt. The badge is computed in this browser from the receipt and the gateway's public keys.</p>
+      <JtiLookup />
       <form class="filters" onSubmit={apply} aria-label="Filter receipts">
         <label>Model<input type="text" name="model" value={model} onInput={(e) => setModel(e.currentTarget.value)} /></label>
         <label>From<input type="date" name="from" value={from} onInput={(e) => setFrom(e.currentTarget.value)} /></label>
@@ -127,6 +128,19 @@ export const Receipts = () => {
         )
         : null}
     </section>
+  )
+}
+
+/** The receipt of one call, by the jti its answer carried (`X-Service-Receipt-V2-JTI`). */
+const JtiLookup = () => {
+  const [jti, setJti] = useState("")
+  const valid = /^[0-9a-f]{32}$/.test(jti.trim())
+  return (
+    <form class="filters" aria-label="Look up a receipt by JTI" onSubmit={(e) => { e.preventDefault(); if (valid) navigate(`/receipts/${jti.trim()}`) }}>
+      <label>Receipt JTI<input type="text" name="jti" inputMode="text" autocomplete="off" spellcheck={false} placeholder="32 hexadecimal characters" value={jti} onInput={(e) => setJti(e.currentTarget.value)} aria-describedby="jti-help" /></label>
+      <button type="submit" disabled={!valid}>Look up</button>
+      <p id="jti-help" class="muted small">The <code>X-Service-Receipt-V2-JTI</code> header of a call's answer.</p>
+    </form>
   )
 }
 

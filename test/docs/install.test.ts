@@ -32,7 +32,9 @@ const satisfies = (version: string, range: string): boolean => {
         case "<": return c < 0
         case "^": return c >= 0 && (target[0] === 0 ? v[0] === 0 && v[1] === target[1] : v[0] === target[0])
         case "~": return c >= 0 && v[0] === target[0] && v[1] === target[1]
-        default: return raw.split(".").length < 3 || raw.includes("x") ? v[0] === target[0] : c === 0
+        // `*`, `x` or an empty range: any version.
+        default: if (raw === "*" || raw === "x" || raw === "") return true
+          return raw.split(".").length < 3 || raw.includes("x") ? v[0] === target[0] : c === 0
       }
     })
   )
@@ -44,6 +46,7 @@ describe("npm install on the system Node: every EBADENGINE warning is the README
     expect(satisfies("24.21.0", "^22.12.0 || ^24.0.0 || >=26.0.0")).toBe(true)
     expect(satisfies("20.18.0", ">= 20.19.0")).toBe(false)
     expect(satisfies("20.0.0", ">=0.6.x")).toBe(true)
+    expect(satisfies("20.19.0", "*")).toBe(true)
   })
 
   it("the project states what installing needs in devEngines, so npm does not check its runtime engines against the system Node", () => {

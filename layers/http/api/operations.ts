@@ -43,6 +43,14 @@ export const operationRoutes = [
     auth: { kind: "none" }, responses: [{ status: 200, description: "JavaScript.", content: { mediaType: "text/javascript", schema: Schema.String }, headers: ["Cache-Control"] }]
   }),
   route({
+    method: "GET", path: "/docs/api/reference.css", operationId: "apiReferenceStyles", tag: "Operations", summary: "The reference page's renderer styles",
+    auth: { kind: "none" }, responses: [{ status: 200, description: "CSS.", content: { mediaType: "text/css", schema: Schema.String }, headers: ["Cache-Control"] }]
+  }),
+  route({
+    method: "GET", path: "/docs/api/start.js", operationId: "apiReferenceStart", tag: "Operations", summary: "The reference page's start-up script (points the renderer at this document)",
+    auth: { kind: "none" }, responses: [{ status: 200, description: "JavaScript.", content: { mediaType: "text/javascript", schema: Schema.String }, headers: ["Cache-Control"] }]
+  }),
+  route({
     method: "GET", path: "/.well-known/openid-configuration", operationId: "openIdConfiguration", tag: "Operations", summary: "OpenID Connect discovery (the gateway as identity provider; the `/oauth/*` endpoints it lists)",
     auth: { kind: "none" }, responses: [{ status: 200, description: "The discovery document.", body: AnyObject }]
   }),

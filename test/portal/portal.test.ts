@@ -199,6 +199,9 @@ describe("portal in Chromium", () => {
     await rows.first().waitFor()
     expect(await rows.count()).toBe(1)
     expect(await rows.first().textContent()).toContain("local-chat")
+    // The key filter names keys by name and prefix.
+    await page.getByLabel("Key").selectOption({ label: `backend (${firstPrefix})` })
+    expect(await rows.count()).toBe(1)
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("button", { name: /Export CSV/ }).click()])
     const csv = readFileSync((await download.path())!, "utf8")
     const lines = csv.trim().split("\r\n")

@@ -40,10 +40,14 @@ export const Usage = () => {
   const [pages, setPages] = useState<ReadonlyArray<UsageRecord>>([])
   const [cursor, setCursor] = useState<string | null>(null)
   const [first, reload] = useLoad(async () => {
-    const page = await rest.billing.usage({ limit: 200 }) as { records: ReadonlyArray<UsageRecord>; next_cursor: string | null }
+    const [page, keyList] = await Promise.all([
+      rest.billing.usage({ limit: 200 }) as Promise<{ records: ReadonlyArray<UsageRecord>; next_cursor: string | null }>,
+      // Key names for the filter; a role that cannot read keys still sees the ids.
+      (rest.keys.list() as Promise<{ keys: ReadonlyArray<{ id: string; key_prefix: string; name: string | null }> }>).catch(() => ({ keys: [] }))
+    ])
     setPages(page.records)
     setCursor(page.next_cursor)
-    return page
+    return { page, keyLabels: new Map(keyList.keys.map((k) => [k.id, `${k.name ?? "unnamed"} (${k.key_prefix})`])) }
   })
   const more = useAction()
   const [model, setModel] = useState("")
@@ -92,7 +96,7 @@ export const Usage = () => {
               <label>Key
                 <select name="key" value={key} onChange={(e) => setKey(e.currentTarget.value)}>
                   <option value="">All keys</option>
-                  {keys.map((k) => <option key={k} value={k}>{k}</option>)}
+                  {keys.map((k) => <option key={k} value={k}>{first.state === "ready" ? first.data.keyLabels.get(k) ?? k : k}</option>)}
                 </select>
               </label>
               <label>From<input type="date" name="from" value={from} onInput={(e) => setFrom(e.currentTarget.value)} /></label>

@@ -4,7 +4,7 @@
 // webhook endpoint on a local receiver, see deliveries and replay one, top up, rotate and revoke the key and see
 // the old ones refused. Every page is checked with axe-core and at 375 px; screenshots go to .tmp/artefacts/portal/.
 import axe from "axe-core"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
@@ -41,6 +41,8 @@ let deviceKey: CryptoKeyPair
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run installs it)`)
+  // This run's pictures only: an older run's (or a failed step's) must not pass for this one's.
+  rmSync(ARTEFACTS, { recursive: true, force: true })
   mkdirSync(ARTEFACTS, { recursive: true })
   const outDir = mkdtempSync(join(tmpdir(), "pr-portal-build-"))
   await build({ configFile: join(import.meta.dirname, "..", "..", "portal", "vite.config.ts"), logLevel: "error", build: { outDir } })
@@ -414,6 +416,6 @@ describe("portal in Chromium", () => {
     await page.keyboard.press("Escape")
     await expect.poll(() => dialog.isVisible()).toBe(false)
     expect(await row.locator(".badge").first().textContent()).toBe("active")
-    await shot("16-keyboard")
+    await shot("15-keyboard")
   })
 })

@@ -6,6 +6,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import { join } from "node:path"
 import { AppConfig, parseGatewayConfig } from "../services/AppConfig.ts"
+import { GatewayMetrics } from "../services/GatewayMetrics.ts"
 import { BootstrapAdminToken } from "./Bootstrap.ts"
 import { AccountRoutes } from "./http/AccountRoutes.ts"
 import { AdminRoutes } from "./http/AdminRoutes.ts"
@@ -17,6 +18,7 @@ import { KeySelfRoutes } from "./http/KeySelfRoutes.ts"
 import { ObservabilityMiddleware, RouteTemplateMiddleware } from "./http/Observability.ts"
 import { PortalRoutes } from "./http/PortalRoutes.ts"
 import { PortalSessionRoutes } from "./http/PortalSessionRoutes.ts"
+import { MetricsRoutes } from "./http/MetricsRoutes.ts"
 import { ModelRoutes } from "./http/ModelRoutes.ts"
 import { OpenApiRoutes } from "./http/OpenApiRoutes.ts"
 import { PublicRoutes } from "./http/PublicRoutes.ts"
@@ -110,6 +112,7 @@ export const RoutesLive = Layer.mergeAll(
   PublicRoutes,
   OpenApiRoutes,
   ReadinessLive,
+  MetricsRoutes,
   ModelRoutes,
   SelfServiceRoutes,
   DemoRoutes,
@@ -178,7 +181,7 @@ export const gatewayServicesLayer = (env: Readonly<Record<string, string | undef
   const relay = Layer.mergeAll(ProviderRouterLive.pipe(Layer.provide(byok)), RelayLimitsLive.pipe(Layer.provide(Layer.mergeAll(AdmissionCountersLive, orgLimits))), IdempotencyPg.pipe(Layer.provide(storage))).pipe(
     Layer.provide(SharedStateLive)
   )
-  return Layer.mergeAll(withBootstrap, SharedStateLive, relay, orgLimits, QuotasLive, byok).pipe(Layer.provideMerge(config), Layer.provideMerge(ObservabilityLive.pipe(Layer.provide(config))))
+  return Layer.mergeAll(withBootstrap, SharedStateLive, relay, orgLimits, QuotasLive, byok, GatewayMetrics.layer).pipe(Layer.provideMerge(config), Layer.provideMerge(ObservabilityLive.pipe(Layer.provide(config))))
 }
 
 /** The whole gateway: routes served on HOST:PORT. The HttpServer stays in the output so callers can read its address. */

@@ -1,6 +1,7 @@
 import { Effect, Tracer } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { AppConfig } from "../../services/AppConfig.ts"
+import { GatewayMetrics } from "../../services/GatewayMetrics.ts"
 import { PortalTokens } from "../../services/PortalTokens.ts"
 import { type AccessFacts, RequestContext } from "../../services/RequestContext.ts"
 import { pickRequestId } from "../../src/http/requestId.ts"
@@ -25,12 +26,14 @@ const CORS_EXPOSE_HEADERS =
  * Global middleware: every response the application produces (success, error, 404, OPTIONS, streaming) gets
  * `X-Request-Id`, `X-Response-Time`, `Server-Timing` (the request's stages; SERVER_TIMING=off drops it) and
  * `traceparent`; every failure becomes our error envelope; bearer routes are exposed cross-origin only to
- * PORTAL_ORIGIN; and every request, sampled or not, is logged as one JSON access line at info (accessLogFields).
+ * PORTAL_ORIGIN; every request, sampled or not, is logged as one JSON access line at info (accessLogFields) and
+ * counted in GatewayMetrics (GET /metrics).
  */
 export const ObservabilityMiddleware = HttpRouter.middleware(
   Effect.gen(function*() {
     const config = yield* AppConfig
     const portalTokens = yield* PortalTokens
+    const metrics = yield* GatewayMetrics
     // The error channel is declared `any`: this middleware handles every failure, which the router's types
     // only allow for an open error type.
     return (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, any>): Effect.Effect<HttpServerResponse.HttpServerResponse, any, HttpServerRequest.HttpServerRequest> => Effect.gen(function*() {
@@ -81,6 +84,7 @@ export const ObservabilityMiddleware = HttpRouter.middleware(
           }
         }
       }
+      metrics.record({ method: request.method, route: access.route, status: response.status, seconds: elapsed / 1000 })
       yield* Effect.logInfo("request").pipe(
         Effect.annotateLogs(accessLogFields({
           requestId,

@@ -31,6 +31,15 @@ export const operationRoutes = [
     ]
   }),
   route({
+    method: "GET", path: "/metrics", operationId: "metrics", tag: "Operations", summary: "Prometheus metrics of this process (operators only)",
+    description: "Request counts by route template, method and status class; 5xx counts; a latency histogram; open wallet holds and the webhook backlog. " +
+      "With METRICS_TOKEN_FILE set, only `Authorization: Bearer <that token>` may read it; without it, only a caller on the same host that did not come " +
+      "through a proxy (loopback peer, no X-Forwarded-For). Anyone else gets 404 `not_found`.",
+    auth: { kind: "none" },
+    responses: [{ status: 200, description: "Prometheus text exposition format 0.0.4.", content: { mediaType: "text/plain", schema: Schema.String } }],
+    errors: ["not_found"]
+  }),
+  route({
     method: "GET", path: "/api/v1/openapi.json", operationId: "openApiDocument", tag: "Operations", summary: "This document",
     auth: { kind: "none" }, responses: [{ status: 200, description: "OpenAPI 3.1.", body: AnyObject, headers: ["Cache-Control"] }]
   }),

@@ -8,6 +8,8 @@ import { PortalTokens } from "../services/PortalTokens.ts"
 import { ReceiptKeys } from "../services/ReceiptKeys.ts"
 import { ReceiptStore } from "../services/ReceiptStore.ts"
 import { Wallets } from "../services/Wallets.ts"
+import { MAX_FALLBACKS, RoutingPolicies } from "../services/RoutingPolicies.ts"
+import { findModel } from "../src/providers/catalogue.ts"
 import { InvalidUsdAmount, parseUsd } from "../src/billing/money.ts"
 import { ApiError } from "../src/http/ApiError.ts"
 import { invalid } from "../src/http/validate.ts"
@@ -73,6 +75,24 @@ export const creditWallet = (input: Input) =>
     const micros = yield* positiveUsd(input, "10")
     const { balanceMicros } = yield* (yield* Wallets).credit({ orgId, micros, kind: "adjustment", reference: "operator credit" })
     return { org_id: orgId, balance_micros: Number(balanceMicros) }
+  })
+
+/**
+ * `cli.ts routing fallbacks`: an organisation's ordered fallback models (`--models a,b`; catalogue ids or
+ * `provider/model`; an empty value removes the policy). Prints the organisation and its list.
+ */
+export const setRoutingFallbacks = (input: Input) =>
+  Effect.gen(function*() {
+    const orgId = yield* resolveOrg(input)
+    const raw = input["models"]
+    const list = Array.isArray(raw) ? raw : typeof raw === "string" ? raw.split(",") : undefined
+    if (list === undefined) return yield* invalid("models", "models is required (--models a,b; an empty value removes the policy).")
+    const models = list.map((m) => (typeof m === "string" ? m.trim() : "")).filter((m) => m !== "")
+    if (models.length > MAX_FALLBACKS) return yield* invalid("models", `At most ${MAX_FALLBACKS} fallback models.`)
+    const unknown = models.find((m) => findModel(m) === undefined)
+    if (unknown !== undefined) return yield* invalid("models", `Unknown model "${unknown.slice(0, 200)}" (GET /api/v1/models?include=unavailable lists them).`)
+    yield* (yield* RoutingPolicies).setFallbacks(orgId, models)
+    return { org_id: orgId, fallbacks: models }
   })
 
 export const revokeKey = (input: Input, actor: string) =>

@@ -39,6 +39,7 @@ import { BillingHistoryPg } from "./pg/BillingHistory.ts"
 import { ByokPg } from "./pg/Byok.ts"
 import { LicencesPg } from "./pg/Licences.ts"
 import { OrgLimitsPg } from "./pg/OrgLimits.ts"
+import { RoutingPoliciesPg } from "./pg/RoutingPolicies.ts"
 import { DatabaseLive } from "./pg/Database.ts"
 import { KeyEncryptionLive } from "./KeyEncryptionLive.ts"
 import { KeyManagementPg } from "./pg/KeyManagement.ts"
@@ -176,12 +177,13 @@ export const gatewayServicesLayer = (env: Readonly<Record<string, string | undef
   const domain = DomainLive.pipe(Layer.provideMerge(storage))
   const withBootstrap = BootstrapAdminToken.pipe(Layer.provideMerge(domain))
   const orgLimits = OrgLimitsPg.pipe(Layer.provide(storage))
+  const routingPolicies = RoutingPoliciesPg.pipe(Layer.provide(storage))
   // The same KeyEncryptionLive value as the other capabilities use, so one KEK instance per gateway.
   const byok = ByokPg.pipe(Layer.provide(Layer.mergeAll(storage, KeyEncryptionLive)))
   const relay = Layer.mergeAll(ProviderRouterLive.pipe(Layer.provide(byok)), RelayLimitsLive.pipe(Layer.provide(Layer.mergeAll(AdmissionCountersLive, orgLimits))), IdempotencyPg.pipe(Layer.provide(storage))).pipe(
     Layer.provide(SharedStateLive)
   )
-  return Layer.mergeAll(withBootstrap, SharedStateLive, relay, orgLimits, QuotasLive, byok, GatewayMetrics.layer).pipe(Layer.provideMerge(config), Layer.provideMerge(ObservabilityLive.pipe(Layer.provide(config))))
+  return Layer.mergeAll(withBootstrap, SharedStateLive, relay, orgLimits, routingPolicies, QuotasLive, byok, GatewayMetrics.layer).pipe(Layer.provideMerge(config), Layer.provideMerge(ObservabilityLive.pipe(Layer.provide(config))))
 }
 
 /** The whole gateway: routes served on HOST:PORT. The HttpServer stays in the output so callers can read its address. */

@@ -13,6 +13,7 @@ import oidcAtRest from "./0012_oidc_at_rest.ts"
 import settlePlans from "./0013_settle_plans.ts"
 import keyAccounts from "./0014_key_accounts.ts"
 import demoKeys from "./0015_demo_keys.ts"
+import routingPolicies from "./0016_routing_policies.ts"
 
 /**
  * Every migration, by `<number>_<name>`, in order. Imported statically (not read from the file system) so the
@@ -33,5 +34,6 @@ export const migrations = {
   "0012_oidc_at_rest": oidcAtRest,
   "0013_settle_plans": settlePlans,
   "0014_key_accounts": keyAccounts,
-  "0015_demo_keys": demoKeys
+  "0015_demo_keys": demoKeys,
+  "0016_routing_policies": routingPolicies
 }

@@ -64,6 +64,16 @@ const COMMANDS: Record<string, Command> = {
     input: (f) => ({ ...orgInput(f), usd: f.usd }),
     run: (ops, input) => ops.creditWallet(input)
   },
+  "routing fallbacks": {
+    usage: "routing fallbacks (--org ORG_ID | --key-prefix svc_xxxxxx) --models MODEL[,MODEL]",
+    summary: "set an organisation's ordered fallback models (empty --models removes them)",
+    details: `${ORG_CHOICE}\n--models lists up to 4 catalogue models (\"gpt-4o-mini\" or \"provider/model\"), tried in order when the\n` +
+      "requested model fails before its first byte (429, 5xx, timeout, unreachable); docs/routing.md, Fallbacks.\n" +
+      "Prints {\"org_id\",\"fallbacks\"}.",
+    route: { method: "POST", path: "/api/admin/routing/fallbacks" },
+    input: (f) => ({ ...orgInput(f), models: f.models ?? "" }),
+    run: (ops, input) => ops.setRoutingFallbacks(input)
+  },
   "key revoke": {
     usage: "key revoke --prefix svc_xxxxxx",
     summary: "revoke a gateway key at once",

@@ -69,6 +69,8 @@ export type Behaviour =
   | { kind: "hang" }
   /** SSE: destroy the socket after N frames (non-stream bodies are cut halfway) */
   | { kind: "cut-stream"; afterChunks: number }
+  /** SSE: send N frames, then nothing more while keeping the connection open (a provider stalling mid-answer) */
+  | { kind: "stall-stream"; afterChunks: number }
   | { kind: "delay"; ms: number }
 
 export interface FakeProvider {
@@ -192,6 +194,7 @@ type Outcome =
   | { kind: "status"; status: number; body?: unknown }
   | { kind: "hang" }
   | { kind: "cut-stream"; afterChunks: number }
+  | { kind: "stall-stream"; afterChunks: number }
 
 interface Plan {
   delayMs: number
@@ -300,7 +303,8 @@ const openSse = (
   res: ServerResponse,
   cutAfter: number | undefined,
   chunkDelayMs: number,
-  timers: Set<NodeJS.Timeout>
+  timers: Set<NodeJS.Timeout>,
+  stallAfter?: number
 ): StreamWriter => {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" })
   res.flushHeaders()
@@ -316,6 +320,7 @@ const openSse = (
         await sleepUnlessClosed(chunkDelayMs, res, timers)
         if (res.destroyed) return false
       }
+      if (stallAfter !== undefined && written >= stallAfter) return false
       written++
       if (cutAfter !== undefined && written >= cutAfter) {
         // Let the last frame reach the socket before tearing it down mid-stream.
@@ -326,7 +331,8 @@ const openSse = (
       return true
     },
     end: () => {
-      if (!res.destroyed) res.end()
+      // A stalled stream stays open until the client or close() ends it.
+      if (!res.destroyed && (stallAfter === undefined || written < stallAfter)) res.end()
     }
   }
 }
@@ -348,6 +354,7 @@ interface Ctx {
 }
 
 const cutAfterOf = (o: Outcome): number | undefined => o.kind === "cut-stream" ? o.afterChunks : undefined
+const stallAfterOf = (o: Outcome): number | undefined => o.kind === "stall-stream" ? o.afterChunks : undefined
 
 const chatCompletions = async (ctx: Ctx): Promise<void> => {
   const { res, body } = ctx
@@ -380,7 +387,7 @@ const chatCompletions = async (ctx: Ctx): Promise<void> => {
   }
 
   const includeUsage = (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true
-  const sse = openSse(res, cutAfterOf(ctx.outcome), ctx.chunkDelayMs, ctx.timers)
+  const sse = openSse(res, cutAfterOf(ctx.outcome), ctx.chunkDelayMs, ctx.timers, stallAfterOf(ctx.outcome))
   const chunk = (choices: unknown[], extra?: Record<string, unknown>): string =>
     `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices, ...extra })}\n\n`
   const words = ctx.pieces(reply)
@@ -422,7 +429,7 @@ const messages = async (ctx: Ctx): Promise<void> => {
     return sendJson(res, 200, out)
   }
 
-  const sse = openSse(res, cutAfterOf(ctx.outcome), ctx.chunkDelayMs, ctx.timers)
+  const sse = openSse(res, cutAfterOf(ctx.outcome), ctx.chunkDelayMs, ctx.timers, stallAfterOf(ctx.outcome))
   const event = (name: string, data: unknown): string => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`
   const frames: Array<() => string> = [
     () =>
@@ -522,6 +529,7 @@ const isBehaviour = (b: unknown): b is Behaviour => {
     case "status":
       return typeof o.status === "number" && Number.isInteger(o.status) && o.status >= 100 && o.status <= 599
     case "cut-stream":
+    case "stall-stream":
       return typeof o.afterChunks === "number" && Number.isInteger(o.afterChunks) && o.afterChunks >= 0
     case "delay":
       return typeof o.ms === "number" && o.ms >= 0

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { checkLedger, listMailOutbox, createLicence, createOidcClient, createOrg, createPortalToken, creditWallet, revokeKey } from "../AdminOperations.ts"
+import { checkLedger, listMailOutbox, createLicence, createOidcClient, createOrg, createPortalToken, creditWallet, revokeKey, setRoutingFallbacks } from "../AdminOperations.ts"
+import { RoutingPolicies } from "../../services/RoutingPolicies.ts"
 import { SqlClient } from "effect/sql"
 import { Keys } from "../../services/Keys.ts"
 import { OidcProvider } from "../oidc/OidcProvider.ts"
@@ -18,7 +19,7 @@ import { apiRoute } from "./api/apiRoutes.ts"
  * running gateway (PGlite is single-process). Each route answers the JSON the CLI prints.
  */
 export const AdminRoutes = HttpRouter.use(Effect.fn(function*(router) {
-  const post = (path: HttpRouter.PathInput, op: (input: Record<string, unknown>, actor: string) => Effect.Effect<unknown, ApiError, Keys | Organisations | PortalTokens | Wallets | Licences | OidcProvider | SqlClient.SqlClient>) =>
+  const post = (path: HttpRouter.PathInput, op: (input: Record<string, unknown>, actor: string) => Effect.Effect<unknown, ApiError, Keys | Organisations | PortalTokens | Wallets | Licences | OidcProvider | SqlClient.SqlClient | RoutingPolicies>) =>
     router.add("POST", path, Effect.gen(function*() {
       const admin = yield* requirePortal("ability:admin")
       const input = yield* readDocumentedBody(apiRoute("POST", path))
@@ -28,6 +29,7 @@ export const AdminRoutes = HttpRouter.use(Effect.fn(function*(router) {
   yield* post("/api/admin/portal-tokens", createPortalToken)
   yield* post("/api/admin/wallets/credit", creditWallet)
   yield* post("/api/admin/keys/revoke", revokeKey)
+  yield* post("/api/admin/routing/fallbacks", setRoutingFallbacks)
   yield* post("/api/admin/licences", createLicence)
   yield* post("/api/admin/oidc/clients", createOidcClient)
   yield* router.add("GET", "/api/admin/mail/outbox", Effect.gen(function*() {

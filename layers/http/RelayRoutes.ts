@@ -7,6 +7,7 @@ import { DEFAULT_ENGINE_ALLOWLIST, type EngineAllowlist } from "../../sdks/types
 import type { AttestationRoute } from "../../sdks/typescript/src/wire/attestation/v3.ts"
 import { issuesReceipts } from "../../src/keys/demo.ts"
 import type { Scope } from "../../src/keys/scopes.ts"
+import { createProviderHealth, providerCoolDownMs } from "../relay/providerHealth.ts"
 import { relayCall } from "../relay/relayCall.ts"
 import { checkScope, requireGatewayKey } from "./auth.ts"
 import { withIdempotency } from "./idempotent.ts"
@@ -21,7 +22,10 @@ const engineAllowlist = (json: string | undefined): EngineAllowlist => (json ? J
 export const RelayRoutes = HttpRouter.use(Effect.fn(function*(router) {
   const config = yield* AppConfig
   const sealer = yield* ReceiptSealer
-  const settings = { allowlist: engineAllowlist(config.env.ENGINE_ALLOWLIST_JSON) }
+  const settings = {
+    allowlist: engineAllowlist(config.env.ENGINE_ALLOWLIST_JSON),
+    health: createProviderHealth(providerCoolDownMs(config.env))
+  }
   const relay = (route: AttestationRoute, scope: Scope) =>
     Effect.gen(function*() {
       const principal = yield* requireGatewayKey(undefined, { demo: "allowed" })

@@ -1,4 +1,4 @@
-import { Clock, Effect, Stream } from "effect"
+import { Clock, Effect, Result, Stream } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { createHash } from "node:crypto"
 import { AppConfig } from "../../services/AppConfig.ts"
@@ -22,12 +22,15 @@ import { ROUTING_DECISION_HEADER, ROUTING_HEADER } from "../../src/routing/strat
 import { capabilityOf, isShapeProblem, readRelayShape } from "../../src/relay/requestShape.ts"
 import { createSseUsageReader, type UpstreamUsage, usageFromJson } from "../../src/relay/usage.ts"
 import { readBodyBytes } from "../http/body.ts"
-import { canonicalBytes } from "../../sdks/typescript/src/wire/crypto/jcs.ts"
 import type { StreamTranslator } from "../../src/relay/translate/streamTranslator.ts"
 import { type Translation, translationFor } from "../../src/relay/translate/translation.ts"
 import { MalformedUpstream, UntranslatableField, untranslatableError } from "../../src/relay/translate/translationError.ts"
 import { type IdempotentCall, IdempotentCallRef } from "../http/idempotent.ts"
 import { postUpstream, type UpstreamResponse } from "./UpstreamClient.ts"
+import { allAttemptsFailed, fallbackDecision, isRetryableStatus, orderByHealth, type UpstreamAttempt } from "./fallback.ts"
+import { type PreparedRequest, prepareRequest } from "./preparedRequest.ts"
+import type { ProviderHealth } from "./providerHealth.ts"
+import { RoutingPolicies } from "../../services/RoutingPolicies.ts"
 
 const decoder = new TextDecoder()
 
@@ -80,6 +83,8 @@ const upstreamError = async (target: RouteTarget, res: UpstreamResponse) => {
 
 export interface RelaySettings {
   readonly allowlist: EngineAllowlist
+  /** Providers that failed recently, skipped (for a cool-down) when a call has somewhere else to go. */
+  readonly health: ProviderHealth
 }
 
 /**
@@ -127,83 +132,136 @@ export const relayCall = (route: AttestationRoute, principal: GatewayPrincipal, 
     })
     // A model whose provider speaks the other conversation format: the body sent upstream is the translated one,
     // and the receipt's hash_upstream_request hashes exactly those (JCS) bytes.
-    const translation = translationFor(route, { wire: target.endpoint.wire, providerSlug: target.provider.slug, model: target.model.id })
-    let upstreamBody: Uint8Array = bodyBytes
-    let hashUpstreamRequest = clientBodyHash
-    if (translation !== undefined) {
-      let translated: Record<string, unknown>
-      try {
-        translated = translation.request(clientBody)
-      } catch (e) {
-        if (e instanceof UntranslatableField) return yield* untranslatableError(e, target.provider.slug, translation.to)
-        throw e
-      }
-      upstreamBody = canonicalBytes(translated)
-      hashUpstreamRequest = sha256HexSync(upstreamBody)
+    const client = { body: clientBody, bytes: bodyBytes, hash: clientBodyHash }
+    let primary: PreparedRequest
+    try {
+      primary = prepareRequest(route, target, client, { fallback: false })
+    } catch (e) {
+      if (e instanceof UntranslatableField) return yield* untranslatableError(e, target.provider.slug, target.endpoint.wire)
+      throw e
     }
+    // The organisation's fallbacks (never for embeddings: another model's vectors are not comparable). A fallback
+    // this key cannot call, or whose format cannot carry this request, is left out.
+    const fallbacks: Array<PreparedRequest> = []
+    if (route !== "embeddings") {
+      const router = yield* ProviderRouter
+      for (const modelId of yield* (yield* RoutingPolicies).fallbacksOf(principal.orgId)) {
+        const resolved = yield* Effect.result(router.resolve({ modelId, capability, principal }))
+        if (Result.isFailure(resolved)) continue
+        const t = resolved.success
+        if (t.provider.slug === target.provider.slug && t.model.id === target.model.id) continue
+        if (fallbacks.some((f) => f.target.provider.slug === t.provider.slug && f.target.model.id === t.model.id)) continue
+        try {
+          fallbacks.push(prepareRequest(route, t, client, { fallback: true }))
+        } catch (e) {
+          if (!(e instanceof UntranslatableField)) throw e
+        }
+      }
+    }
+    const candidates = orderByHealth([primary, ...fallbacks], settings.health)
     ctx.stages.end("routing")
     const limitHeaders = yield* (yield* RelayLimits).admit(principal, capability)
     ctx.stages.end("limits")
 
     const settlement = yield* Settlement
-    const holdMicros = maxCostHoldMicros({
-      bodyBytes: bodyBytes.byteLength,
-      maxOutputTokens: route === "embeddings" ? 0 : shape.maxOutputTokens,
-      inputUsdPerMTok: target.model.inputUsdPerMTok,
-      outputUsdPerMTok: target.model.outputUsdPerMTok,
-      keyMode: target.keyMode
-    })
+    // Enough for the most expensive candidate the call may end up at.
+    let holdMicros = 0n
+    for (const c of candidates) {
+      const m = maxCostHoldMicros({
+        bodyBytes: bodyBytes.byteLength,
+        maxOutputTokens: route === "embeddings" ? 0 : shape.maxOutputTokens,
+        inputUsdPerMTok: c.target.model.inputUsdPerMTok,
+        outputUsdPerMTok: c.target.model.outputUsdPerMTok,
+        keyMode: c.target.keyMode
+      })
+      if (m > holdMicros) holdMicros = m
+    }
     const hold = yield* settlement.hold(principal.orgId, holdMicros)
     ctx.stages.end("hold")
 
-    const headers: Record<string, string> = {
-      ...target.authHeaders,
-      "content-type": "application/json",
-      accept: shape.stream ? "text/event-stream" : "application/json",
-      "x-request-id": ctx.requestId,
-      traceparent: formatTraceparent(ctx.traceId, ctx.spanId, ctx.sampled)
+    const headersFor = (t: RouteTarget): Record<string, string> => {
+      const headers: Record<string, string> = {
+        ...t.authHeaders,
+        "content-type": "application/json",
+        accept: shape.stream ? "text/event-stream" : "application/json",
+        "x-request-id": ctx.requestId,
+        traceparent: formatTraceparent(ctx.traceId, ctx.spanId, ctx.sampled)
+      }
+      for (const name of PASS_THROUGH) {
+        const v = request.headers[name]
+        if (v !== undefined) headers[name] = v
+      }
+      return headers
     }
-    for (const name of PASS_THROUGH) {
-      const v = request.headers[name]
-      if (v !== undefined) headers[name] = v
+
+    // Each candidate in order until one answers: a 429, a 5xx, a timeout or an unreachable provider before any byte
+    // moves on to the next; any other answer (a 2xx, or a 4xx the request itself caused) ends the search. Nothing
+    // has reached the client yet, so moving on is safe.
+    const attempts: Array<UpstreamAttempt> = []
+    let chosen: { readonly prepared: PreparedRequest; readonly upstream: UpstreamResponse } | undefined
+    let lastError: ApiError | undefined
+    yield* Effect.gen(function*() {
+      for (const prepared of candidates) {
+        const t = prepared.target
+        const sent = yield* Effect.result(postUpstream({
+          provider: t.provider.slug,
+          url: t.url,
+          headers: headersFor(t),
+          body: prepared.body,
+          timeoutMs: t.timeoutMs
+        }).pipe(Effect.withSpan("relay.upstream.headers", { attributes: { provider: t.provider.slug, model: t.model.id } })))
+        if (Result.isFailure(sent)) {
+          lastError = sent.failure
+          attempts.push({ provider: t.provider.slug, model: t.model.id, provider_status: null, error: sent.failure.code })
+          settings.health.markFailed(t.provider.slug)
+          continue
+        }
+        const upstream = sent.success
+        if (upstream.status >= 400) {
+          const error = yield* Effect.promise(() => upstreamError(t, upstream)).pipe(Effect.ensuring(Effect.sync(upstream.done)))
+          lastError = error
+          attempts.push({ provider: t.provider.slug, model: t.model.id, provider_status: upstream.status, error: error.code })
+          if (!isRetryableStatus(upstream.status)) return
+          settings.health.markFailed(t.provider.slug)
+          continue
+        }
+        settings.health.markHealthy(t.provider.slug)
+        chosen = { prepared, upstream }
+        return
+      }
+    }).pipe(Effect.onInterrupt(() => settlement.release(hold)))
+    ctx.stages.end("upstream")
+    if (chosen === undefined) {
+      yield* settlement.release(hold)
+      // One candidate, or a refusal the request itself caused: the provider's own error, as without fallbacks.
+      const last = attempts[attempts.length - 1]
+      if (attempts.length === 1 || (last?.provider_status !== null && last !== undefined && !isRetryableStatus(last.provider_status))) {
+        return yield* lastError!
+      }
+      return yield* allAttemptsFailed(attempts)
     }
+    const { prepared, upstream } = chosen
+    const translation = prepared.translation
+    const used: RouteTarget = prepared === primary ? target : { ...prepared.target, routingDecision: fallbackDecision(target, prepared.target) }
 
     const base = {
       principal,
-      target,
+      target: used,
       capability: route,
       hold,
       requestId: ctx.requestId,
       traceId: ctx.traceId,
       startedAt,
-      hashUpstreamRequest,
+      hashUpstreamRequest: prepared.hash,
       ...(translation === undefined ? {} : {
         translation: { from: translation.from, to: translation.to, hash_client_request: clientBodyHash }
       }),
       engineVersion: `${verdict.engine.id}/${verdict.engine.version}`
     }
-
-    const upstream = yield* postUpstream({
-      provider: target.provider.slug,
-      url: target.url,
-      headers,
-      body: upstreamBody,
-      timeoutMs: target.timeoutMs
-    }).pipe(
-      Effect.withSpan("relay.upstream.headers", { attributes: { provider: target.provider.slug, model: target.model.id } }),
-      Effect.tapError(() => settlement.release(hold)),
-      Effect.onInterrupt(() => settlement.release(hold))
-    )
-
-    ctx.stages.end("upstream")
-    if (upstream.status >= 400) {
-      const error = yield* Effect.promise(() => upstreamError(target, upstream)).pipe(Effect.ensuring(Effect.sync(upstream.done)))
-      yield* settlement.release(hold)
-      return yield* error
-    }
+    const target_ = used
 
     const responseHeaders: Record<string, string> = { ...limitHeaders }
-    if (target.routingDecision !== undefined) responseHeaders[ROUTING_DECISION_HEADER] = JSON.stringify(target.routingDecision)
+    if (target_.routingDecision !== undefined) responseHeaders[ROUTING_DECISION_HEADER] = JSON.stringify(target_.routingDecision)
     const idempotent = yield* IdempotentCallRef
     return shape.stream
       ? streamedResponse(base, upstream, settlement, responseHeaders, bodyBytes.byteLength, idempotent, translation?.stream(clientBody))
@@ -213,8 +271,9 @@ export const relayCall = (route: AttestationRoute, principal: GatewayPrincipal, 
         settlement,
         responseHeaders,
         bodyBytes.byteLength,
-        // A demo key gets no receipt of any kind, the countersignature included.
-        issuesReceipts(principal) ? { attestation: verdict.attestation, iss: config.publicBaseUrl } : undefined,
+        // A demo key gets no receipt of any kind, the countersignature included. A fallback that replaced the body's
+        // model relayed a body the client did not attest, so the gateway cannot countersign the attestation for it.
+        issuesReceipts(principal) && !prepared.modelRewritten ? { attestation: verdict.attestation, iss: config.publicBaseUrl } : undefined,
         idempotent,
         translation
       )
@@ -275,6 +334,11 @@ const bufferedResponse = (
       parsed = JSON.parse(body.toString("utf8"))
     } catch {
       parsed = undefined
+    }
+    // A 2xx answer that is not JSON is nothing the client could use: 502, and nothing is billed.
+    if (parsed === undefined) {
+      yield* settlement.release(base.hold)
+      return yield* malformedAnswer(base.target.provider.slug, upstream.status)
     }
     // The client gets the answer in its own format; an answer that is not the shape its format promises is a 502
     // and nothing is billed (nothing usable was delivered).

@@ -49,7 +49,8 @@ export interface RoutingDecision {
   readonly classifier: string
   /** How much cheaper the estimated billed price is, in percent, rounded down to 0.01. 0 when not re-routed. */
   readonly savings_pct: number
-  readonly strategy: RoutingStrategy
+  /** `cost` (the router moved the call) or `fallback` (the requested provider failed before its first byte). */
+  readonly strategy: RoutingStrategy | "fallback"
 }
 
 /** The estimated billed price (micro-USD, what the wallet would be debited) of this call at a candidate. */

@@ -66,6 +66,7 @@ export const operationRoutes = [
   adminPost("/api/admin/orgs", "adminCreateOrganisation", "Create an organisation"),
   adminPost("/api/admin/portal-tokens", "adminCreatePortalToken", "Create a portal token"),
   adminPost("/api/admin/wallets/credit", "adminCreditWallet", "Credit a wallet"),
+  adminPost("/api/admin/routing/fallbacks", "adminSetRoutingFallbacks", "Set an organisation's ordered fallback models"),
   adminPost("/api/admin/keys/revoke", "adminRevokeKey", "Revoke a key by prefix or an organisation's keys", ["ambiguous_prefix", "not_found"]),
   adminPost("/api/admin/licences", "adminCreateLicence", "Create a licence code"),
   adminPost("/api/admin/oidc/clients", "adminCreateOidcClient", "Register an OpenID Connect client"),

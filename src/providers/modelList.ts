@@ -2,7 +2,7 @@
  * The provider catalogue as an OpenAI-style model list (`GET /api/v1/models`), each model with its provider,
  * routes, list prices and whether the caller can call it now.
  */
-import { findModel, type ModelLookup, PROVIDERS } from "./catalogue.ts"
+import { CAPABILITIES, findModel, type ModelLookup, modelServesRoute, PROVIDERS } from "./catalogue.ts"
 
 export interface ModelListEntry {
   /** What `model` accepts: the bare id, or `provider/model` for a model an earlier provider also offers. */
@@ -12,6 +12,7 @@ export interface ModelListEntry {
   readonly provider: string
   readonly pooled: boolean
   readonly byok: boolean
+  /** The routes the model is served on, those reached by format translation included. */
   readonly capabilities: ReadonlyArray<string>
   readonly input_usd_per_mtok: string
   readonly output_usd_per_mtok: string
@@ -46,7 +47,7 @@ export const modelList = (
       provider: provider.slug,
       pooled: provider.pooled,
       byok: provider.byok,
-      capabilities: model.capabilities,
+      capabilities: CAPABILITIES.filter((route) => modelServesRoute({ provider, model }, route)),
       input_usd_per_mtok: model.inputUsdPerMTok,
       output_usd_per_mtok: model.outputUsdPerMTok,
       available: callable

@@ -119,6 +119,8 @@ describe("portal in Chromium", () => {
   it("sends a visitor without a session to sign-in", async () => {
     await page.goto(`${gw.url}/portal/`)
     await page.getByRole("heading", { name: "Sign in" }).waitFor()
+    // The sign-in form is drawn first and the address replaced just after (an effect once the session check answered).
+    await page.waitForURL((url) => url.pathname === "/portal/sign-in", { timeout: 5_000 })
     expect(new URL(page.url()).pathname).toBe("/portal/sign-in")
     expect(await axeFindings()).toEqual([])
     await shot("01-sign-in")

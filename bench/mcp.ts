@@ -31,8 +31,8 @@ import { join } from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { chromium } from "playwright-core"
 import { builtinNameModel, createSession, tokeniseText } from "../sdks/typescript/src/tokeniser/index.ts"
+import { launchChromium, renderTextPng } from "../test/support/chromium.ts"
 import { proseText } from "./lib/sampleText.ts"
 import { median, percentile, sortedCopy } from "./lib/stats.ts"
 
@@ -221,12 +221,10 @@ const LETTER = [
 ]
 
 const ocrBench = async () => {
-  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"] })
+  const browser = await launchChromium()
   let png: Buffer
   try {
-    const page = await browser.newPage({ viewport: { width: 900, height: 320 } })
-    await page.setContent(`<!doctype html><body style="margin:24px;background:#fff;color:#000;font:26px/1.5 'DejaVu Sans',sans-serif">${LETTER.join("<br>")}</body>`)
-    png = await page.screenshot({ type: "png" })
+    png = await renderTextPng(browser, LETTER, { width: 900, height: 320, fontPx: 26 })
   } finally {
     await browser.close()
   }

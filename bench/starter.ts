@@ -15,10 +15,10 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { availableParallelism, cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { gzipSync } from "node:zlib"
-import { chromium } from "playwright-core"
 import { startFakeProvider } from "../programs/fake-provider.ts"
 import { buildStarterKit } from "../starter-kit/build.ts"
 import { startStarterServer } from "../starter-kit/server.ts"
+import { launchChromium } from "../test/support/chromium.ts"
 import { startTestGateway } from "../test/support/gateway.ts"
 import { startRecordingProxy } from "../test/support/recordingProxy.ts"
 import { fundedKey } from "../test/support/tenant.ts"
@@ -30,7 +30,6 @@ const resultsDir = join(import.meta.dirname, "results")
 const runs = Math.max(3, Number(process.env.BENCH_RUNS ?? "10"))
 const TARGET_FIRST_SENT_MS = 1500
 const MESSAGE = "Please write to Ada Lovelace at ada.lovelace@example.com, call +44 20 7946 0958 and pay into DE89 3704 0044 0532 0130 00 today."
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 const log = (line: string) => process.stderr.write(`${line}\n`)
 const loadBefore = loadavg()
@@ -66,7 +65,7 @@ hop.requests.push = (...items) => {
   return originalPush(...items)
 }
 
-const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS, timeout: 120_000 })
+const browser = await launchChromium()
 interface Run {
   /** The page's own marks (performance.mark), free of the driver's reaction time. */
   readonly renderedMs: number

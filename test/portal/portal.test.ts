@@ -4,21 +4,20 @@
 // webhook endpoint on a local receiver, see deliveries and replay one, top up, rotate and revoke the key and see
 // the old ones refused. Every page is checked with axe-core and at 375 px; screenshots go to .tmp/artefacts/portal/.
 import axe from "axe-core"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
+import type { Browser, BrowserContext, Page } from "playwright-core"
 import { build } from "vite"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { type FakeProvider, startFakeProvider } from "../../programs/fake-provider.ts"
 import { RelayClient, verifyWebhook } from "../../sdks/typescript/src/index.ts"
 import { generateSigningKeyPair } from "../../sdks/typescript/src/wire/crypto/ecdsa.ts"
+import { launchChromium } from "../support/chromium.ts"
 import { startTestGateway, type TestGateway } from "../support/gateway.ts"
 
-const CHROMIUM = "/usr/bin/chromium"
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 const ARTEFACTS = join(import.meta.dirname, "..", "..", ".tmp", "artefacts", "portal")
 const EMAIL = "ada@example.org"
 const PASSWORD = "correct horse battery staple"
@@ -40,7 +39,6 @@ const pageErrors: Array<string> = []
 let deviceKey: CryptoKeyPair
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run installs it)`)
   // This run's pictures only: an older run's (or a failed step's) must not pass for this one's.
   rmSync(ARTEFACTS, { recursive: true, force: true })
   mkdirSync(ARTEFACTS, { recursive: true })
@@ -68,7 +66,7 @@ beforeAll(async () => {
     WEBHOOK_RETRY_SCHEDULE_MS: "0,50,50,50,50,50,50"
   })
 
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 120_000 })
+  browser = await launchChromium()
   context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true })
   page = await context.newPage()
   page.on("pageerror", (error) => pageErrors.push(error.message))

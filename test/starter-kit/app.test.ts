@@ -2,23 +2,22 @@
 // gateway key from a file, in Debian's Chromium driven through playwright-core, against a real gateway and the fake
 // provider (streaming in 3-character frames, so aliases are cut across frames). Between the starter server and the
 // gateway sits a recording hop: it shows exactly what the server forwarded.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
+import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type FakeProvider, startFakeProvider } from "../../programs/fake-provider.ts"
 import { readFile } from "../../sdks/typescript/src/index.ts"
 import { buildStarterKit } from "../../starter-kit/build.ts"
 import { type StarterServer, startStarterServer } from "../../starter-kit/server.ts"
+import { launchChromium } from "../support/chromium.ts"
 import { startTestGateway, type TestGateway } from "../support/gateway.ts"
 import { type RecordingProxy, startRecordingProxy } from "../support/recordingProxy.ts"
 import { fundedKey } from "../support/tenant.ts"
 import { makeDocx, ORIGINALS as FILE_ORIGINALS } from "../sdks/typescript/files/fixtures.ts"
 
-const CHROMIUM = "/usr/bin/chromium"
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 // Git-ignored: a picture of the chat after the first test, for a person to look at.
 const ARTEFACTS = join(import.meta.dirname, "..", "..", ".tmp", "test-artefacts", "starter-kit")
 
@@ -78,7 +77,6 @@ const sendAndWait = async (page: Page, text: string) => {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run installs it)`)
   const built = buildStarterKit(appDir)
   provider = await startFakeProvider({ port: 0, streamPieceChars: 3, chunkDelayMs: 2 })
   gw = await startTestGateway({ LOCAL_PROVIDER_URL: provider.url })
@@ -88,7 +86,7 @@ beforeAll(async () => {
   await built
   starter = await startStarterServer({ gatewayUrl: hop.url, keyFile: writeKeyFile("key", apiKey), appDir, port: 0, log: () => {} })
   broke = await startStarterServer({ gatewayUrl: hop.url, keyFile: writeKeyFile("unfunded-key", unfunded), appDir, port: 0, log: () => {} })
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 120_000 })
+  browser = await launchChromium()
 })
 
 afterAll(async () => {

@@ -13,9 +13,9 @@ export const launchChromium = async (): Promise<Browser> => {
 }
 
 /** A PNG of `lines` as black text on white (a screenshot of a small page), for OCR tests. */
-export const renderTextPng = async (browser: Browser, lines: ReadonlyArray<string>, options: { width?: number; fontPx?: number } = {}): Promise<Buffer> => {
+export const renderTextPng = async (browser: Browser, lines: ReadonlyArray<string>, options: { width?: number; height?: number; fontPx?: number } = {}): Promise<Buffer> => {
   const fontPx = options.fontPx ?? 28
-  const page = await browser.newPage({ viewport: { width: options.width ?? 720, height: Math.ceil(lines.length * fontPx * 1.5 + 48) } })
+  const page = await browser.newPage({ viewport: { width: options.width ?? 720, height: options.height ?? Math.ceil(lines.length * fontPx * 1.5 + 48) } })
   try {
     const escape = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;")
     await page.setContent(`<!doctype html><body style="margin:24px;background:#fff;color:#000;font:${fontPx}px/1.5 'DejaVu Sans',sans-serif">${lines.map(escape).join("<br>")}</body>`)

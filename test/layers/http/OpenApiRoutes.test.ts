@@ -1,11 +1,9 @@
-import { existsSync, readFileSync } from "node:fs"
-import { chromium } from "playwright-core"
+import { readFileSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { OPENAPI_JSON_PATH } from "../../../layers/http/api/generate.ts"
+import { launchChromium } from "../../support/chromium.ts"
 import { startTestGateway, type TestGateway } from "../../support/gateway.ts"
 
-const CHROMIUM = "/usr/bin/chromium"
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 let gw: TestGateway
 beforeAll(async () => {
@@ -40,8 +38,7 @@ describe("the OpenAPI document and its rendered reference, served by the gateway
     expect(start).toContain('url: "/api/v1/openapi.json"')
     expect(start).toContain("validatorUrl: null")
 
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run installs it)`)
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 120_000 })
+    const browser = await launchChromium()
     try {
       const context = await browser.newContext()
       const elsewhere: Array<string> = []

@@ -2,10 +2,12 @@
  * Every setting the gateway reads, parsed once from the environment (see docs/configuration.md).
  * Secrets are never here as values: only the paths of the files that hold them.
  *
- * No imports, on purpose: the operator CLI reads these settings (is there a database URL, where is the data
- * directory) before it decides whether it needs the gateway's modules at all, and loading `effect` alone takes
+ * No imports but node:fs, on purpose: the operator CLI reads these settings (is there a database URL, where is the
+ * data directory) before it decides whether it needs the gateway's modules at all, and loading `effect` alone takes
  * seconds on a busy machine.
  */
+import { readFileSync } from "node:fs"
+
 export interface GatewayConfig {
   readonly host: string
   readonly port: number
@@ -46,8 +48,8 @@ export const parseGatewayConfig = (env: Readonly<Record<string, string | undefin
     host,
     port,
     publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://${host.includes(":") ? `[${host}]` : host}:${port}`).replace(/\/+$/, ""),
-    databaseUrl: nonEmpty(env.DATABASE_URL),
-    redisUrl: nonEmpty(env.REDIS_URL),
+    databaseUrl: valueOrFile(env, "DATABASE_URL"),
+    redisUrl: valueOrFile(env, "REDIS_URL"),
     redisPrefix: env.REDIS_PREFIX ?? "pr:",
     dataDir: env.DATA_DIR === ":memory:" ? undefined : (nonEmpty(env.DATA_DIR) ?? "./.data"),
     portalOrigin: nonEmpty(env.PORTAL_ORIGIN),
@@ -67,6 +69,26 @@ const parseOnOff = (raw: string | undefined, name: string, fallback: boolean): b
   if (["on", "1", "true"].includes(v)) return true
   if (["off", "0", "false"].includes(v)) return false
   throw new ConfigInvalid(`${name} must be on or off`)
+}
+
+/**
+ * A setting given either in the environment (`NAME`) or, for URLs that embed a password, in a file named by
+ * `NAME_FILE` (a mounted secret, like the other *_FILE settings); both at once is a mistake, not a precedence rule.
+ */
+const valueOrFile = (env: Readonly<Record<string, string | undefined>>, name: string): string | undefined => {
+  const file = nonEmpty(env[`${name}_FILE`])
+  const value = nonEmpty(env[name])
+  if (file === undefined) return value
+  if (value !== undefined) throw new ConfigInvalid(`set ${name} or ${name}_FILE, not both`)
+  let text: string
+  try {
+    text = readFileSync(file, "utf8")
+  } catch (e) {
+    throw new ConfigInvalid(`${name}_FILE: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? "error"})`)
+  }
+  const fromFile = nonEmpty(text)
+  if (fromFile === undefined) throw new ConfigInvalid(`${name}_FILE: ${file} is empty`)
+  return fromFile
 }
 
 const nonEmpty = (s: string | undefined) => (s === undefined || s.trim() === "" ? undefined : s.trim())

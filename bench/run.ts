@@ -1,16 +1,20 @@
 /**
- * `npm run bench`: the relay benchmark (issue 3 item 7, docs/benchmark.md).
+ * `npm run bench`: the relay benchmark (issue 24, docs/benchmark.md).
  *
- * Starts the fake provider, a bare Node pass-through proxy (bench/bare-proxy.ts) and the gateway as separate
- * processes on 127.0.0.1, funds a key, and measures non-streamed and streamed chat completions against the three
- * targets at each concurrency, in interleaved rounds. Prints the results with the issue's three targets and a
- * stage-cost table, and writes bench/results/<timestamp>.json and bench/results/latest.md.
+ * Starts the fake provider, a bare Node pass-through proxy (bench/bare-proxy.ts), the gateway and two local proxies
+ * (programs/proxy.ts in front of the gateway, names off and built-in: the user's real path) as separate processes on
+ * 127.0.0.1, funds one key and TENANT_COUNT tenants, and measures non-streamed and streamed chat completions at
+ * each concurrency, target by target in interleaved rounds. Prints issue 24's table with verdicts, the CPU per call
+ * and the load average beside every result, a stage-cost table, and writes bench/results/<timestamp>.json and
+ * bench/results/latest.md.
  *
- * Settings (environment): BENCH_SECONDS (measured seconds per phase, default 3), BENCH_WARMUP_SECONDS (0.5),
- * BENCH_ROUNDS (3), BENCH_CONCURRENCY ("1,16,64"), BENCH_STAGE_SECONDS (1.5, 0 = no stage probes),
- * DATABASE_URL / REDIS_URL (gateway on a fresh Postgres database / Redis prefix instead of embedded storage),
- * BENCH_PROFILE=1 (gateway under --cpu-prof; the report adds where its CPU went), BENCH_IDEMPOTENCY=0 (gateway
- * requests without their Idempotency-Key).
+ * Settings (environment): BENCH_QUICK=1 (a ~2-minute run: 1 round of 1 s phases, no stage probes, streams at c=1
+ * only; the settings below still win), BENCH_SECONDS (measured seconds per phase, default 3), BENCH_WARMUP_SECONDS
+ * (0.5), BENCH_ROUNDS (3), BENCH_CONCURRENCY ("1,16,64"), BENCH_STAGE_SECONDS (1.5, 0 = no stage probes),
+ * BENCH_PROXY=0 (no proxy targets), DATABASE_URL / REDIS_URL (gateway on a fresh Postgres database / Redis prefix
+ * instead of embedded storage), BENCH_PROFILE=1 (gateway under --cpu-prof; the report adds where its CPU went),
+ * BENCH_PROFILE=proxy (the same for the two proxies, main and worker threads), BENCH_IDEMPOTENCY=0 (gateway requests
+ * without their Idempotency-Key).
  */
 import { gitCommit } from "./gitCommit.ts"
 import { mkdirSync, writeFileSync } from "node:fs"
@@ -40,26 +44,30 @@ import {
   waitForHealthy,
   waitForUrlLine
 } from "./lib/processes.ts"
+import { PROXY_HEADERS, proxyBody, type ProxyTarget, startProxyTarget } from "./lib/proxyTarget.ts"
 import {
   context,
   markdown,
   type PhaseRecord,
+  PROXY_TARGETS,
   type RunMeta,
   STAGES,
   type StageRecord,
   stageRows,
   summarise,
   type Target,
-  TARGETS,
+  TENANT_COUNT,
   verdicts
 } from "./lib/report.ts"
-import { profileMarkdown, summariseProfile } from "./lib/profile.ts"
+import { profileFiles, profileMarkdown, summariseProfile } from "./lib/profile.ts"
 import { createBenchStorage, redactUrl, type BenchStorage } from "./lib/storage.ts"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const resultsDir = join(root, "bench", "results")
+const profileSetting = process.env.BENCH_PROFILE
 /** Outside the repository: raw profiles are tens of MB and not results to commit. */
-const profileDir = process.env.BENCH_PROFILE === "1" ? join(tmpdir(), `relay-bench-profile-${Date.now()}`) : undefined
+const profileDir = profileSetting === "1" || profileSetting === "proxy" ? join(tmpdir(), `relay-bench-profile-${Date.now()}`) : undefined
+const quick = process.env.BENCH_QUICK === "1"
 
 const numberSetting = (name: string, fallback: number, min: number, max: number): number => {
   const raw = process.env[name]
@@ -70,16 +78,23 @@ const numberSetting = (name: string, fallback: number, min: number, max: number)
 }
 
 const settings = {
-  seconds: numberSetting("BENCH_SECONDS", 3, 0.2, 120),
-  warmupSeconds: numberSetting("BENCH_WARMUP_SECONDS", 0.5, 0, 10),
-  rounds: Math.round(numberSetting("BENCH_ROUNDS", 3, 1, 20)),
-  stageSeconds: numberSetting("BENCH_STAGE_SECONDS", 1.5, 0, 60),
+  quick,
+  seconds: numberSetting("BENCH_SECONDS", quick ? 1 : 3, 0.2, 120),
+  warmupSeconds: numberSetting("BENCH_WARMUP_SECONDS", quick ? 0.3 : 0.5, 0, 10),
+  rounds: Math.round(numberSetting("BENCH_ROUNDS", quick ? 1 : 3, 1, 20)),
+  stageSeconds: numberSetting("BENCH_STAGE_SECONDS", quick ? 0 : 1.5, 0, 60),
   concurrency: (process.env.BENCH_CONCURRENCY ?? "1,16,64").split(",").map((s) => {
     const n = Number(s.trim())
     if (!Number.isInteger(n) || n < 1 || n > 512) throw new Error("BENCH_CONCURRENCY must list integers between 1 and 512")
     return n
-  })
+  }),
+  proxy: process.env.BENCH_PROXY !== "0"
 }
+/** Scenario (e)'s concurrency: the many tenants and the one hot tenant are both measured here. */
+const TENANT_CONCURRENCY = 64
+/** The local proxy serves one user: measured at c=1 and c=16 (non-streamed), streams at c=1. */
+const PROXY_MAX_CONCURRENCY = 16
+
 /** Limits high enough never to throttle the bench: it measures the cost of the checks, not their verdicts. */
 const RATE_LIMITS_JSON = JSON.stringify({
   free: { keyPerMinute: null, tenantPer60s: 100_000_000, tenantPer3600s: 1_000_000_000, monthlyTokens: 1_000_000_000_000 }
@@ -89,9 +104,19 @@ const CREDIT_USD = "100000"
 const STORAGE_COMMANDS = ["postgres", "redis-server"]
 /** PostgreSQL's statistics collector publishes a backend's counters about once a second (PGSTAT_MIN_INTERVAL). */
 const STATS_FLUSH_WAIT_MS = 1_200
-const CHAT_PATH = { direct: "/v1/chat/completions", bare: "/v1/chat/completions", gateway: "/api/v1/chat/completions" } as const
+const CHAT_PATH: Record<Target, string> = {
+  direct: "/v1/chat/completions",
+  bare: "/v1/chat/completions",
+  gateway: "/api/v1/chat/completions",
+  tenants: "/api/v1/chat/completions",
+  "proxy-off": "/v1/chat/completions",
+  "proxy-builtin": "/v1/chat/completions"
+}
+/** The gateway trusts the load generator's X-Forwarded-For, so each tenant's key is issued from its own network. */
+const TRUSTED_PROXIES = "127.0.0.1,::ffff:127.0.0.1,::1"
 
 const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`)
+const load1 = () => loadavg()[0]
 
 /** Environment for a child: the caller's (so PATH etc. hold), minus what could point a server elsewhere. */
 const childEnv = (extra: Record<string, string>): Record<string, string | undefined> => {
@@ -101,12 +126,15 @@ const childEnv = (extra: Record<string, string>): Record<string, string | undefi
   return { ...env, ...extra }
 }
 
+/** --cpu-prof into its own directory under the run's profile directory, when that process is being profiled. */
+const profileFlags = (name: string, on: boolean): string[] =>
+  profileDir === undefined || !on ? [] : ["--cpu-prof", `--cpu-prof-dir=${join(profileDir, name)}`]
 
 interface Servers {
   readonly fake: ServerProcess
   readonly bare: ServerProcess
   readonly gateway: ServerProcess
-  readonly urls: Record<Target, string>
+  readonly urls: Record<"direct" | "bare" | "gateway", string>
 }
 
 const startServers = async (storage: BenchStorage): Promise<Servers> => {
@@ -125,15 +153,16 @@ const startServers = async (storage: BenchStorage): Promise<Servers> => {
     LOCAL_PROVIDER_URL: fakeUrl,
     LOG_LEVEL: "warn",
     TRACE_SAMPLE_RATIO: "0",
+    TRUSTED_PROXIES,
     RATE_LIMITS_JSON
-  }), profileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`])
+  }), profileFlags("gateway", profileSetting === "1"))
   const gatewayUrl = `http://127.0.0.1:${port}`
   await waitForHealthy(gateway, `${gatewayUrl}/healthz`, 90_000)
   return { fake, bare, gateway, urls: { direct: fakeUrl, bare: bareUrl, gateway: gatewayUrl } }
 }
 
 /** Hands out each pre-signed request once; signs inline (counted) if the pool runs dry. */
-const oneShotSupplier = (pool: AttestedRequest[], stream: boolean, authorization: string) => {
+const oneShotSupplier = (pool: AttestedRequest[], stream: boolean, authorization: (i: number) => string) => {
   let i = 0
   let inline = 0
   return {
@@ -144,7 +173,7 @@ const oneShotSupplier = (pool: AttestedRequest[], stream: boolean, authorization
         return item
       }
       inline++
-      return freshRequest(stream, authorization)
+      return freshRequest(stream, authorization(i++))
     },
     inline: () => inline
   }
@@ -156,8 +185,31 @@ const cyclingSupplier = (pool: ReadonlyArray<AttestedRequest>) => {
   return () => pool[i++ % pool.length]
 }
 
+/** One measured scenario: a mode, a concurrency, and the targets measured in it (in turn, the order rotating). */
+interface Scenario {
+  readonly stream: boolean
+  readonly concurrency: number
+  readonly targets: ReadonlyArray<Target>
+}
+
+const scenarios = (): Scenario[] => {
+  const out: Scenario[] = []
+  for (const stream of [false, true]) {
+    for (const concurrency of settings.concurrency) {
+      // Quick mode: streams at c=1 only, where (c) is measured.
+      if (quick && stream && concurrency !== 1) continue
+      const targets: Target[] = ["direct", "bare", "gateway"]
+      if (!stream && concurrency === TENANT_CONCURRENCY) targets.push("tenants")
+      if (settings.proxy && concurrency <= PROXY_MAX_CONCURRENCY && (!stream || concurrency === 1)) targets.push(...PROXY_TARGETS)
+      out.push({ stream, concurrency, targets })
+    }
+  }
+  return out
+}
+
 /** Set while the run's database/prefix exists, so an interrupt still drops it. */
 let activeStorage: BenchStorage | undefined
+const proxyCleanups: Array<() => void> = []
 
 const main = async () => {
   const startedAt = new Date()
@@ -166,47 +218,89 @@ const main = async () => {
   const storage = await createBenchStorage(process.env)
   activeStorage = storage
   const storageLabel = `${storage.sql === "postgres" ? `PostgreSQL (${redactUrl(storage.databaseUrl!)})` : "embedded PGlite"} + ${storage.shared === "redis" ? `Redis (prefix ${storage.env.REDIS_PREFIX})` : "in-process shared state"}`
-  log(`storage: ${storageLabel}`)
+  log(`storage: ${storageLabel}${quick ? " (quick mode)" : ""}; load ${load1().toFixed(2)}`)
   let servers: Servers | undefined
   try {
     servers = await startServers(storage)
-    const { urls } = servers
-    log(`direct ${urls.direct}, bare ${urls.bare}, gateway ${urls.gateway}`)
+    const urls: Partial<Record<Target, string>> = { ...servers.urls, tenants: servers.urls.gateway }
+    log(`direct ${urls.direct}, bare ${urls.bare}, gateway ${urls.gateway} (started in ${((performance.now() - t0) / 1000).toFixed(1)} s)`)
 
-    const funded = await issueSelfServiceKey(urls.gateway, "bench funded")
-    const unfunded = await issueSelfServiceKey(urls.gateway, "bench unfunded")
+    const funded = await issueSelfServiceKey(urls.gateway!, "bench funded", "198.18.255.1")
+    const unfunded = await issueSelfServiceKey(urls.gateway!, "bench unfunded", "198.18.255.2")
+    const issuingStarted = performance.now()
+    const tenants: Array<{ readonly apiKey: string; readonly keyPrefix: string }> = []
+    // Eight at a time: issuance is a few statements each, and 200 in a row would take most of a quick run.
+    for (let i = 0; i < TENANT_COUNT; i += 8) {
+      tenants.push(...await Promise.all(Array.from({ length: Math.min(8, TENANT_COUNT - i) }, (_, j) =>
+        issueSelfServiceKey(urls.gateway!, `bench tenant ${i + j}`, `198.18.${Math.floor((i + j) / 250)}.${((i + j) % 250) + 1}`))))
+    }
     const credit = await creditWallet({
-      gatewayUrl: urls.gateway,
+      gatewayUrl: urls.gateway!,
       dataDir: storage.dataDir,
       databaseUrl: storage.databaseUrl,
-      keyPrefix: funded.keyPrefix,
+      keyPrefix: [funded.keyPrefix, ...tenants.map((t) => t.keyPrefix)],
       usd: CREDIT_USD
     })
-    log(`funded ${funded.keyPrefix} with $${CREDIT_USD} via ${credit.via}`)
+    log(`funded ${funded.keyPrefix} and ${TENANT_COUNT} tenants with $${CREDIT_USD} each via ${credit.via} (${((performance.now() - issuingStarted) / 1000).toFixed(1)} s)`)
     const auth = `Bearer ${funded.apiKey}`
+    const tenantAuth = (i: number) => `Bearer ${tenants[i % tenants.length].apiKey}`
+
+    const proxies: Partial<Record<Target, ProxyTarget>> = {}
+    if (settings.proxy) {
+      for (const target of PROXY_TARGETS) {
+        const names = target === "proxy-off" ? "off" : "builtin"
+        const proxy = await startProxyTarget({
+          root,
+          names,
+          gatewayUrl: urls.gateway!,
+          apiKey: funded.apiKey,
+          env: childEnv({}),
+          nodeFlags: profileFlags(target, profileSetting === "proxy")
+        })
+        proxyCleanups.push(proxy.cleanup)
+        proxies[target] = proxy
+        urls[target] = proxy.url
+      }
+      log(`proxy (names off) ${urls["proxy-off"]}, proxy (builtin names) ${urls["proxy-builtin"]}`)
+    }
 
     // One call of each kind to each target before measuring: a broken set-up fails here, loudly.
     for (const stream of [false, true]) {
-      for (const target of TARGETS) {
-        const req = await freshRequest(stream, auth)
-        const res = await fetch(urls[target] + CHAT_PATH[target], { method: "POST", headers: req.headers, body: new Uint8Array(req.body) })
+      for (const target of Object.keys(urls) as Target[]) {
+        const proxied = PROXY_TARGETS.includes(target)
+        const req = proxied
+          ? { headers: PROXY_HEADERS, body: proxyBody(0, stream) }
+          : await freshRequest(stream, target === "tenants" ? tenantAuth(0) : auth)
+        const res = await fetch(urls[target]! + CHAT_PATH[target], { method: "POST", headers: req.headers, body: new Uint8Array(req.body) })
         const text = await res.text()
         if (res.status !== 200) throw new Error(`sanity call to ${target} (stream ${stream}) answered ${res.status}: ${text.slice(0, 300)}`)
+        // The proxy restores what it tokenised: the fake provider's echo of the prompt comes back in the clear.
+        if (proxied && !stream && !text.includes("Say hello.")) throw new Error(`sanity call to ${target} (stream ${stream}) did not echo the prompt: ${text.slice(0, 300)}`)
       }
     }
 
-    const sampler = new RssSampler([servers.fake.pid, servers.bare.pid, servers.gateway.pid])
+    const pidOf: Partial<Record<Target, number>> = {
+      direct: servers.fake.pid,
+      bare: servers.bare.pid,
+      gateway: servers.gateway.pid,
+      tenants: servers.gateway.pid,
+      ...Object.fromEntries(Object.entries(proxies).map(([t, p]) => [t, p.process.pid]))
+    }
+    const sampler = new RssSampler([...new Set(Object.values(pidOf))])
     sampler.start()
-    const ownProcess: Record<Target, number> = { direct: servers.fake.pid, bare: servers.bare.pid, gateway: servers.gateway.pid }
     const phaseMs = (settings.warmupSeconds + settings.seconds) * 1000
     if (phaseMs > ATTESTATION_USE_LIMIT_MS) throw new Error("a phase must fit in the 250 s an attestation pool is used for")
 
     const phases: PhaseRecord[] = []
     const stages: StageRecord[] = []
-    const lastGatewayRps = new Map<string, number>()
+    const lastRps = new Map<string, number>()
     const cyclePools = {
       false: await attestedPool(64, false, auth),
       true: await attestedPool(64, true, auth)
+    }
+    const proxyPools = {
+      false: Array.from({ length: 64 }, (_, i) => ({ headers: PROXY_HEADERS, body: proxyBody(i, false) })),
+      true: Array.from({ length: 64 }, (_, i) => ({ headers: PROXY_HEADERS, body: proxyBody(i, true) }))
     }
 
     const base = (origin: string, path: string, concurrency: number, seconds: number): Omit<PhaseSpec, "next"> => ({
@@ -218,90 +312,111 @@ const main = async () => {
       requestTimeoutMs: 30_000
     })
 
+    const plan = scenarios()
     for (let round = 1; round <= settings.rounds; round++) {
-      // Rotating the order each round keeps "who ran first after a pause" from favouring one target.
-      const order = TARGETS.map((_, i) => TARGETS[(i + round - 1) % TARGETS.length])
-      for (const stream of [false, true]) {
-        for (const concurrency of settings.concurrency) {
-          for (const target of order) {
-            let inline = () => 0
-            let next: PhaseSpec["next"]
-            if (target === "gateway") {
-              const key = `${stream}:${concurrency}`
-              // Sized from the last measurement of this scenario, with a floor: a phase that completed nothing
-              // (all answers slower than the window) must not leave the next one signing inline.
-              const expected = Math.max(lastGatewayRps.get(key) ?? (concurrency === 1 ? 1_500 : 4_000), 200) * 1.5
-              const size = Math.min(80_000, Math.ceil(expected * (phaseMs / 1000)) + concurrency * 4)
-              const supplier = oneShotSupplier(await attestedPool(size, stream, auth), stream, auth)
-              next = supplier.next
-              inline = supplier.inline
-            } else {
-              next = cyclingSupplier(cyclePools[`${stream}`])
-            }
-            sampler.reset()
-            const countersBefore = target === "gateway" ? await storage.statementCounters?.() : undefined
-            const cpuBefore = cpuMsOf(ownProcess[target])
-            const storageCpuBefore = cpuMsOfCommands(STORAGE_COMMANDS)
-            const result = await runPhase({ ...base(urls[target], CHAT_PATH[target], concurrency, settings.seconds), next })
-            sampler.sample()
-            const cpuAfter = cpuMsOf(ownProcess[target])
-            const storageCpuAfter = cpuMsOfCommands(STORAGE_COMMANDS)
-            let postgres: PhaseRecord["postgres"]
-            if (countersBefore !== undefined && storage.statementCounters !== undefined) {
-              // PostgreSQL publishes a backend's statistics about once a second; wait so the phase's last second counts.
-              await new Promise((r) => setTimeout(r, STATS_FLUSH_WAIT_MS))
-              const after = await storage.statementCounters()
-              postgres = {
-                settleMsPerRequest: (after.settleMs - countersBefore.settleMs) / result.requests,
-                settleCallsPerRequest: (after.settleCalls - countersBefore.settleCalls) / result.requests,
-                commitsPerRequest: (after.commits - countersBefore.commits) / result.requests
-              }
-            }
-            if (target === "gateway") lastGatewayRps.set(`${stream}:${concurrency}`, result.rps)
-            phases.push({ round, stream, concurrency, target, result, peakRssKiB: sampler.peakKiB(ownProcess[target]), inlineSigned: inline(),
-              cpuMsPerRequest: (cpuAfter - cpuBefore) / result.requests,
-              storageCpuMsPerRequest: (storageCpuAfter - storageCpuBefore) / result.requests,
-              postgres })
-            log(
-              `round ${round} ${stream ? "stream" : "json  "} c=${String(concurrency).padStart(2)} ${target.padEnd(7)} ` +
-                `${result.rps.toFixed(0).padStart(6)} req/s p50 ${result.latencyP50Ms.toFixed(2)} ms p99 ${result.latencyP99Ms.toFixed(2)} ms` +
-                (stream ? ` ttfb p50 ${result.ttfbP50Ms.toFixed(2)} ms` : "") +
-                ` cpu ${phases[phases.length - 1].cpuMsPerRequest.toFixed(2)} ms/req` +
-                (target === "gateway" ? ` storage cpu ${phases[phases.length - 1].storageCpuMsPerRequest.toFixed(2)} ms/req` : "") +
-                (postgres === undefined ? "" : ` relay_settle ${postgres.settleMsPerRequest.toFixed(2)} ms/req in ${postgres.settleCallsPerRequest.toFixed(2)} calls/req, ${postgres.commitsPerRequest.toFixed(1)} commits/req`) +
-                (result.errors > 0 ? ` errors ${result.errors} (${result.firstError})` : "") +
-                (inline() > 0 ? ` (${inline()} signed inline)` : "")
-            )
+      for (const { stream, concurrency, targets } of plan) {
+        // Rotating the order each round keeps "who ran first after a pause" from favouring one target.
+        const order = targets.map((_, i) => targets[(i + round - 1) % targets.length])
+        for (const target of order) {
+          const key = `${target}:${stream}:${concurrency}`
+          let inline = () => 0
+          let next: PhaseSpec["next"]
+          if (target === "gateway" || target === "tenants") {
+            // Sized from the last measurement of this scenario, with a floor: a phase that completed nothing
+            // (all answers slower than the window) must not leave the next one signing inline.
+            const expected = Math.max(lastRps.get(key) ?? (concurrency === 1 ? 1_500 : 4_000), 200) * 1.5
+            const size = Math.min(80_000, Math.ceil(expected * (phaseMs / 1000)) + concurrency * 4)
+            const authFor = target === "tenants" ? tenantAuth : () => auth
+            const supplier = oneShotSupplier(await attestedPool(size, stream, authFor), stream, authFor)
+            next = supplier.next
+            inline = supplier.inline
+          } else if (PROXY_TARGETS.includes(target)) {
+            next = cyclingSupplier(proxyPools[`${stream}`])
+          } else {
+            next = cyclingSupplier(cyclePools[`${stream}`])
           }
+          const throughGateway = target !== "direct" && target !== "bare"
+          const proxied = PROXY_TARGETS.includes(target)
+          const ownPid = pidOf[target]!
+          sampler.reset()
+          const countersBefore = throughGateway ? await storage.statementCounters?.() : undefined
+          const cpuBefore = cpuMsOf(ownPid)
+          const gatewayCpuBefore = cpuMsOf(servers.gateway.pid)
+          const storageCpuBefore = cpuMsOfCommands(STORAGE_COMMANDS)
+          const result = await runPhase({ ...base(urls[target]!, CHAT_PATH[target], concurrency, settings.seconds), next })
+          sampler.sample()
+          const cpuAfter = cpuMsOf(ownPid)
+          const gatewayCpuAfter = cpuMsOf(servers.gateway.pid)
+          const storageCpuAfter = cpuMsOfCommands(STORAGE_COMMANDS)
+          const loadAvg1 = load1()
+          let postgres: PhaseRecord["postgres"]
+          if (countersBefore !== undefined && storage.statementCounters !== undefined) {
+            // PostgreSQL publishes a backend's statistics about once a second; wait so the phase's last second counts.
+            await new Promise((r) => setTimeout(r, STATS_FLUSH_WAIT_MS))
+            const after = await storage.statementCounters()
+            postgres = {
+              settleMsPerRequest: (after.settleMs - countersBefore.settleMs) / result.answered,
+              settleCallsPerRequest: (after.settleCalls - countersBefore.settleCalls) / result.answered,
+              commitsPerRequest: (after.commits - countersBefore.commits) / result.answered
+            }
+          }
+          lastRps.set(key, result.rps)
+          const answered = Math.max(1, result.answered)
+          const record: PhaseRecord = {
+            round, stream, concurrency, target, result, peakRssKiB: sampler.peakKiB(ownPid), inlineSigned: inline(),
+            cpuMsPerRequest: (cpuAfter - cpuBefore) / answered,
+            ...(proxied ? { gatewayCpuMsPerRequest: (gatewayCpuAfter - gatewayCpuBefore) / answered } : {}),
+            storageCpuMsPerRequest: (storageCpuAfter - storageCpuBefore) / answered,
+            loadAvg1,
+            postgres
+          }
+          phases.push(record)
+          log(
+            `round ${round} ${stream ? "stream" : "json  "} c=${String(concurrency).padStart(2)} ${target.padEnd(13)} ` +
+              `${result.rps.toFixed(0).padStart(6)} req/s p50 ${result.latencyP50Ms.toFixed(2)} ms p99 ${result.latencyP99Ms.toFixed(2)} ms` +
+              (stream ? ` ttfb p50 ${result.ttfbP50Ms.toFixed(2)} ms` : "") +
+              ` cpu ${record.cpuMsPerRequest.toFixed(2)} ms/req` +
+              (proxied ? ` (+ gateway ${record.gatewayCpuMsPerRequest!.toFixed(2)})` : "") +
+              (throughGateway ? ` storage cpu ${record.storageCpuMsPerRequest.toFixed(2)} ms/req` : "") +
+              (postgres === undefined ? "" : ` relay_settle ${postgres.settleMsPerRequest.toFixed(2)} ms/req in ${postgres.settleCallsPerRequest.toFixed(2)} calls/req, ${postgres.commitsPerRequest.toFixed(1)} commits/req`) +
+              ` load ${loadAvg1.toFixed(2)}` +
+              (result.errors > 0 ? ` errors ${result.errors} (${result.firstError})` : "") +
+              (inline() > 0 ? ` (${inline()} signed inline)` : "")
+          )
         }
       }
       if (settings.stageSeconds > 0) {
         for (const { name } of STAGES) {
-          stages.push({ round, stage: name, result: await runStage(name, urls.gateway, funded.apiKey, unfunded.apiKey, base(urls.gateway, CHAT_PATH.gateway, 1, settings.stageSeconds), lastGatewayRps.get("false:1")) })
+          stages.push({ round, stage: name, result: await runStage(name, urls.gateway!, funded.apiKey, unfunded.apiKey, base(urls.gateway!, CHAT_PATH.gateway, 1, settings.stageSeconds), lastRps.get("gateway:false:1")) })
           const r = stages[stages.length - 1].result
-          log(`round ${round} stage ${name.padEnd(15)} p50 ${r.latencyP50Ms.toFixed(2)} ms p99 ${r.latencyP99Ms.toFixed(2)} ms${r.errors > 0 ? ` unexpected ${r.errors} (${r.firstError})` : ""}`)
+          log(`round ${round} stage ${name.padEnd(15)} p50 ${r.latencyP50Ms.toFixed(2)} ms p99 ${r.latencyP99Ms.toFixed(2)} ms load ${load1().toFixed(2)}${r.errors > 0 ? ` unexpected ${r.errors} (${r.firstError})` : ""}`)
         }
       }
     }
     sampler.stop()
 
-    const processPeakRssMiB = {
+    const processPeakRssMiB: Record<string, number> = {
       "fake provider": memoryOf(servers.fake.pid).hwmKiB / 1024,
       "bare proxy": memoryOf(servers.bare.pid).hwmKiB / 1024,
-      gateway: memoryOf(servers.gateway.pid).hwmKiB / 1024
+      gateway: memoryOf(servers.gateway.pid).hwmKiB / 1024,
+      ...Object.fromEntries(Object.entries(proxies).map(([t, p]) => [t, memoryOf(p.process.pid).hwmKiB / 1024]))
     }
-    const summary = summarise(phases, settings.concurrency)
-    const checks = verdicts(phases)
-    const ctx = context(phases, settings.concurrency)
+    const summary = summarise(phases)
+    const checks = verdicts(phases, storage.sql, processPeakRssMiB.gateway)
+    const ctx = context(phases)
     const directP50 = summary.find((r) => r.target === "direct" && !r.stream && r.concurrency === 1)?.p50 ?? Number.NaN
     const stageTable = stageRows(stages, directP50)
     const notes = [
       `Rate limits raised for the run (RATE_LIMITS_JSON=${RATE_LIMITS_JSON}) so the windows are checked on every call but never throttle it.`,
       "LOG_LEVEL=warn, TRACE_SAMPLE_RATIO=0 for the gateway. Load generator, servers and database share this machine's CPUs.",
-      `Every gateway request carries its own v3 attestation (unique body, pre-signed right before its phase); ${phases.reduce((n, p) => n + p.inlineSigned, 0)} requests had to be signed inline.`,
+      `Every direct gateway request carries its own v3 attestation (unique body, pre-signed right before its phase); ${phases.reduce((n, p) => n + p.inlineSigned, 0)} requests had to be signed inline.`,
       BENCH_IDEMPOTENCY
-        ? "Every gateway request carries its own Idempotency-Key (fresh each time): admission, stored response and slot release are in every call."
+        ? "Every direct gateway request carries its own Idempotency-Key (fresh each time): admission, stored response and slot release are in every call."
         : "BENCH_IDEMPOTENCY=0: gateway requests carry no Idempotency-Key.",
+      `(e): ${TENANT_COUNT} self-service tenants, each funded with $${CREDIT_USD}, called round-robin at c=${TENANT_CONCURRENCY} (\`tenants\`); the hot tenant is the single funded key at the same concurrency (\`gateway\`, c=${TENANT_CONCURRENCY}).`,
+      settings.proxy
+        ? "(g)/(h): the local proxy (programs/proxy.ts, started as docs/proxy.md says) in front of the gateway, names off and built-in names; the load generator sends plain OpenAI chat completions (\"Say hello.\") and the proxy tokenises, attests and relays each one with its own key. The proxy does not forward Idempotency-Key (docs/proxy.md), so these gateway calls carry none."
+        : "BENCH_PROXY=0: no proxy targets.",
       "Latency = request sent to last body byte; TTFB = request sent to first body byte (first SSE frame for streams).",
       `Machine load average (1/5/15 min) at start ${loadBefore.map((x) => x.toFixed(2)).join("/")}, at end ${loadavg().map((x) => x.toFixed(2)).join("/")} (includes anything else running here).`
     ]
@@ -312,28 +427,38 @@ const main = async () => {
       node: process.version,
       cpus: `${availableParallelism()} × ${cpus()[0]?.model ?? "cpu"}`,
       commit: gitCommit(root),
-      settings: { ...settings, creditUsd: CREDIT_USD },
+      settings: { ...settings, creditUsd: CREDIT_USD, tenants: TENANT_COUNT },
       notes,
       processPeakRssMiB
     }
     let md = markdown({ meta, summary, verdicts: checks, context: ctx, stages: stageTable })
     if (profileDir !== undefined) {
-      // The profile is written when the gateway exits, so stop it first (SIGTERM: a graceful exit).
-      await servers.gateway.stop()
-      const profile = summariseProfile(profileDir, root)
-      md += profile === undefined ? "\n(no gateway CPU profile was written)\n" : profileMarkdown(profile)
+      // Profiles are written when a process exits, so stop the profiled ones first (SIGTERM: a graceful exit).
+      const profiled = profileSetting === "1" ? [["gateway", servers.gateway] as const] : Object.entries(proxies).map(([t, p]) => [t, p.process] as const)
+      for (const [name, proc] of profiled) {
+        await proc.stop()
+        const dir = join(profileDir, name)
+        const files = profileFiles(dir)
+        if (files.length === 0) md += `\n(no CPU profile was written for ${name})\n`
+        for (const file of files) {
+          const profile = summariseProfile(dir, root, 20, file)
+          // The first file of a process is its main thread (tid 0 sorts first), the others its worker threads.
+          if (profile !== undefined) md += profileMarkdown(profile, `${name} CPU profile, ${file.includes(".0.") ? "main thread" : "thread"} ${file}`)
+        }
+      }
     }
     process.stdout.write("\n" + md)
 
     mkdirSync(resultsDir, { recursive: true })
     const stamp = startedAt.toISOString().replaceAll(":", "-").replace(/\.\d+Z$/, "Z")
-    const jsonPath = join(resultsDir, `${stamp}-${storage.sql}-${storage.shared}.json`)
+    const jsonPath = join(resultsDir, `${stamp}-${storage.sql}-${storage.shared}${quick ? "-quick" : ""}.json`)
     writeFileSync(jsonPath, JSON.stringify({ meta, verdicts: checks, context: ctx, summary, stages: stageTable, phases, stageRuns: stages }, null, 2) + "\n")
     writeFileSync(join(resultsDir, "latest.md"), md)
-    writeFileSync(join(resultsDir, `latest-${storage.sql}-${storage.shared}.md`), md)
+    writeFileSync(join(resultsDir, `latest-${storage.sql}-${storage.shared}${quick ? "-quick" : ""}.md`), md)
     log(`wrote ${jsonPath} and bench/results/latest.md`)
   } finally {
     await stopAll()
+    for (const cleanup of proxyCleanups) cleanup()
     activeStorage = undefined
     await storage.drop()
   }
@@ -365,11 +490,11 @@ const runStage = async (
       return runPhase({ ...spec, expectStatus: 403, next: () => req })
     }
     case "402 unfunded": {
-      const supplier = oneShotSupplier(await attestedPool(poolSize, false, `Bearer ${unfundedKey}`), false, `Bearer ${unfundedKey}`)
+      const supplier = oneShotSupplier(await attestedPool(poolSize, false, `Bearer ${unfundedKey}`), false, () => `Bearer ${unfundedKey}`)
       return runPhase({ ...spec, expectStatus: 402, next: supplier.next })
     }
     case "200 full relay": {
-      const supplier = oneShotSupplier(await attestedPool(poolSize, false, `Bearer ${apiKey}`), false, `Bearer ${apiKey}`)
+      const supplier = oneShotSupplier(await attestedPool(poolSize, false, `Bearer ${apiKey}`), false, () => `Bearer ${apiKey}`)
       return runPhase({ ...spec, next: supplier.next })
     }
     default:

@@ -63,12 +63,20 @@ export const attest = async (body: Buffer, authorization: string | undefined): P
 export const freshRequest = (stream: boolean, authorization: string | undefined): Promise<AttestedRequest> =>
   attest(benchBody(++counter, stream), authorization)
 
-/** A pool of `size` unique attested requests, signed now. */
-export const attestedPool = async (size: number, stream: boolean, authorization: string | undefined): Promise<AttestedRequest[]> => {
+/**
+ * A pool of `size` unique attested requests, signed now. `authorization` may name the key per position (scenario
+ * (e): many tenants round-robin).
+ */
+export const attestedPool = async (
+  size: number,
+  stream: boolean,
+  authorization: string | undefined | ((i: number) => string)
+): Promise<AttestedRequest[]> => {
   const out: AttestedRequest[] = []
+  const authFor = typeof authorization === "function" ? authorization : () => authorization
   // Sequential batches keep the signer from starving the event loop of a running server-side timer.
   for (let i = 0; i < size; i += 256) {
-    const batch = await Promise.all(Array.from({ length: Math.min(256, size - i) }, () => freshRequest(stream, authorization)))
+    const batch = await Promise.all(Array.from({ length: Math.min(256, size - i) }, (_, j) => freshRequest(stream, authFor(i + j))))
     out.push(...batch)
   }
   return out

@@ -25,7 +25,10 @@ export interface PhaseSpec {
 }
 
 export interface PhaseResult {
+  /** answers completed inside the measured window */
   readonly requests: number
+  /** every answer of the phase, warm-up and drain included: the denominator of CPU per call */
+  readonly answered: number
   readonly rps: number
   /** status outside 2xx (or not `expectStatus`), or a transport error (-1) */
   readonly errors: number
@@ -56,6 +59,7 @@ export const runPhase = async (spec: PhaseSpec): Promise<PhaseResult> => {
   let firstError: string | undefined
   const timingSums = new Map<string, number>()
   let timed = 0
+  let answered = 0
   const t0 = performance.now()
   const measureFrom = t0 + spec.warmupMs
   const deadline = measureFrom + spec.measureMs
@@ -87,6 +91,7 @@ export const runPhase = async (spec: PhaseSpec): Promise<PhaseResult> => {
         snippet = err instanceof Error ? `${err.name}: ${err.message}` : String(err)
       }
       const end = performance.now()
+      answered++
       // Throughput = answers completed inside the window (a slow server's long calls still count once done).
       if (end < measureFrom || end > deadline) continue
       statuses[String(status)] = (statuses[String(status)] ?? 0) + 1
@@ -113,6 +118,7 @@ export const runPhase = async (spec: PhaseSpec): Promise<PhaseResult> => {
   const tt = ttfb.sorted()
   return {
     requests: lat.length,
+    answered,
     rps: lat.length / (spec.measureMs / 1000),
     errors,
     statuses,

@@ -77,7 +77,10 @@ export const killAllSync = (): void => {
   }
 }
 
-/** Resolves the `url` of the first stdout JSON line that has one (the fake provider and bare proxy print it). */
+/**
+ * Resolves the `url` of the first stdout JSON line that has one: top level (the fake provider and bare proxy print
+ * it) or in `annotations` (the local proxy's `listening` log line).
+ */
 export const waitForUrlLine = (proc: ServerProcess, timeoutMs: number): Promise<string> =>
   new Promise((resolve, reject) => {
     let buffer = ""
@@ -86,7 +89,8 @@ export const waitForUrlLine = (proc: ServerProcess, timeoutMs: number): Promise<
       buffer += chunk.toString("utf8")
       for (const line of buffer.split("\n").slice(0, -1)) {
         try {
-          const url = (JSON.parse(line) as { url?: unknown }).url
+          const parsed = JSON.parse(line) as { url?: unknown; annotations?: { url?: unknown } }
+          const url = parsed.url ?? parsed.annotations?.url
           if (typeof url === "string") {
             clearTimeout(timer)
             proc.child.stdout!.off("data", onData)

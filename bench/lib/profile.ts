@@ -35,8 +35,17 @@ const sourceOf = (url: string, root: string): string => {
   return path.startsWith(root) ? path.slice(root.length + 1) : path
 }
 
-export const summariseProfile = (dir: string, root: string, top = 20): ProfileSummary | undefined => {
-  const file = readdirSync(dir).filter((f) => f.endsWith(".cpuprofile")).sort().at(-1)
+/** Every profile in `dir`, oldest first (`--cpu-prof` writes one per thread: a worker thread's too). */
+export const profileFiles = (dir: string): ReadonlyArray<string> => {
+  try {
+    return readdirSync(dir).filter((f) => f.endsWith(".cpuprofile")).sort()
+  } catch {
+    return []
+  }
+}
+
+export const summariseProfile = (dir: string, root: string, top = 20, only?: string): ProfileSummary | undefined => {
+  const file = only ?? profileFiles(dir).at(-1)
   if (file === undefined) return undefined
   const profile = JSON.parse(readFileSync(join(dir, file), "utf8")) as CpuProfile
   const byId = new Map(profile.nodes.map((n) => [n.id, n]))
@@ -66,10 +75,10 @@ export const summariseProfile = (dir: string, root: string, top = 20): ProfileSu
   }
 }
 
-export const profileMarkdown = (p: ProfileSummary): string => {
+export const profileMarkdown = (p: ProfileSummary, title = "Gateway CPU profile"): string => {
   const lines = [
     "",
-    "## Gateway CPU profile (whole run, self time, idle excluded)",
+    `## ${title} (whole run, self time, idle excluded)`,
     "",
     `${p.totalMs.toFixed(0)} ms of CPU sampled; raw profile: \`${p.file}\``,
     "",

@@ -1,7 +1,21 @@
 import { type ChildProcess, spawn } from "node:child_process"
+import { existsSync } from "node:fs"
 import { join } from "node:path"
 
-const GATEWAY = join(import.meta.dirname, "../../programs/gateway.ts")
+const REPO = join(import.meta.dirname, "../..")
+const GATEWAY = join(REPO, "programs/gateway.ts")
+/** The Deno binary the `deno` npm package installs (package.json devDependencies). */
+export const DENO = join(REPO, "node_modules", ".bin", "deno")
+
+/** How to run the gateway program: under this Node (the default) or under Deno with every permission it asks for. */
+export type GatewayRuntime = "node" | "deno"
+
+const command = (runtime: GatewayRuntime): [string, Array<string>] => {
+  if (runtime === "node") return [process.execPath, [GATEWAY]]
+  // Missing Deno is a failure, never a skip: the production-shape promise is that the gateway runs under Deno.
+  if (!existsSync(DENO)) throw new Error(`Deno is missing at ${DENO}: run npm install (the deno package is a devDependency)`)
+  return [DENO, ["run", "-A", "--config", join(REPO, "deno.json"), GATEWAY]]
+}
 
 /** `programs/gateway.ts` as a child process, with everything it printed so far. */
 export interface GatewayProcess {
@@ -12,9 +26,14 @@ export interface GatewayProcess {
 }
 
 /** Starts the gateway program and resolves with its URL from the "gateway listening" log line. */
-export const startGatewayProcess = (env: Record<string, string>) =>
+export const startGatewayProcess = (env: Record<string, string>, runtime: GatewayRuntime = "node") =>
   new Promise<GatewayProcess>((resolve, reject) => {
-    const child = spawn(process.execPath, [GATEWAY], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+    const [executable, args] = command(runtime)
+    const child = spawn(executable, args, {
+      cwd: REPO,
+      env: { ...process.env, DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1", ...env },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
     let out = ""
     // PGlite on disk can take long to open on a loaded machine; a gateway that never starts is killed, not leaked.
     const timer = setTimeout(() => {

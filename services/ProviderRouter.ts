@@ -11,6 +11,8 @@ export interface RouteTarget {
   readonly model: ModelEntry
   readonly endpoint: UpstreamEndpoint
   readonly url: string
+  /** The URL of a streamed call: `url` unless the endpoint streams elsewhere (Gemini's `streamGenerateContent`). */
+  readonly streamUrl: string
   readonly authHeaders: Readonly<Record<string, string>>
   readonly keyMode: "pooled" | "byok"
   readonly timeoutMs: number

@@ -66,7 +66,7 @@ export const ProviderRouterLive = Layer.effect(
       // Chat and messages may be served by the other format's endpoint (the relay translates the body).
       const upstreamCapability = upstreamCapabilityFor(lookup, capability)
       if (upstreamCapability === undefined) return undefined
-      const url = upstreamUrl(provider, upstreamCapability, config.env)
+      const url = upstreamUrl(provider, upstreamCapability, config.env, { modelId: model.id })
       // The organisation's own key wins: it chose to pay the provider itself (5% markup instead of 15%).
       const own = credentials.get(provider.slug)
       const key = own ?? pooledKeys.get(provider.slug)
@@ -77,6 +77,7 @@ export const ProviderRouterLive = Layer.effect(
         model,
         endpoint,
         url,
+        streamUrl: upstreamUrl(provider, upstreamCapability, config.env, { modelId: model.id, stream: true }) ?? url,
         authHeaders: upstreamAuthHeaders(endpoint, key),
         keyMode: own === undefined ? "pooled" : "byok",
         timeoutMs: timeoutOf(provider.slug, provider.timeoutMs)

@@ -7,6 +7,8 @@ import { sha256HexSync } from "../crypto/nodeSha256.ts"
 /** The request one provider gets: the exact bytes, their hash for the receipt, and how they came about. */
 export interface PreparedRequest {
   readonly target: RouteTarget
+  /** Where to send it: the target's stream URL for a streamed call (some APIs stream at another path). */
+  readonly url: string
   readonly body: Uint8Array
   /** `hash_upstream_request`: the JCS SHA-256 of `body`. */
   readonly hash: string
@@ -34,14 +36,15 @@ export const prepareRequest = (
   client: ClientRequest,
   options: { readonly fallback: boolean }
 ): PreparedRequest => {
+  const url = client.body.stream === true ? target.streamUrl : target.url
   const translation = translationFor(route, { wire: target.endpoint.wire, providerSlug: target.provider.slug, model: target.model.id })
   if (translation !== undefined) {
     const body = canonicalBytes(translation.request(client.body))
-    return { target, body, hash: sha256HexSync(body), translation, modelRewritten: false }
+    return { target, url, body, hash: sha256HexSync(body), translation, modelRewritten: false }
   }
   if (options.fallback && client.body.model !== target.model.id) {
     const body = canonicalBytes({ ...client.body, model: target.model.id })
-    return { target, body, hash: sha256HexSync(body), translation: undefined, modelRewritten: true }
+    return { target, url, body, hash: sha256HexSync(body), translation: undefined, modelRewritten: true }
   }
-  return { target, body: client.bytes, hash: client.hash, translation: undefined, modelRewritten: false }
+  return { target, url, body: client.bytes, hash: client.hash, translation: undefined, modelRewritten: false }
 }

@@ -205,7 +205,7 @@ export const relayCall = (route: AttestationRoute, principal: GatewayPrincipal, 
         const t = prepared.target
         const sent = yield* Effect.result(postUpstream({
           provider: t.provider.slug,
-          url: t.url,
+          url: prepared.url,
           headers: headersFor(t),
           body: prepared.body,
           timeoutMs: t.timeoutMs
@@ -385,7 +385,7 @@ const bufferedResponse = (
     // With an Idempotency-Key, a 2xx answer is stored by the settlement itself (same statement as the debit).
     const record = idempotent !== undefined && upstream.status >= 200 && upstream.status < 300 ? { ...idempotent, render } : undefined
     const settled = yield* settlement.settle({
-      ...meteredCall(base, usageFromJson(parsed), { request: requestBytes, response: body.byteLength }, false, hashUpstreamResponse),
+      ...meteredCall(base, translation?.usage?.(parsed) ?? usageFromJson(parsed), { request: requestBytes, response: body.byteLength }, false, hashUpstreamResponse),
       response: record
     }).pipe(
       Effect.withSpan("relay.settle"),
@@ -452,7 +452,7 @@ const streamedResponse = (
         })
       }
       return settlement.settle({
-        ...meteredCall(base, reader.usage(), { request: requestBytes, response: relayedBytes }, partial, hasher.copy().digest("hex")),
+        ...meteredCall(base, translator?.usage?.() ?? reader.usage(), { request: requestBytes, response: relayedBytes }, partial, hasher.copy().digest("hex")),
         response: record
       }).pipe(
         Effect.map((s) => s.receipt),
@@ -468,7 +468,7 @@ const streamedResponse = (
       reader.push(text)
       // Translated: the client gets the same answer as the other format's frames (a frame that cannot be read
       // throws, which ends the stream as a cut one).
-      const out = translator === undefined ? chunk : encoder.encode(translator.push(text))
+      const out = translator === undefined ? chunk : encoder.encode(translator.push(text, chunk))
       if (idempotent !== undefined) relayed.push(out)
       return out
     }),

@@ -8,17 +8,32 @@ export type Capability = "chat" | "messages" | "embeddings"
 
 export const CAPABILITIES: ReadonlyArray<Capability> = ["chat", "messages", "embeddings"]
 
-/** The request/response format an upstream endpoint speaks. */
-export type Wire = "openai" | "anthropic"
+/** The formats the gateway's conversation routes speak to clients (`/chat/completions`, `/messages`). */
+export type ClientWire = "openai" | "anthropic"
 
-/** How the provider key travels: `Authorization: Bearer <key>` or Anthropic's `x-api-key: <key>`. */
-export type AuthScheme = "bearer" | "x-api-key"
+/**
+ * The request/response format an upstream endpoint speaks. A client format, or a provider's own format the gateway
+ * only ever speaks upstream: a call to such an endpoint is always translated from the client's format
+ * (src/relay/translate/translation.ts has one translator per client format and upstream format).
+ */
+export type Wire = ClientWire
+
+/**
+ * How the provider key travels: `Authorization: Bearer <key>`, Anthropic's `x-api-key: <key>` or Google's
+ * `x-goog-api-key: <key>`.
+ */
+export type AuthScheme = "bearer" | "x-api-key" | "x-goog-api-key"
 
 /** Where and how to call the provider for one route. */
 export interface UpstreamEndpoint {
   readonly wire: Wire
-  /** Path appended to the provider's base URL (an origin, no trailing slash), e.g. "/v1/chat/completions". */
+  /**
+   * Path appended to the provider's base URL (an origin, no trailing slash), e.g. "/v1/chat/completions". A
+   * `{model}` in it is replaced by the (URL-encoded) upstream model id, for APIs that name the model in the path.
+   */
   readonly path: string
+  /** The path of a streamed call when it differs from `path` (same `{model}` rule; may carry a query string). */
+  readonly streamPath?: string
   readonly auth: AuthScheme
   /** Fixed headers this endpoint requires on every call (e.g. `anthropic-version`). */
   readonly headers: Readonly<Record<string, string>>

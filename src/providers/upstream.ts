@@ -21,18 +21,35 @@ export const anthropicEndpoint = (path: string): UpstreamEndpoint => ({
 export const upstreamEndpoint = (provider: ProviderEntry, route: Capability): UpstreamEndpoint | undefined =>
   provider.endpoints[route]
 
+const withModel = (path: string, modelId: string | undefined): string =>
+  modelId === undefined ? path : path.replaceAll("{model}", encodeURIComponent(modelId))
+
 /**
- * Full upstream URL for a route, or `undefined` when the provider does not serve the route or has
- * no usable base URL (see `resolveProviderBaseUrl`).
+ * Full upstream URL for a route (for `stream: true` calls, the endpoint's `streamPath` when it has one), or
+ * `undefined` when the provider does not serve the route or has no usable base URL (see `resolveProviderBaseUrl`).
+ * `modelId` fills a `{model}` in the path.
  */
-export const upstreamUrl = (provider: ProviderEntry, route: Capability, env: Env): string | undefined => {
+export const upstreamUrl = (
+  provider: ProviderEntry,
+  route: Capability,
+  env: Env,
+  options: { readonly modelId?: string; readonly stream?: boolean } = {}
+): string | undefined => {
   const endpoint = upstreamEndpoint(provider, route)
   const baseUrl = resolveProviderBaseUrl(provider, env)
-  return endpoint === undefined || baseUrl === undefined ? undefined : `${baseUrl}${endpoint.path}`
+  if (endpoint === undefined || baseUrl === undefined) return undefined
+  const path = options.stream === true && endpoint.streamPath !== undefined ? endpoint.streamPath : endpoint.path
+  return `${baseUrl}${withModel(path, options.modelId)}`
+}
+
+const AUTH_HEADERS: Readonly<Record<AuthScheme, string>> = {
+  bearer: "authorization",
+  "x-api-key": "x-api-key",
+  "x-goog-api-key": "x-goog-api-key"
 }
 
 /** Header carrying the key for an auth scheme (lower-case, as Node's fetch/http normalise them). */
-export const authHeaderName = (auth: AuthScheme): string => (auth === "bearer" ? "authorization" : "x-api-key")
+export const authHeaderName = (auth: AuthScheme): string => AUTH_HEADERS[auth]
 
 /** Headers to add to an upstream call: the key in the endpoint's scheme plus its fixed headers. */
 export const upstreamAuthHeaders = (endpoint: UpstreamEndpoint, apiKey: string): Record<string, string> => ({

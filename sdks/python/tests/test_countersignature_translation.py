@@ -42,7 +42,26 @@ def test_a_translation_member_allows_the_translated_body_hash() -> None:
     assert countersignature_shape_problem(translated) is None
 
 
+def test_a_provider_format_the_verifier_does_not_know_is_accepted_upstream() -> None:
+    # `to` is what went upstream: a provider's own format (Gemini's generateContent), or one added after this SDK.
+    for to in ("gemini", "bedrock-converse", "anthropic"):
+        translated = countersignature(hash_upstream_request="c" * 64, translation={"from": "openai", "to": to})
+        assert countersignature_shape_problem(translated) is None
+
+
 def test_a_malformed_translation_member_is_refused() -> None:
-    for bad in ({"from": "openai", "to": "openai"}, {"from": "openai"}, "openai", None):
+    for bad in (
+        {"from": "openai", "to": "openai"},
+        {"from": "openai"},
+        "openai",
+        None,
+        # `from` is the relay route's format: only a client format.
+        {"from": "gemini", "to": "openai"},
+        # `to` must be a wire-format name.
+        {"from": "openai", "to": "Gemini"},
+        {"from": "openai", "to": ""},
+        {"from": "openai", "to": "x" * 33},
+        {"from": "openai", "to": 7},
+    ):
         problem = countersignature_shape_problem(countersignature(hash_upstream_request="c" * 64, translation=bad))
         assert problem == "translation must be { from, to } naming two different wire formats"

@@ -27,6 +27,7 @@ export interface VectorReceipts {
   readonly failed: ReadonlyArray<FailedReceiptV2>
   readonly v1: ReadonlyArray<ReceiptV1>
   readonly countersignature: Record<string, unknown>
+  readonly translatedCountersignature: Record<string, unknown>
 }
 
 /** The receipts, built with the gateway's own envelope builders and the fixed key's deterministic signer. */
@@ -110,7 +111,23 @@ export const buildVectorReceipts = async (gateway: FixedKey, attestation: V3Enve
   })
   const { sig: _random, ...unsigned } = { ...cs, jti: jtiOf(0x400) }
   const countersignature = { ...unsigned, sig: await signEnvelope(unsigned, (bytes) => signer.sign(bytes)) }
-  return { v2: v2Chain, v2Fork, failed, v1, countersignature }
+  // A translated call: the attested OpenAI-format body went to Gemini's own format, so the relayed body's hash differs.
+  const translatedCs = await countersignAttestation({
+    attestation,
+    provider: "google",
+    model: "gemini-2.5-flash",
+    hashUpstreamRequest: hex("c"),
+    hashUpstreamResponse: hex("d"),
+    iss: VECTOR_ISS,
+    signer,
+    witness: "relayed",
+    receiptJti: null,
+    translation: { from: "openai", to: "gemini" },
+    now: VECTOR_NOW
+  })
+  const { sig: _random2, ...unsignedTranslated } = { ...translatedCs, jti: jtiOf(0x401) }
+  const translatedCountersignature = { ...unsignedTranslated, sig: await signEnvelope(unsignedTranslated, (bytes) => signer.sign(bytes)) }
+  return { v2: v2Chain, v2Fork, failed, v1, countersignature, translatedCountersignature }
 }
 
 interface ReceiptCase {
@@ -140,6 +157,7 @@ export const buildReceiptVectors = async (gateway: FixedKey, attestations: Reado
     { name: "stored v1, seq 2, with its previous receipt", input: w2, previous: w1, now_seconds: now },
     { name: "v3 countersignature X-Service-Receipt-V3 header value", input: encodeEnvelopeHeader(cs), now_seconds: now },
     { name: "v3 countersignature with the attestation it countersigns", input: cs, attestation: encodeAttestationHeader(attestations[0]!), now_seconds: now },
+    { name: "v3 countersignature of a translated call (openai -> gemini)", input: r.translatedCountersignature, now_seconds: now },
     { name: "v3 attestation (verifies with its embedded key)", input: attestations[0]!, now_seconds: now },
     { name: "old receipts stay valid (a year later)", input: a, now_seconds: now + 365 * 86_400 },
     { name: "tampered: bad signature", input: { ...b, signature: altered, sig: altered }, now_seconds: now },
@@ -157,6 +175,11 @@ export const buildReceiptVectors = async (gateway: FixedKey, attestations: Reado
     { name: "iat more than 300 s in the future", input: c, now_seconds: c.iat - 301 },
     { name: "schema: jti missing", input: (({ jti: _jti, ...rest }) => rest)(b), now_seconds: now },
     { name: "unknown envelope version", input: { ...b, v: 4 }, now_seconds: now },
+    {
+      name: "schema: countersignature translated from a format no relay route speaks",
+      input: { ...r.translatedCountersignature, translation: { from: "gemini", to: "openai" } },
+      now_seconds: now
+    },
     { name: "not an envelope: neither JSON nor base64", input: "this is not a receipt", now_seconds: now }
   ]
   const chains: ReadonlyArray<{ name: string; receipts: ReadonlyArray<unknown> }> = [
@@ -177,7 +200,7 @@ export const buildReceiptVectors = async (gateway: FixedKey, attestations: Reado
     signature_scheme: SIGNATURE_SCHEME,
     gateway_key: describeKey(gateway),
     jwks,
-    receipts: { v2: r.v2, v2_fork: r.v2Fork, failed: r.failed, v1: r.v1, countersignature: cs },
+    receipts: { v2: r.v2, v2_fork: r.v2Fork, failed: r.failed, v1: r.v1, countersignature: cs, translated_countersignature: r.translatedCountersignature },
     cases: await Promise.all(cases.map(async (c) => ({
       ...c,
       expected: await verifyReceipt(c.input as string, {

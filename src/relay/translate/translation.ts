@@ -1,11 +1,15 @@
 /**
  * When a relay route's format differs from the format of the provider endpoint serving the model (an OpenAI chat
- * completion for a Claude model, an Anthropic message for a GPT model), the request, the answer and the stream are
- * rewritten between the two. Structural only: fields move, the text inside them is copied and never read, logged
- * or stored.
+ * completion for a Claude model, an Anthropic message for a GPT model, either for a provider with a format of its
+ * own), the request, the answer and the stream are rewritten between the two. Structural only: fields move, the
+ * text inside them is copied and never read, logged or stored.
+ *
+ * One translator per (client format, upstream format) pair, in `TRANSLATIONS`: a new upstream format (`Wire`) does
+ * not compile until it has a translator from each client format.
  */
 import type { AttestationRoute } from "../../../sdks/typescript/src/wire/attestation/v3.ts"
-import type { Wire } from "../../providers/provider.ts"
+import type { ClientWire, Wire } from "../../providers/provider.ts"
+import type { UpstreamUsage } from "../usage.ts"
 import { anthropicRequestToOpenai } from "./anthropicRequestToOpenai.ts"
 import { anthropicStreamToOpenai } from "./anthropicStreamToOpenai.ts"
 import { openaiRequestToAnthropic } from "./openaiRequestToAnthropic.ts"
@@ -17,8 +21,8 @@ type Json = Record<string, unknown>
 
 export interface Translation {
   /** The client's format (the route's). */
-  readonly from: Wire
-  /** The provider endpoint's format. */
+  readonly from: ClientWire
+  /** The provider endpoint's format: what went upstream (the receipt's `translation.to`). */
   readonly to: Wire
   /** The body to send upstream. Throws `UntranslatableField`. */
   readonly request: (body: Json) => Json
@@ -26,42 +30,65 @@ export interface Translation {
   readonly response: (answer: unknown) => Json
   /** The stream rewriter for a call with this client body (an OpenAI client asks for a usage chunk or not). */
   readonly stream: (clientBody: Json) => StreamTranslator
+  /**
+   * What to meter from a whole upstream answer, for an upstream format src/relay/usage.ts does not read (it knows
+   * OpenAI and Anthropic bodies). Absent: the relay reads the upstream answer itself.
+   */
+  readonly usage?: (answer: unknown) => UpstreamUsage
+}
+
+/** What a translator needs to know about the upstream call. */
+export interface UpstreamCall {
+  readonly wire: Wire
+  readonly providerSlug: string
+  readonly model: string
 }
 
 /** The format each conversation route speaks; embeddings are OpenAI-only and never translated. */
-export const routeWire = (route: AttestationRoute): Wire | undefined =>
+export const routeWire = (route: AttestationRoute): ClientWire | undefined =>
   route === "chat.completions" ? "openai" : route === "messages" ? "anthropic" : undefined
 
 /** OpenAI's own APIs reject `max_tokens` for their newer models; OpenAI-compatible APIs know only `max_tokens`. */
 const USES_MAX_COMPLETION_TOKENS = new Set(["openai", "azure-openai"])
 
-export const translationFor = (
-  route: AttestationRoute,
-  upstream: { readonly wire: Wire; readonly providerSlug: string; readonly model: string }
-): Translation | undefined => {
+const nowSeconds = () => Math.floor(Date.now() / 1000)
+
+/** An OpenAI client asked for a final usage chunk (`stream_options.include_usage`). */
+export const wantsUsageChunk = (clientBody: Json): boolean => {
+  const options = clientBody.stream_options as { include_usage?: unknown } | null | undefined
+  return options?.include_usage === true
+}
+
+const openaiToAnthropic = (upstream: UpstreamCall): Translation => ({
+  from: "openai",
+  to: "anthropic",
+  request: (body) => openaiRequestToAnthropic(body, upstream.model),
+  response: (answer) => anthropicResponseToOpenai(answer, nowSeconds()),
+  stream: (clientBody) => anthropicStreamToOpenai({ includeUsage: wantsUsageChunk(clientBody), nowSeconds: nowSeconds() })
+})
+
+const anthropicToOpenai = (upstream: UpstreamCall): Translation => ({
+  from: "anthropic",
+  to: "openai",
+  request: (body) =>
+    anthropicRequestToOpenai(body, upstream.model, {
+      outputCapField: USES_MAX_COMPLETION_TOKENS.has(upstream.providerSlug) ? "max_completion_tokens" : "max_tokens"
+    }),
+  response: (answer) => openaiResponseToAnthropic(answer),
+  stream: () => openaiStreamToAnthropic()
+})
+
+/** Every (client format -> other upstream format) translator. */
+const TRANSLATIONS: { readonly [F in ClientWire]: { readonly [T in Exclude<Wire, F>]: (upstream: UpstreamCall) => Translation } } = {
+  openai: { anthropic: openaiToAnthropic },
+  anthropic: { openai: anthropicToOpenai }
+}
+
+export const translationFor = (route: AttestationRoute, upstream: UpstreamCall): Translation | undefined => {
   const from = routeWire(route)
   if (from === undefined || from === upstream.wire) return undefined
-  const now = () => Math.floor(Date.now() / 1000)
-  if (from === "openai") {
-    return {
-      from,
-      to: upstream.wire,
-      request: (body) => openaiRequestToAnthropic(body, upstream.model),
-      response: (answer) => anthropicResponseToOpenai(answer, now()),
-      stream: (clientBody) => {
-        const options = clientBody.stream_options as { include_usage?: unknown } | null | undefined
-        return anthropicStreamToOpenai({ includeUsage: options?.include_usage === true, nowSeconds: now() })
-      }
-    }
-  }
-  return {
-    from,
-    to: upstream.wire,
-    request: (body) =>
-      anthropicRequestToOpenai(body, upstream.model, {
-        outputCapField: USES_MAX_COMPLETION_TOKENS.has(upstream.providerSlug) ? "max_completion_tokens" : "max_tokens"
-      }),
-    response: (answer) => openaiResponseToAnthropic(answer),
-    stream: () => openaiStreamToAnthropic()
-  }
+  const factory = (TRANSLATIONS[from] as Readonly<Partial<Record<Wire, (upstream: UpstreamCall) => Translation>>>)[upstream.wire]
+  // Unreachable while TRANSLATIONS is total (the type above); a relay never forwards an untranslated body to it.
+  if (factory === undefined) throw new Error(`no translator from ${from} to ${upstream.wire}`)
+  return factory(upstream)
 }

@@ -6,6 +6,7 @@ import { createProviderHealth, providerCoolDownMs } from "../../../layers/relay/
 
 const candidate = (slug: string): PreparedRequest => ({
   target: { provider: { slug } } as RouteTarget,
+  url: "http://127.0.0.1:1/v1/chat/completions",
   body: new Uint8Array(),
   hash: "0".repeat(64),
   translation: undefined,

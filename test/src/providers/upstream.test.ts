@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { getProvider, LOCAL_PROVIDER } from "../../../src/providers/catalogue.ts"
+import { getProvider, LOCAL_PROVIDER, type ProviderEntry } from "../../../src/providers/catalogue.ts"
 import { upstreamAuthHeaders, upstreamEndpoint, upstreamUrl } from "../../../src/providers/upstream.ts"
 
 const provider = (slug: string) => {
@@ -44,5 +44,37 @@ describe("upstreamAuthHeaders", () => {
       "x-api-key": "k",
       "anthropic-version": "2023-06-01"
     })
+  })
+})
+
+describe("endpoints that name the model in the path and stream elsewhere", () => {
+  // The shape of Gemini's and Bedrock's native APIs: the model in the path, a separate streaming method.
+  const modelInPath: ProviderEntry = {
+    ...provider("openai"),
+    slug: "model-in-path",
+    endpoints: {
+      chat: {
+        wire: "openai",
+        path: "/v1beta/models/{model}:generateContent",
+        streamPath: "/v1beta/models/{model}:streamGenerateContent?alt=sse",
+        auth: "x-goog-api-key",
+        headers: {}
+      }
+    }
+  }
+
+  it("fills {model} (URL-encoded) and picks the stream path only for a streamed call", () => {
+    expect(upstreamUrl(modelInPath, "chat", {}, { modelId: "gemini-2.5-flash" })).toBe(
+      "https://api.openai.com/v1beta/models/gemini-2.5-flash:generateContent"
+    )
+    expect(upstreamUrl(modelInPath, "chat", {}, { modelId: "a/b:c", stream: true })).toBe(
+      "https://api.openai.com/v1beta/models/a%2Fb%3Ac:streamGenerateContent?alt=sse"
+    )
+    // An endpoint without a stream path streams where it answers.
+    expect(upstreamUrl(provider("openai"), "chat", {}, { modelId: "gpt-4o", stream: true })).toBe("https://api.openai.com/v1/chat/completions")
+  })
+
+  it("sends a Google key as x-goog-api-key, never as a Bearer token", () => {
+    expect(upstreamAuthHeaders(modelInPath.endpoints.chat!, "AIza-test")).toEqual({ "x-goog-api-key": "AIza-test" })
   })
 })

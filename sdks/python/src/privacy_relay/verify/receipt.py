@@ -51,6 +51,9 @@ _EXPECTED_ALG = {"v1": "ecdsa-p256-sha256", "v2": "ES256", "v2-failed": "ES256",
 _CHAIN_ID_PREFIX = {"v1": "tenant-", "v2": "receipt-v2-org-", "v2-failed": "failed-v2-org-"}
 _RFC3339_MILLIS_UTC = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z")
 _HEX32 = re.compile(r"[0-9a-f]{32}")
+# Receipts name wire formats (docs/receipts.md): `from` a client format, `to` any well-formed wire-format name.
+_CLIENT_WIRE_FORMATS = ("openai", "anthropic")
+_WIRE_FORMAT_NAME = re.compile(r"[a-z][a-z0-9-]{0,31}")
 
 
 def _get(e: dict, key: str) -> Any:
@@ -207,12 +210,14 @@ def countersignature_shape_problem(e: dict) -> str | None:
             return f"{member} must be 64 lowercase hex"
     translation = _get(e, "translation")
     if translation is not MISSING:
-        # The gateway translated the body into the provider's wire format: the relayed body's hash differs.
-        wires = ("openai", "anthropic")
+        # The gateway translated the body into the provider's wire format: the relayed body's hash differs. `from` is
+        # a client format (the relay route's); `to` any wire-format name (a provider's own format, like "gemini"), so a
+        # gateway that learns a new provider format does not make this verifier reject its receipts.
         if (
             not isinstance(translation, dict)
-            or translation.get("from") not in wires
-            or translation.get("to") not in wires
+            or translation.get("from") not in _CLIENT_WIRE_FORMATS
+            or not _is_str(translation.get("to"))
+            or not _WIRE_FORMAT_NAME.fullmatch(translation["to"])
             or translation.get("from") == translation.get("to")
         ):
             return "translation must be { from, to } naming two different wire formats"

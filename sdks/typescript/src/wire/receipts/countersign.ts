@@ -11,13 +11,16 @@
 //     provider, model, hash_upstream_request, hash_upstream_response,
 //     witness: "relayed" | "asserted", receipt_jti: string | null, translation?: { from, to }, sig }
 // `egress_sha256` equals `hash_upstream_request` (the body relayed is the body attested) unless `translation`
-// is present: the gateway then rewrote the body into the provider's wire format (OpenAI <-> Anthropic) and
-// `hash_upstream_request` is the JCS SHA-256 of the translated body it sent.
+// is present: the gateway then rewrote the body into the provider's wire format and `hash_upstream_request` is the
+// JCS SHA-256 of the translated body it sent. `translation.from` is a client format ("openai" | "anthropic", the
+// relay route's); `translation.to` is the format that went upstream: the other client format or a provider's own
+// ("gemini", ...), any wire-format name (wireFormat.ts), so a new provider format needs no verifier update.
 // `witness` says how the gateway knows provider/model/hashes: "relayed" = it relayed that call itself
 // (receipt_jti names the call's v2/v1 receipt); "asserted" = the caller supplied them to the
 // countersign endpoint and the gateway found no relayed call of that organisation matching them.
 // Verification is verifyReceipt's (sdks/typescript/src/wire/receipts/verify.ts), like every other envelope's.
 import { isSha256Hex } from "../crypto/hex.ts"
+import { type ClientWireFormat, isClientWireFormat, isWireFormatName, type WireFormatName } from "./wireFormat.ts"
 import { v3EnvelopeShapeProblem, type V3Envelope } from "../attestation/v3.ts"
 import { envelopeHash, newJti, rfc3339Millis, unixSeconds } from "./chain.ts"
 import { signEnvelope, type Signer } from "./signer.ts"
@@ -49,8 +52,8 @@ export interface V3Countersignature {
 }
 
 export interface CountersignTranslation {
-  readonly from: "openai" | "anthropic"
-  readonly to: "openai" | "anthropic"
+  readonly from: ClientWireFormat
+  readonly to: WireFormatName
 }
 
 export interface CountersignInput {
@@ -129,8 +132,7 @@ export const countersignatureShapeProblem = (e: Record<string, unknown>): string
   }
   if (e.translation !== undefined) {
     const t = e.translation as Record<string, unknown> | null
-    const wire = (w: unknown) => w === "openai" || w === "anthropic"
-    if (typeof t !== "object" || t === null || !wire(t.from) || !wire(t.to) || t.from === t.to) {
+    if (typeof t !== "object" || t === null || !isClientWireFormat(t.from) || !isWireFormatName(t.to) || t.from === t.to) {
       return "translation must be { from, to } naming two different wire formats"
     }
   } else if (e.egress_sha256 !== e.hash_upstream_request) return "hash_upstream_request must equal the attested egress_sha256"

@@ -2,6 +2,7 @@
 // (X-Service-Receipt-V2 header / `receipt-v2` stream trailer). Fields follow the spec table.
 import type { ChainLink } from "./chain.ts"
 import { signEnvelope, type Signer } from "./signer.ts"
+import type { ClientWireFormat, WireFormatName } from "./wireFormat.ts"
 
 /** Present when the router ran. There is deliberately no provider_id member. */
 export interface RoutingDecisionV2 {
@@ -53,10 +54,13 @@ export interface ReceiptV2 {
   }
 }
 
-/** The formats of a translated call and the JCS SHA-256 of the client's own body. */
+/**
+ * The formats of a translated call and the JCS SHA-256 of the client's own body. `from` is the client's format (the
+ * relay route's), `to` the format that went upstream: the other client format or a provider's own (`gemini`, ...).
+ */
 export interface UpstreamTranslation {
-  readonly from: "openai" | "anthropic"
-  readonly to: "openai" | "anthropic"
+  readonly from: ClientWireFormat
+  readonly to: WireFormatName
   readonly hash_client_request: string
 }
 

@@ -3,7 +3,7 @@ import { buildAttestation } from "../../../../../sdks/typescript/src/wire/attest
 import { generateSigningKeyPair } from "../../../../../sdks/typescript/src/wire/crypto/ecdsa.ts"
 import { jsonBodySha256Hex } from "../../../../../sdks/typescript/src/wire/crypto/jcs.ts"
 import { envelopeHash } from "../../../../../sdks/typescript/src/wire/receipts/chain.ts"
-import { countersignAttestation } from "../../../../../sdks/typescript/src/wire/receipts/countersign.ts"
+import { countersignAttestation, type CountersignTranslation, countersignatureShapeProblem } from "../../../../../sdks/typescript/src/wire/receipts/countersign.ts"
 import { verifyCountersignature } from "../../../../../sdks/typescript/src/wire/receipts/verify.ts"
 import { makeKey } from "./fixtures.ts"
 
@@ -91,5 +91,31 @@ describe("countersignAttestation", () => {
       translation: { from: "openai", to: "openai" }
     })
     expect(await verifyCountersignature(bogus, { resolveKey, attestation })).toBe(false)
+  })
+
+  it("accepts any wire-format name as the upstream format, and only a client format as the client's", async () => {
+    const key = await makeKey()
+    const attestation = await attest()
+    const resolveKey = async (kid: string) => (kid === key.signer.kid ? key.pair.publicKey : undefined)
+    const sign = (translation: { from: string; to: string }) =>
+      countersignAttestation({
+        attestation,
+        provider: "google",
+        model: "gemini-2.5-flash",
+        hashUpstreamRequest: "c".repeat(64),
+        hashUpstreamResponse: "b".repeat(64),
+        iss: "http://127.0.0.1:8080",
+        signer: key.signer,
+        translation: translation as CountersignTranslation
+      })
+    // Gemini's own format, and one this verifier has never heard of: both are what went upstream.
+    for (const to of ["gemini", "bedrock-converse"]) {
+      expect(await verifyCountersignature(await sign({ from: "anthropic", to }), { resolveKey, attestation })).toBe(true)
+    }
+    for (const bad of [{ from: "gemini", to: "openai" }, { from: "openai", to: "Gemini" }, { from: "openai", to: "" }]) {
+      const cs = await sign(bad)
+      expect(countersignatureShapeProblem(cs as unknown as Record<string, unknown>)).toBe("translation must be { from, to } naming two different wire formats")
+      expect(await verifyCountersignature(cs, { resolveKey, attestation })).toBe(false)
+    }
   })
 })

@@ -23,6 +23,10 @@
  *      (a non-stream body is cut halfway); any other model answers normally;
  *   3. `setBehaviour(...)` in-process, or `POST /_fake/behaviour` with the Behaviour JSON.
  *
+ * Amazon Bedrock Runtime: `POST /model/{modelId}/converse` and `/converse-stream` (AWS event-stream frames), with the
+ * SigV4 signature checked by signing again (programs/fakeBedrock.ts; a bad signature is 403 as on AWS). The model id
+ * in the path plays the model name's part in error injection; `bad-frame` corrupts one event-stream frame.
+ *
  * Control endpoints for cross-process tests (never recorded, never counted as open requests):
  *   `GET /_fake/received` -> `{count, total_since_reset, requests:[{method, path, headers, body (utf8), at}]}`,
  *   `POST /_fake/reset`, `GET /_fake/open` -> `{open}`, `POST /_fake/behaviour` (body: a Behaviour).
@@ -37,6 +41,15 @@ import { createHash } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo, Socket } from "node:net"
 import { parseArgs } from "node:util"
+import {
+  bedrockErrorType,
+  bedrockRouteOf,
+  converseAnswer,
+  converseStreamFrames,
+  corruptFrame,
+  fakeConverseTurn,
+  verifyBedrockSignature
+} from "./fakeBedrock.ts"
 
 export interface FakeProviderOptions {
   host?: string
@@ -72,6 +85,8 @@ export type Behaviour =
   /** SSE: send N frames, then nothing more while keeping the connection open (a provider stalling mid-answer) */
   | { kind: "stall-stream"; afterChunks: number }
   | { kind: "delay"; ms: number }
+  /** Bedrock event stream only: after N good frames, one whose CRC does not match (then the rest of the answer) */
+  | { kind: "bad-frame"; afterChunks: number }
 
 export interface FakeProvider {
   /** origin, no /v1, e.g. http://127.0.0.1:54321 */
@@ -195,6 +210,7 @@ type Outcome =
   | { kind: "hang" }
   | { kind: "cut-stream"; afterChunks: number }
   | { kind: "stall-stream"; afterChunks: number }
+  | { kind: "bad-frame"; afterChunks: number }
 
 interface Plan {
   delayMs: number
@@ -252,7 +268,7 @@ const planFromModel = (model: unknown): Plan => {
 // Response helpers
 // ---------------------------------------------------------------------------------------------
 
-type Dialect = "openai" | "anthropic"
+type Dialect = "openai" | "anthropic" | "bedrock"
 
 const openAiErrorType = (status: number): string =>
   status === 429 ? "rate_limit_error" : status === 401 ? "authentication_error" : status >= 500 ? "server_error" :
@@ -263,13 +279,15 @@ const anthropicErrorType = (status: number): string =>
   status >= 500 ? "api_error" : status === 404 ? "not_found_error" : "invalid_request_error"
 
 const errorBody = (dialect: Dialect, status: number, message: string, code: string | null): unknown =>
-  dialect === "anthropic"
+  dialect === "bedrock"
+    ? { message }
+    : dialect === "anthropic"
     ? { type: "error", error: { type: anthropicErrorType(status), message } }
     : { error: { message, type: openAiErrorType(status), param: null, code } }
 
-const sendJson = (res: ServerResponse, status: number, body: unknown): void => {
+const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
   const bytes = Buffer.from(typeof body === "string" ? body : JSON.stringify(body))
-  res.writeHead(status, { "content-type": "application/json", "content-length": bytes.length })
+  res.writeHead(status, { ...headers, "content-type": "application/json", "content-length": bytes.length })
   res.end(bytes)
 }
 
@@ -295,7 +313,7 @@ const sleepUnlessClosed = (ms: number, res: ServerResponse, timers: Set<NodeJS.T
 
 interface StreamWriter {
   /** false once the stream was cut or the client went away: stop producing frames */
-  frame(text: string): Promise<boolean>
+  frame(text: string | Uint8Array): Promise<boolean>
   end(): void
 }
 
@@ -304,9 +322,10 @@ const openSse = (
   cutAfter: number | undefined,
   chunkDelayMs: number,
   timers: Set<NodeJS.Timeout>,
-  stallAfter?: number
+  stallAfter?: number,
+  contentType = "text/event-stream"
 ): StreamWriter => {
-  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" })
+  res.writeHead(200, { "content-type": contentType, "cache-control": "no-cache", connection: "keep-alive" })
   res.flushHeaders()
   let written = 0
   const cut = (): void => {
@@ -343,6 +362,8 @@ const openSse = (
 
 interface Ctx {
   res: ServerResponse
+  /** the request path (Bedrock routes carry the model id in it) */
+  path: string
   body: Record<string, unknown>
   bodyBytes: number
   outcome: Outcome
@@ -473,6 +494,29 @@ const messages = async (ctx: Ctx): Promise<void> => {
   sse.end()
 }
 
+/** Bedrock Converse (JSON) and ConverseStream (AWS event stream frames), after the signature was checked. */
+const bedrockConverse = async (ctx: Ctx): Promise<void> => {
+  const { res } = ctx
+  const route = bedrockRouteOf(ctx.path)!
+  const turn = fakeConverseTurn(ctx.body, fakeReplyText)
+  const inputTokens = fakePromptTokens(ctx.bodyBytes)
+  const outputTokens = fakeCompletionTokens("text" in turn ? turn.text : turn.args)
+  const requestId = { "x-amzn-requestid": `fake-bedrock-${ctx.seq}` }
+  if (!route.stream) {
+    const out = converseAnswer(turn, ctx.seq, inputTokens, outputTokens)
+    if (ctx.outcome.kind === "cut-stream") return sendCutJson(res, out)
+    return sendJson(res, 200, out, requestId)
+  }
+  for (const [name, value] of Object.entries(requestId)) res.setHeader(name, value)
+  const stream = openSse(res, cutAfterOf(ctx.outcome), ctx.chunkDelayMs, ctx.timers, stallAfterOf(ctx.outcome), "application/vnd.amazon.eventstream")
+  const badAfter = ctx.outcome.kind === "bad-frame" ? ctx.outcome.afterChunks : undefined
+  const frames = converseStreamFrames(turn, ctx.seq, inputTokens, outputTokens, ctx.pieces)
+  for (let i = 0; i < frames.length; i++) {
+    if (!(await stream.frame(i === badAfter ? corruptFrame(frames[i]!) : frames[i]!))) return
+  }
+  stream.end()
+}
+
 const embeddings = (ctx: Ctx): void => {
   const { res, body } = ctx
   const model = typeof body.model === "string" ? body.model : "local-embed"
@@ -530,6 +574,7 @@ const isBehaviour = (b: unknown): b is Behaviour => {
       return typeof o.status === "number" && Number.isInteger(o.status) && o.status >= 100 && o.status <= 599
     case "cut-stream":
     case "stall-stream":
+    case "bad-frame":
       return typeof o.afterChunks === "number" && Number.isInteger(o.afterChunks) && o.afterChunks >= 0
     case "delay":
       return typeof o.ms === "number" && o.ms >= 0
@@ -609,7 +654,8 @@ export const startFakeProvider = async (opts: FakeProviderOptions = {}): Promise
     if (received.length > maxRecorded) received.shift()
     const mySeq = ++seq
 
-    const route = POST_ROUTES[path]
+    const bedrock = bedrockRouteOf(path)
+    const route = bedrock === undefined ? POST_ROUTES[path] : { dialect: "bedrock" as const, handle: bedrockConverse }
     const isModels = path === "/v1/models"
     if (route === undefined && !isModels) {
       return sendJson(res, 404, errorBody("openai", 404, `no route for ${method} ${path}`, "not_found"))
@@ -632,9 +678,14 @@ export const startFakeProvider = async (opts: FakeProviderOptions = {}): Promise
       }
       json = parsed as Record<string, unknown>
     }
+    if (bedrock !== undefined) {
+      // As AWS does, the signature is checked before anything else about the call.
+      const refusal = await verifyBedrockSignature(req, path, body)
+      if (refusal !== undefined) return sendJson(res, refusal.status, { message: refusal.message }, { "x-amzn-errortype": refusal.type })
+    }
 
     const plan = combine(
-      [planFromHeaders(req.headers), planFromModel(json.model), planFromBehaviour(behaviour)],
+      [planFromHeaders(req.headers), planFromModel(bedrock?.modelId ?? json.model), planFromBehaviour(behaviour)],
       baseDelayMs
     )
     await sleepUnlessClosed(plan.delayMs, res, timers)
@@ -646,14 +697,15 @@ export const startFakeProvider = async (opts: FakeProviderOptions = {}): Promise
       return sendJson(
         res,
         outcome.status,
-        outcome.body ?? errorBody(dialect, outcome.status, `fake provider injected status ${outcome.status}`, null)
+        outcome.body ?? errorBody(dialect, outcome.status, `fake provider injected status ${outcome.status}`, null),
+        dialect === "bedrock" ? { "x-amzn-errortype": bedrockErrorType(outcome.status) } : {}
       )
     }
     if (isModels) {
       if (outcome.kind === "cut-stream") return sendCutJson(res, modelsList())
       return sendJson(res, 200, modelsList())
     }
-    await route!.handle({ res, body: json, bodyBytes: body.length, outcome, seq: mySeq, chunkDelayMs, pieces, timers })
+    await route!.handle({ res, path, body: json, bodyBytes: body.length, outcome, seq: mySeq, chunkDelayMs, pieces, timers })
   }
 
   const server: Server = createServer((req, res) => {

@@ -1,0 +1,90 @@
+/**
+ * The OpenAI and Anthropic conversation routes served by Amazon Bedrock's Converse API: the request rewritten as a
+ * Converse body (an OpenAI body through its Anthropic form, whose message model Converse shares), the answer and
+ * the event stream rewritten back into the client's format. The model id and the choice of streaming travel in the
+ * URL (`converseUrl`).
+ */
+import { anthropicStreamToOpenai } from "../anthropicStreamToOpenai.ts"
+import { openaiRequestToAnthropic } from "../openaiRequestToAnthropic.ts"
+import { anthropicResponseToOpenai } from "../responses.ts"
+import { untranslatable } from "../translationError.ts"
+import type { UpstreamUsage } from "../../usage.ts"
+import { anthropicRequestToConverse } from "./anthropicRequestToConverse.ts"
+import { converseResponseToAnthropic } from "./converseResponseToAnthropic.ts"
+import { converseStreamToAnthropic } from "./converseStreamToAnthropic.ts"
+import { createEventStreamReader } from "./eventStreamReader.ts"
+
+type Json = Record<string, unknown>
+
+const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v)
+
+/** The Converse or ConverseStream URL of a model (the id percent-encoded once; SigV4 encodes the path again). */
+export const converseUrl = (origin: string, modelId: string, stream: boolean): string =>
+  `${origin}/model/${encodeURIComponent(modelId)}/${stream ? "converse-stream" : "converse"}`
+
+const DATA_IMAGE = /^data:image\/(png|jpeg|gif|webp);base64,/
+
+/**
+ * What an OpenAI body asks for that Converse cannot do, refused under the client's own field names (the Anthropic
+ * form in between would name other paths).
+ */
+const refuseOpenaiOnlyFields = (body: Json) => {
+  if (body.parallel_tool_calls === false) untranslatable("parallel_tool_calls", "Amazon Bedrock Converse cannot switch off parallel tool calls")
+  if (!Array.isArray(body.messages)) return
+  body.messages.forEach((m, i) => {
+    if (!isObject(m) || !Array.isArray(m.content)) return
+    m.content.forEach((part, j) => {
+      if (!isObject(part) || part.type !== "image_url") return
+      const url = isObject(part.image_url) ? part.image_url.url : undefined
+      if (typeof url === "string" && !DATA_IMAGE.test(url)) {
+        untranslatable(`messages[${i}].content[${j}].image_url.url`, "Amazon Bedrock takes png, jpeg, gif or webp images as base64 data: URLs only (it cannot fetch image URLs)")
+      }
+    })
+  })
+}
+
+export const openaiRequestToConverse = (body: Json, model: string): Json => {
+  refuseOpenaiOnlyFields(body)
+  return anthropicRequestToConverse(openaiRequestToAnthropic(body, model))
+}
+
+/** Bedrock names no answer id; its request id (`x-amzn-requestid`) is the one to quote to AWS. */
+export const converseAnswerId = (headers: Readonly<Record<string, unknown>> | undefined): string => {
+  const v = headers?.["x-amzn-requestid"]
+  const id = Array.isArray(v) ? v[0] : v
+  return typeof id === "string" && /^[\w-]{1,128}$/.test(id) ? `msg_bdrk_${id}` : `msg_bdrk_${crypto.randomUUID()}`
+}
+
+export const converseResponseToClient = (client: "openai" | "anthropic", answer: unknown, meta: { readonly id: string; readonly model: string }, nowSeconds: number): Json => {
+  const message = converseResponseToAnthropic(answer, meta)
+  return client === "anthropic" ? message : anthropicResponseToOpenai(message, nowSeconds)
+}
+
+/** Upstream event-stream bytes in, the client's SSE text out; usage from Converse's closing metadata event. */
+export interface ConverseStreamTranslator {
+  push(chunk: Uint8Array): string
+  complete(): boolean
+  usage(): UpstreamUsage
+}
+
+export const converseStreamToClient = (
+  client: "openai" | "anthropic",
+  meta: { readonly id: string; readonly model: string },
+  options: { readonly includeUsage: boolean; readonly nowSeconds: number }
+): ConverseStreamTranslator => {
+  const frames = createEventStreamReader()
+  const anthropic = converseStreamToAnthropic(meta)
+  const openai = client === "openai" ? anthropicStreamToOpenai(options) : undefined
+  return {
+    push: (chunk) => {
+      let out = ""
+      for (const message of frames.push(chunk)) {
+        const text = anthropic.push(message)
+        out += openai === undefined ? text : openai.push(text)
+      }
+      return out
+    },
+    complete: () => anthropic.complete() && (openai === undefined || openai.complete()),
+    usage: () => anthropic.usage()
+  }
+}

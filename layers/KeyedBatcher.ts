@@ -19,6 +19,8 @@ export const makeKeyedBatcher = <I, O>(options: {
   Effect.gen(function*() {
     const layerContext = yield* Effect.context<never>()
     const queues = new Map<string, Array<{ readonly item: I; readonly reply: Deferred.Deferred<O> }>>()
+    /** Items submitted and not yet answered (waiting in a queue or in the batch being written). */
+    let pending = 0
     /** Completed when the last queue empties, for a closing layer that waits for its writes. */
     let allWritten: Deferred.Deferred<void> | undefined
 
@@ -46,14 +48,15 @@ export const makeKeyedBatcher = <I, O>(options: {
         }
         return options.run(key, batch.map((b) => b.item)).pipe(
           Effect.exit,
-          Effect.map((exit) =>
+          Effect.map((exit) => {
+            pending -= batch.length
             batch.forEach((b, i) =>
               Deferred.doneUnsafe(
                 b.reply,
                 Exit.isSuccess(exit) ? exit.value[i] ?? Exit.die(new Error("batch answered too few items")) : exit as Exit.Exit<never>
               )
             )
-          ),
+          }),
           Effect.andThen(drain(key, queue))
         )
       })
@@ -61,6 +64,7 @@ export const makeKeyedBatcher = <I, O>(options: {
     const submit = (key: string, item: I): Effect.Effect<O> =>
       Effect.suspend(() => {
         const entry = { item, reply: Deferred.makeUnsafe<O>() }
+        pending++
         const queue = queues.get(key)
         if (queue !== undefined) {
           queue.push(entry)
@@ -76,5 +80,7 @@ export const makeKeyedBatcher = <I, O>(options: {
       })
     /** True while a batch for `key` is being written or waits: a caller may then prefer to queue behind it. */
     const busy = (key: string) => queues.has(key)
-    return { submit, busy }
+    /** How much work is in the batcher now: items not yet answered, and keys with a worker (a queue). */
+    const stats = () => ({ pending, activeKeys: queues.size })
+    return { submit, busy, stats }
   })

@@ -7,6 +7,7 @@ import { ChainVerifierPg } from "./pg/ChainVerifier.ts"
 import { ReceiptKeysPg } from "./pg/ReceiptKeys.ts"
 import { ReceiptSealerPg } from "./pg/ReceiptSealer.ts"
 import { ReceiptStorePg } from "./pg/ReceiptStore.ts"
+import { SealerQueue } from "../services/SealerQueue.ts"
 import { TransparencyLogPg } from "./pg/TransparencyLog.ts"
 
 /**
@@ -16,6 +17,7 @@ import { TransparencyLogPg } from "./pg/TransparencyLog.ts"
  */
 export const ReceiptsLive = Layer.mergeAll(ReceiptSealerPg, ReceiptStorePg, TransparencyLogPg, ChainVerifierPg).pipe(
   Layer.provideMerge(ReceiptKeysPg),
+  Layer.provideMerge(SealerQueue.layer),
   Layer.provide(KeyEncryptionLive)
 )
 

@@ -5,6 +5,7 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { SqlClient } from "effect/sql"
 import { AppConfig } from "../../services/AppConfig.ts"
 import { GatewayMetrics } from "../../services/GatewayMetrics.ts"
+import { SealerQueue } from "../../services/SealerQueue.ts"
 import { notFound } from "../../src/http/ApiError.ts"
 import type { Gauge } from "../../src/metrics/RequestMetrics.ts"
 
@@ -53,6 +54,7 @@ export const MetricsRoutes = HttpRouter.use(Effect.fn(function*(router) {
   const config = yield* AppConfig
   const metrics = yield* GatewayMetrics
   const sql = yield* SqlClient.SqlClient
+  const sealer = yield* SealerQueue
   const allowed = metricsAccess(config.env)
   yield* router.add("GET", "/metrics", Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -61,6 +63,13 @@ export const MetricsRoutes = HttpRouter.use(Effect.fn(function*(router) {
       Effect.map((g): ReadonlyArray<Gauge> => [...g, { name: "gateway_metrics_database_up", help: "1 when the backlog figures could be read.", value: 1 }]),
       Effect.catchCause(() => Effect.succeed<ReadonlyArray<Gauge>>([{ name: "gateway_metrics_database_up", help: "1 when the backlog figures could be read.", value: 0 }]))
     )
-    return HttpServerResponse.text(metrics.render(gauges), { contentType: "text/plain; version=0.0.4; charset=utf-8" })
+    // This process's sealer queue, read from memory (never fails): a growing figure means batches are written
+    // slower than calls finish (the database is slow or the node overloaded).
+    const queue = sealer.stats()
+    const sealerGauges: ReadonlyArray<Gauge> = [
+      { name: "gateway_sealer_pending_jobs", help: "Receipt sealer jobs (settlements, seals, holds) accepted by this process and not yet written.", value: queue.pendingJobs },
+      { name: "gateway_sealer_active_tenants", help: "Organisations whose sealing actor in this process has work queued or being written.", value: queue.activeTenants }
+    ]
+    return HttpServerResponse.text(metrics.render([...gauges, ...sealerGauges]), { contentType: "text/plain; version=0.0.4; charset=utf-8" })
   }))
 }))

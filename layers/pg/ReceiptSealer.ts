@@ -16,6 +16,7 @@ import { failedChainId, GENESIS_PREV_HASH, v1ChainId, v2ChainId } from "../../sd
 import { makeKeyedBatcher } from "../KeyedBatcher.ts"
 import { jsonColumn } from "./jsonColumn.ts"
 import { STORED_COLUMNS, STORED_RECORDSET, STORED_UPSERT, storedRow } from "./idempotencyRecords.ts"
+import { SealerQueue } from "../../services/SealerQueue.ts"
 import { type ChainHead, emptyBatch, sealCompleted, sealFailed, type SettleBatch } from "./settleBatch.ts"
 
 /** Most jobs written in one statement; more wait for the next batch. */
@@ -207,7 +208,7 @@ export const ReceiptSealerPg = Layer.effect(
       )
 
     /** One batch; when it fails, each job alone, so a bad job fails by itself. Answers every job. */
-    const { submit, busy } = yield* makeKeyedBatcher<Job, JobResult>({
+    const { submit, busy, stats } = yield* makeKeyedBatcher<Job, JobResult>({
       maxBatch: MAX_BATCH,
       run: (orgId, jobs) =>
         Effect.gen(function*() {
@@ -219,6 +220,10 @@ export const ReceiptSealerPg = Layer.effect(
           return one
         })
     })
+
+    // The queue gauge of /metrics (services/SealerQueue.ts), when the layer above provides it.
+    const queue = yield* Effect.serviceOption(SealerQueue)
+    if (queue._tag === "Some") queue.value.attach(() => ({ pendingJobs: stats().pending, activeTenants: stats().activeKeys }))
 
     /** One hold as one statement; like a batch of holds it does not wait for the WAL flush (docs/decisions.md). */
     const holdNow = (orgId: string, id: string, amountMicros: bigint, expiresAt: Date) =>

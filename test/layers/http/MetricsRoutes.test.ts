@@ -1,8 +1,14 @@
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { Effect, Fiber } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ReceiptSealer } from "../../../services/ReceiptSealer.ts"
+import { SealerQueue } from "../../../services/SealerQueue.ts"
+import { waitFor } from "../webhookTestKit.ts"
 import { attestedHeaders } from "../../support/engine.ts"
+import pgSimpleQuery from "../../support/pgSimpleQuery.ts"
+import { newOrg, sealInput } from "../../support/receipts.ts"
 import { startTestGateway, type TestGateway } from "../../support/gateway.ts"
 import { useRelayFixture } from "../../support/relayFixture.ts"
 import { fundedKey } from "../../support/tenant.ts"
@@ -88,6 +94,61 @@ describe("GET /metrics from this host (no METRICS_TOKEN_FILE)", () => {
     expect(after.samples.get("gateway_webhook_deliveries_backlog")).toBe(Number(db!.deliveries))
     expect(after.samples.get("gateway_webhook_events_unfanned")).toBe(Number(db!.events))
     expect(after.samples.get("gateway_metrics_database_up")).toBe(1)
+  })
+
+  it("the sealer queue gauges follow the real sealer: jobs accepted and not yet written, for one tenant, then none", async () => {
+    const orgId = await newOrg(fx.gw)
+    const observed = await fx.gw.runtime.runPromise(Effect.gen(function*() {
+      const sealer = yield* ReceiptSealer
+      const queue = yield* SealerQueue
+      const fiber = yield* Effect.forkChild(Effect.all(Array.from({ length: 20 }, () => sealer.seal(sealInput(orgId))), { concurrency: "unbounded" }))
+      // The largest figures seen while the seals are being written, sampled at every turn of the scheduler.
+      let during = { pendingJobs: 0, activeTenants: 0 }
+      for (let turn = 0; turn < 200; turn++) {
+        yield* Effect.yieldNow
+        const now = queue.stats()
+        if (now.pendingJobs > during.pendingJobs) during = now
+      }
+      const sealed = yield* Fiber.join(fiber)
+      // The actor lets go of the tenant right after answering its last batch.
+      for (let turn = 0; turn < 100 && queue.stats().activeTenants > 0; turn++) yield* Effect.yieldNow
+      return { during, after: queue.stats(), sealed: sealed.length }
+    }) as Effect.Effect<{ during: { pendingJobs: number; activeTenants: number }; after: { pendingJobs: number; activeTenants: number }; sealed: number }, never, never>)
+    expect(observed.sealed).toBe(20)
+    // All 20 were queued at once behind the first batch (one tenant, one actor).
+    expect(observed.during.pendingJobs).toBeGreaterThan(1)
+    expect(observed.during.pendingJobs).toBeLessThanOrEqual(20)
+    expect(observed.during.activeTenants).toBe(1)
+    expect(observed.after).toEqual({ pendingJobs: 0, activeTenants: 0 })
+    const { samples, types } = await scrape()
+    expect(types.get("gateway_sealer_pending_jobs")).toBe("gauge")
+    expect(types.get("gateway_sealer_active_tenants")).toBe("gauge")
+    expect(samples.get("gateway_sealer_pending_jobs")).toBe(0)
+    expect(samples.get("gateway_sealer_active_tenants")).toBe(0)
+    const [rows] = await fx.gw.query<{ n: string }>("SELECT count(*)::text AS n FROM receipts_v2 WHERE org_id = $1", orgId)
+    expect(rows!.n).toBe("20")
+  })
+
+  // PostgreSQL only: another connection holds the chain heads locked, so the sealer's batch waits while we scrape
+  // (embedded PGlite has one connection: a held lock would hold the scrape back too).
+  it.skipIf(process.env.DATABASE_URL === undefined)("scraped while the database holds the sealer back, the gauge shows the waiting jobs; after, zero", async () => {
+    const orgId = await newOrg(fx.gw)
+    const locked = pgSimpleQuery(fx.gw.env.DATABASE_URL!, "DO $$ BEGIN LOCK TABLE receipt_chains IN EXCLUSIVE MODE; PERFORM pg_sleep(2); END $$")
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    const seals = fx.gw.runtime.runPromise(Effect.gen(function*() {
+      const sealer = yield* ReceiptSealer
+      return yield* Effect.all(Array.from({ length: 5 }, () => sealer.seal(sealInput(orgId))), { concurrency: "unbounded" })
+    }) as Effect.Effect<Array<unknown>, never, never>)
+    const waiting = await waitFor(async () => {
+      const { samples } = await scrape()
+      return samples.get("gateway_sealer_pending_jobs") === 5 && samples
+    }, 1500, "5 pending sealer jobs")
+    expect(waiting.get("gateway_sealer_active_tenants")).toBe(1)
+    await locked
+    expect(await seals).toHaveLength(5)
+    const { samples } = await scrape()
+    expect(samples.get("gateway_sealer_pending_jobs")).toBe(0)
+    expect(samples.get("gateway_sealer_active_tenants")).toBe(0)
   })
 
   it("answers 404 not_found to a request that came through a proxy (X-Forwarded-For), with no figures", async () => {

@@ -10,6 +10,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
+import { nodeAttestationSigning } from "../../sdks/typescript/src/client/nodeAttestationSigning.ts"
 import { ProxyStartError } from "../../sdks/typescript/src/client/ProxyStartError.ts"
 import { type Engine, prepareCall } from "../../sdks/typescript/src/engine.ts"
 import { InvalidRequestError, NameModelUnavailableError } from "../../sdks/typescript/src/errors.ts"
@@ -229,6 +230,7 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
     deviceKey: async () => deps.deviceKey,
     names: "off",
     stableAliasSecret: undefined,
+    attestationSigning: nodeAttestationSigning,
     ...(deps.fileLimits === undefined ? {} : { fileLimits: deps.fileLimits }),
     tokenise: async (route, body, signal) => {
       const tokenised = await deps.tokeniser.tokenise(route, body, signal ?? new AbortController().signal)

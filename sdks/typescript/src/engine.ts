@@ -2,7 +2,14 @@
  * The on-device half of every private call: tokenise the body (detect -> alias), attest the exact egress bytes with
  * the device key, and later restore the originals in the answer. Portable: WebCrypto only.
  */
-import { buildAttestation, encodeAttestationHeader, engineHeaderValue, type AttestationRoute, type EngineIdentity } from "./wire/attestation/v3.ts"
+import {
+  type AttestationRoute,
+  type AttestationSigning,
+  buildAttestation,
+  encodeAttestationHeader,
+  engineHeaderValue,
+  type EngineIdentity
+} from "./wire/attestation/v3.ts"
 import {
   type AliasMap,
   builtinNameModel,
@@ -32,6 +39,8 @@ export interface Engine {
    * and alias secret); `names` and `stableAliasSecret` are then not used. It throws as tokeniseRequest does.
    */
   readonly tokenise?: (route: AttestationRoute, body: unknown, signal: AbortSignal | undefined) => Promise<TokenisedBody>
+  /** The hash and signature primitives of the attestation (default WebCrypto; the local proxy uses node:crypto's). */
+  readonly attestationSigning?: AttestationSigning
 }
 
 /** What tokenising one body yields. */
@@ -102,7 +111,8 @@ export const prepareCall = async (engine: Engine, route: AttestationRoute, input
     bodyBytes: tokenised.bodyBytes,
     detectorsFired: tokenised.detectorsFired,
     engine: engine.identity,
-    keyPair: await engine.deviceKey()
+    keyPair: await engine.deviceKey(),
+    ...(engine.attestationSigning === undefined ? {} : { signing: engine.attestationSigning })
   })
   const bodyBytes = tokenised.bodyBytes
   const tokenisedBody = tokenised.body

@@ -55,6 +55,35 @@ export const ATTESTATION_MAX_SKEW_SECONDS = 300
 
 export const DEFAULT_TRUST_TIER = "self-attested"
 
+/**
+ * The two primitives signing an attestation needs, injectable so a runtime with faster ones (Node: synchronous
+ * node:crypto, sdks/typescript/src/client/nodeAttestationSigning.ts, used by the local proxy) can supply them while
+ * this file stays portable. Either may answer synchronously or with a promise; both must give what the portable
+ * WebCrypto versions give (the same hash; a valid ES256 signature by the same key).
+ */
+export interface AttestationSigning {
+  /** SHA-256 hex of the JCS form of a JSON body (jsonBodySha256Hex). Throws when the bytes are not a JSON document. */
+  readonly jsonBodySha256Hex: (bodyBytes: Uint8Array) => string | Promise<string>
+  /** ES256 over `bytes` with `privateKey`: raw r||s, 64 bytes (signRaw). */
+  readonly signEs256: (privateKey: CryptoKey, bytes: Uint8Array) => Uint8Array | Promise<Uint8Array>
+}
+
+/** The portable default: WebCrypto, async. */
+export const webCryptoAttestationSigning: AttestationSigning = { jsonBodySha256Hex, signEs256: signRaw }
+
+/** An attester's public JWK, exported once per key: every attestation of a device carries the same one. */
+const attesterJwks = new WeakMap<CryptoKey, Promise<PublicJwk>>()
+const attesterJwk = (publicKey: CryptoKey): Promise<PublicJwk> => {
+  let jwk = attesterJwks.get(publicKey)
+  if (jwk === undefined) {
+    jwk = exportPublicJwk(publicKey)
+    attesterJwks.set(publicKey, jwk)
+    // A failed export is not remembered: the next attestation tries again (and fails the same way, loudly).
+    jwk.catch(() => attesterJwks.delete(publicKey))
+  }
+  return jwk
+}
+
 /** Signs the attestation for one egress body. Throws when `bodyBytes` is not a JSON document. */
 export const buildAttestation = async (input: {
   readonly route: AttestationRoute
@@ -65,7 +94,10 @@ export const buildAttestation = async (input: {
   readonly trustTier?: string
   readonly keyPair: CryptoKeyPair
   readonly now?: Date
+  /** Default: WebCrypto (webCryptoAttestationSigning). */
+  readonly signing?: AttestationSigning
 }): Promise<V3Envelope> => {
+  const signing = input.signing ?? webCryptoAttestationSigning
   const body = {
     v: "v3" as const,
     alg: "ecdsa-p256-sha256" as const,
@@ -74,15 +106,15 @@ export const buildAttestation = async (input: {
     claims: {
       "v3-attestation": {
         route: input.route,
-        egress_sha256: await jsonBodySha256Hex(input.bodyBytes),
+        egress_sha256: await signing.jsonBodySha256Hex(input.bodyBytes),
         detectors_fired: { ...input.detectorsFired },
         engine: { id: input.engine.id, version: input.engine.version, sha256: input.engine.sha256 },
         trust_tier: input.trustTier ?? DEFAULT_TRUST_TIER,
-        attester_public_key: await exportPublicJwk(input.keyPair.publicKey)
+        attester_public_key: { ...(await attesterJwk(input.keyPair.publicKey)) }
       }
     }
   }
-  const sig = await signEnvelope(body, (bytes) => signRaw(input.keyPair.privateKey, bytes))
+  const sig = await signEnvelope(body, async (bytes) => signing.signEs256(input.keyPair.privateKey, bytes))
   return { ...body, sig }
 }
 

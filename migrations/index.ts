@@ -14,6 +14,7 @@ import settlePlans from "./0013_settle_plans.ts"
 import keyAccounts from "./0014_key_accounts.ts"
 import demoKeys from "./0015_demo_keys.ts"
 import routingPolicies from "./0016_routing_policies.ts"
+import settleMany from "./0017_settle_many.ts"
 
 /**
  * Every migration, by `<number>_<name>`, in order. Imported statically (not read from the file system) so the
@@ -35,5 +36,6 @@ export const migrations = {
   "0013_settle_plans": settlePlans,
   "0014_key_accounts": keyAccounts,
   "0015_demo_keys": demoKeys,
-  "0016_routing_policies": routingPolicies
+  "0016_routing_policies": routingPolicies,
+  "0017_settle_many": settleMany
 }

@@ -1,65 +1,63 @@
-import { Clock, Effect, Exit, Layer } from "effect"
+import { Deferred, Effect, Exit, Fiber, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { AppConfig } from "../../services/AppConfig.ts"
-import type { StoredResponse } from "../../services/Idempotency.ts"
 import { ReceiptKeys } from "../../services/ReceiptKeys.ts"
-import {
-  type FailedSealInput,
-  type MeteredCall,
-  ReceiptSealer,
-  type SealedReceipts,
-  type SealInput
-} from "../../services/ReceiptSealer.ts"
-import type { FailedReceiptV2 } from "../../sdks/typescript/src/wire/receipts/envelope-v2-failed.ts"
-import type { Signer } from "../../sdks/typescript/src/wire/receipts/signer.ts"
-import { failedChainId, GENESIS_PREV_HASH, v1ChainId, v2ChainId } from "../../sdks/typescript/src/wire/receipts/chain.ts"
-import { makeKeyedBatcher } from "../KeyedBatcher.ts"
-import { jsonColumn } from "./jsonColumn.ts"
-import { STORED_COLUMNS, STORED_RECORDSET, STORED_UPSERT, storedRow } from "./idempotencyRecords.ts"
+import { ReceiptSealer } from "../../services/ReceiptSealer.ts"
 import { SealerQueue } from "../../services/SealerQueue.ts"
-import { type ChainHead, emptyBatch, sealCompleted, sealFailed, type SettleBatch } from "./settleBatch.ts"
+import { GENESIS_PREV_HASH } from "../../sdks/typescript/src/wire/receipts/chain.ts"
+import { jsonColumn } from "./jsonColumn.ts"
+import { STORED_COLUMNS, STORED_RECORDSET_IN_BATCH, STORED_UPSERT } from "./idempotencyRecords.ts"
+import type { ChainHead } from "./settleBatch.ts"
+import { chainsOf, type Job, type JobResult, TenantBatch } from "./tenantBatch.ts"
 
-/** Most jobs written in one statement; more wait for the next batch. */
-const MAX_BATCH = 128
+/** Most jobs of one tenant in one round; more wait for the next. */
+const MAX_TENANT_BATCH = 128
+/** Most jobs (all tenants together) in one statement; more wait for the next round. */
+const MAX_ROUND = 512
 /** Re-sign and retry this often when another process keeps moving a chain head first, then give up loudly. */
 const MAX_ATTEMPTS = 50
 /** Cached chain heads kept at most; past it the cache starts over (heads are re-read on demand). */
 const MAX_CACHED_HEADS = 100_000
 
-interface Job {
-  readonly seal?: SealInput
-  readonly metered?: MeteredCall
-  readonly failed?: FailedSealInput
-  readonly holdRequest?: { readonly id: string; readonly amountMicros: bigint; readonly expiresAt: Date }
-  readonly release?: string
+/** A job waiting for its round, with the order it arrived in (kept when a refused batch goes back in the queue). */
+interface Entry {
+  readonly job: Job
+  readonly reply: Deferred.Deferred<JobResult>
+  readonly order: number
+  attempts: number
 }
-interface JobResult {
-  readonly sealed?: SealedReceipts
-  readonly failed?: FailedReceiptV2
-  readonly granted?: boolean
-  readonly response?: StoredResponse
+/** A tenant's batch in a round: its entries and the signed batch (entry i's result is `built.results[i]`). */
+interface Signed {
+  readonly orgId: string
+  readonly entries: Array<Entry>
+  readonly built: TenantBatch
 }
-
-/** The chains a job writes to, with their kind. */
-const chainsOf = (orgId: string, job: Job): Array<readonly [string, "v2" | "v1" | "failed"]> => [
-  ...(job.seal === undefined ? [] : [[v2ChainId(orgId), "v2"] as const, [v1ChainId(job.seal.accountId), "v1"] as const]),
-  ...(job.failed === undefined ? [] : [[failedChainId(orgId), "failed"] as const])
-]
+/** relay_settle's answer for one batch. */
+interface Answer {
+  readonly ok: boolean
+  readonly heads?: ReadonlyArray<{ chain_id: string; last_seq: number | string; last_hash: string }>
+  readonly granted?: ReadonlyArray<string>
+}
 
 /**
- * The per-tenant sealing actor (DESIGN.md section 5). Each organisation has at most one writer fiber in a process;
- * jobs (a completed call's receipts and money, a failed-call receipt, a wallet hold or its release) queue on it,
- * and it writes whatever has queued up as ONE call of `relay_settle` (migrations/0010_settle_batch.ts): one round
- * trip and one commit for the whole batch, atomic on its own. Under load a batch holds many calls, so the per-tenant row locks (chain heads,
- * wallet) are taken once per batch instead of once per call.
+ * The sealing pipeline (DESIGN.md section 5: one sealing actor per tenant; docs/receipts.md, "Chains and sequence
+ * numbers"). Jobs (a completed call's receipts and money, a failed-call receipt, a wallet hold or its release) queue
+ * per organisation. One writer fiber per process works in rounds: it signs every queued tenant's batch, then writes
+ * all of them with ONE call of `relay_settle_many` (migrations/0017_settle_many.ts): one statement and one commit
+ * for every tenant that queued at the same moment (group commit across tenants), each tenant's batch atomic on its
+ * own. While a round's statement is in flight the writer already signs the next round on top of the heads that round
+ * will leave; when the statement is back it adds whatever queued meanwhile and sends it. A job is answered only
+ * after the statement that wrote it has committed, so no receipt reaches a client before it is durable.
  *
- * Sequence numbers: the actor keeps each chain's head (last seq and hash) in memory, signs the batch's receipts on
- * from it, and the function refuses the batch (writing nothing) unless every head is still exactly that; another
- * gateway process on the same database that moved a head first makes this one re-read, re-sign and retry. The
- * UNIQUE (chain_id, seq) constraint is the backstop. So any number of processes never fork a chain.
+ * Sequence numbers: the writer keeps each chain's head (last seq and hash) in memory and signs on from it; the
+ * function refuses a tenant's batch (writing nothing of it) unless every head is still exactly what the batch
+ * expects. A batch signed ahead on a round that did not commit, or a head another gateway process moved first, is
+ * refused; its jobs go back to the front of the tenant's queue and are re-signed from the heads the database
+ * answered. The UNIQUE (chain_id, seq) constraint is the backstop. So any number of processes never fork a chain,
+ * and a head is re-read only when another process moved it.
  *
- * A batch that fails for any other reason is retried job by job, so one bad job fails alone. The queueing is
- * layers/KeyedBatcher.ts, keyed by organisation.
+ * A statement that fails for any other reason is retried tenant by tenant, then job by job, so one bad job fails
+ * alone (nothing of a failed statement was written). Closing the layer waits until every queued job is written.
  */
 export const ReceiptSealerPg = Layer.effect(
   ReceiptSealer,
@@ -67,7 +65,31 @@ export const ReceiptSealerPg = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const keys = yield* ReceiptKeys
     const iss = (yield* AppConfig).publicBaseUrl
+    const layerContext = yield* Effect.context<never>()
+    /** Each chain's head as last committed (by this process, or as the database answered). */
     const heads = new Map<string, ChainHead>()
+    const queues = new Map<string, Array<Entry>>()
+    /** Tenants whose batch is in the statement in flight. */
+    let inFlight = new Set<string>()
+    let writing = false
+    let arrivals = 0
+    /** Jobs submitted and not yet answered (queued, being signed or in the statement in flight). */
+    let pending = 0
+    /** Completed when the writer stops with nothing queued, for a closing layer that waits for its writes. */
+    let allWritten: Deferred.Deferred<void> | undefined
+
+    yield* Effect.addFinalizer(() =>
+      Effect.suspend(() => {
+        if (!writing) return Effect.void
+        allWritten ??= Deferred.makeUnsafe<void>()
+        return Deferred.await(allWritten)
+      })
+    )
+
+    /** Answers a job (once: a job already answered stays as it was). */
+    const reply = (entry: Entry, exit: Exit.Exit<JobResult>) => {
+      if (Deferred.doneUnsafe(entry.reply, exit)) pending--
+    }
 
     const loadHeads = (chainIds: ReadonlyArray<string>) =>
       Effect.gen(function*() {
@@ -82,148 +104,228 @@ export const ReceiptSealerPg = Layer.effect(
         }
       })
 
-    /** Signs the jobs on from the cached heads: the batch document and each job's receipts. */
-    const build = async (orgId: string, jobs: ReadonlyArray<Job>, signer: Signer, nowMs: number) => {
-      const batch: SettleBatch = emptyBatch(orgId)
-      const local = new Map<string, ChainHead>()
-      const expected = new Map<string, { kind: "v2" | "v1" | "failed"; head: ChainHead }>()
-      const take = (chainId: string, kind: "v2" | "v1" | "failed") => {
-        if (!expected.has(chainId)) {
-          const head = heads.get(chainId)!
-          expected.set(chainId, { kind, head })
-          local.set(chainId, head)
+    /**
+     * Signs `entries` for `orgId`, adding them to `into` when given. `ahead` holds the heads the statement in flight
+     * will leave: a batch signed on them is valid only if that statement commits (relay_settle checks).
+     */
+    const sign = (orgId: string, entries: ReadonlyArray<Entry>, into: Signed | undefined, ahead: ReadonlyMap<string, ChainHead>) =>
+      Effect.gen(function*() {
+        yield* loadHeads([...new Set(entries.flatMap((e) => chainsOf(orgId, e.job)))].filter((id) => !ahead.has(id)))
+        let signed = into
+        if (signed === undefined) {
+          const { signer } = yield* keys.current
+          const at = { iss, signer, nowMs: () => Date.now() }
+          signed = { orgId, entries: [], built: new TenantBatch(orgId, at, (id) => ahead.get(id) ?? heads.get(id)!) }
         }
-        return local.get(chainId)!
-      }
-      const results: Array<JobResult> = []
-      for (const job of jobs) {
-        let sealed: SealedReceipts | undefined
-        let failed: FailedReceiptV2 | undefined
-        let response: StoredResponse | undefined
-        if (job.seal !== undefined) {
-          const v2Chain = v2ChainId(orgId)
-          const v1Chain = v1ChainId(job.seal.accountId)
-          const out = await sealCompleted(batch, {
-            iss,
-            signer,
-            input: job.seal,
-            v2: { chainId: v2Chain, head: take(v2Chain, "v2") },
-            v1: { chainId: v1Chain, head: take(v1Chain, "v1") }
-          })
-          local.set(v2Chain, out.v2Head)
-          local.set(v1Chain, out.v1Head)
-          sealed = out.sealed
-        }
-        if (job.failed !== undefined) {
-          const chainId = failedChainId(orgId)
-          const out = await sealFailed(batch, { iss, signer, input: job.failed, chainId, head: take(chainId, "failed") })
-          local.set(chainId, out.head)
-          failed = out.receipt
-        }
-        if (job.metered !== undefined) {
-          const m = job.metered
-          batch.usage.push({ ...m.usage, receipt_jti: sealed?.jti ?? null })
-          batch.ledger.push({
-            org_id: orgId,
-            kind: "debit",
-            amount_micros: (-m.billedMicros).toString(),
-            reference: m.ledgerReference,
-            usage_id: m.usage.id
-          })
-          batch.holds.push(m.holdId)
-          batch.debit += m.billedMicros
-          batch.lowBalanceDefault = m.lowBalanceDefaultMicros
-          if (m.response !== undefined) {
-            // Rendered from the receipts just signed: what is stored is exactly what the client is answered.
-            response = await m.response.render(sealed === undefined ? undefined : { jti: sealed.jti, v2: sealed.v2 })
-            batch.idempotency.push(storedRow(m.response, response, nowMs))
+        const target = signed
+        // A job that cannot be signed fails alone; the batch keeps the others (TenantBatch.add is all or nothing).
+        yield* Effect.promise(async () => {
+          for (const entry of entries) {
+            try {
+              await target.built.add(entry.job)
+              target.entries.push(entry)
+            } catch (e) {
+              reply(entry, Exit.die(e))
+            }
           }
-        }
-        if (job.holdRequest !== undefined) {
-          const h = job.holdRequest
-          batch.holdRequests.push({ id: h.id, amount_micros: h.amountMicros.toString(), expires_at: h.expiresAt.toISOString() })
-        }
-        if (job.release !== undefined) batch.holds.push(job.release)
-        results.push({ sealed, failed, response })
-      }
-      for (const [chainId, { kind, head }] of expected) {
-        const next = local.get(chainId)!
-        batch.heads.push({
-          chain_id: chainId,
-          org_id: orgId,
-          kind,
-          expect_seq: String(head.seq),
-          expect_hash: head.hash,
-          new_seq: String(next.seq),
-          new_hash: next.hash
         })
-      }
-      return { batch, results, newHeads: local }
+        return target
+      })
+
+    /** One statement for the round's batches (in organisation order); the answers in the same order. */
+    const write = (batches: ReadonlyArray<Signed>) =>
+      Effect.gen(function*() {
+        const document = JSON.stringify(batches.map((b) => b.built.document()))
+        const stored = batches.flatMap((b, i) => b.built.batch.idempotency.map((row) => ({ batch: i, ...row })))
+        const rows = yield* (stored.length === 0
+          ? sql<{ r: unknown }>`SELECT relay_settle_many(${document}::jsonb) AS r`
+          : // The idempotent responses in the same statement, each written only when its tenant's batch was (a
+            // refused batch writes nothing, and neither does this for it).
+            sql<{ r: unknown }>`
+              WITH settled AS (SELECT relay_settle_many(${document}::jsonb) AS r),
+              stored AS (
+                INSERT INTO idempotency_records (${sql.literal(STORED_COLUMNS)})
+                SELECT ${sql.literal(STORED_COLUMNS)}
+                FROM jsonb_to_recordset(${JSON.stringify(stored)}::jsonb) AS ${sql.literal(STORED_RECORDSET_IN_BATCH)}, settled
+                WHERE (settled.r->x.batch->>'ok')::boolean
+                ${sql.literal(STORED_UPSERT)}
+              )
+              SELECT r FROM settled`)
+        return jsonColumn<ReadonlyArray<Answer>>(rows[0].r)
+      }).pipe(Effect.withSpan("ReceiptSealer.round", { attributes: { tenants: batches.length } }))
+
+    /** A committed batch: its heads become the known heads and every job gets its result. */
+    const commitAnswered = (b: Signed, answer: Answer) => {
+      for (const [chainId, head] of b.built.heads) heads.set(chainId, head)
+      const granted = new Set(answer.granted ?? [])
+      b.entries.forEach((entry, i) => {
+        const request = entry.job.holdRequest
+        const result = b.built.results[i]!
+        reply(entry, Exit.succeed(request === undefined ? result : { ...result, granted: granted.has(request.id) }))
+      })
     }
 
-    /** Writes the jobs as one batch, re-signing on a moved head; fails on any other error. */
-    const commit = (orgId: string, jobs: ReadonlyArray<Job>) =>
-      Effect.gen(function*() {
-        const chainIds = [...new Set(jobs.flatMap((job) => chainsOf(orgId, job).map(([id]) => id)))]
-        const { signer } = yield* keys.current
-        for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-          yield* loadHeads(chainIds)
-          const nowMs = yield* Clock.currentTimeMillis
-          const built = yield* Effect.promise(() => build(orgId, jobs, signer, nowMs))
-          const document = JSON.stringify(toJson(built.batch))
-          const rows = yield* (built.batch.idempotency.length === 0
-            ? sql<{ r: unknown }>`SELECT relay_settle(${document}::jsonb) AS r`
-            : // The idempotent responses in the same statement, written only when relay_settle wrote the batch (a
-              // refused batch writes nothing, and neither does this).
-              sql<{ r: unknown }>`
-                WITH settled AS (SELECT relay_settle(${document}::jsonb) AS r),
-                stored AS (
-                  INSERT INTO idempotency_records (${sql.literal(STORED_COLUMNS)})
-                  SELECT ${sql.literal(STORED_COLUMNS)}
-                  FROM jsonb_to_recordset(${JSON.stringify(built.batch.idempotency)}::jsonb) AS ${sql.literal(STORED_RECORDSET)}, settled
-                  WHERE (settled.r->>'ok')::boolean
-                  ${sql.literal(STORED_UPSERT)}
-                )
-                SELECT r FROM settled`)
-          const answer = jsonColumn<{
-            ok: boolean
-            heads?: ReadonlyArray<{ chain_id: string; last_seq: number | string; last_hash: string }>
-            granted?: ReadonlyArray<string>
-          }>(rows[0].r)
-          if (answer.ok) {
-            for (const [chainId, head] of built.newHeads) heads.set(chainId, head)
-            const granted = new Set(answer.granted ?? [])
-            return built.results.map((result, i) => {
-              const request = jobs[i].holdRequest
-              return request === undefined ? result : { ...result, granted: granted.has(request.id) }
-            })
-          }
-          for (const h of answer.heads ?? []) heads.set(h.chain_id, { seq: Number(h.last_seq), hash: h.last_hash })
+    /**
+     * Puts entries back in their tenant's queue, in arrival order. `refused`: the database refused them (a head had
+     * moved); those out of attempts fail loudly. Entries signed ahead on a round that did not commit were never
+     * tried, and do not count.
+     */
+    const requeue = (orgId: string, entries: ReadonlyArray<Entry>, refused: boolean) => {
+      const queue = queues.get(orgId) ?? []
+      for (const entry of entries) {
+        if (refused && ++entry.attempts >= MAX_ATTEMPTS) {
+          reply(entry, Exit.die(new Error(`chain heads of ${orgId} kept moving: gave up after ${MAX_ATTEMPTS} attempts`)))
+        } else {
+          queue.push(entry)
         }
-        return yield* Effect.die(new Error(`chain heads of ${orgId} kept moving: gave up after ${MAX_ATTEMPTS} attempts`))
-      }).pipe(
-        // After any failure the cached heads of these chains may be wrong: read them again next time.
-        Effect.tapCause(() => Effect.sync(() => jobs.forEach((job) => chainsOf(orgId, job).forEach(([id]) => heads.delete(id))))),
-        Effect.withSpan("ReceiptSealer.batch", { attributes: { org_id: orgId, jobs: jobs.length } })
-      )
+      }
+      queue.sort((a, b) => a.order - b.order)
+      if (queue.length > 0) queues.set(orgId, queue)
+    }
 
-    /** One batch; when it fails, each job alone, so a bad job fails by itself. Answers every job. */
-    const { submit, busy, stats } = yield* makeKeyedBatcher<Job, JobResult>({
-      maxBatch: MAX_BATCH,
-      run: (orgId, jobs) =>
-        Effect.gen(function*() {
-          const exit = yield* Effect.exit(Effect.orDie(commit(orgId, jobs)))
-          if (Exit.isSuccess(exit)) return exit.value.map((r) => Exit.succeed(r))
-          if (jobs.length === 1) return [exit as Exit.Exit<never>]
-          const one: Array<Exit.Exit<JobResult>> = []
-          for (const job of jobs) one.push(Exit.map(yield* Effect.exit(Effect.orDie(commit(orgId, [job]))), (r) => r[0]))
-          return one
-        })
+    const forgetHeads = (b: Signed) => b.entries.forEach((e) => chainsOf(b.orgId, e.job).forEach((id) => heads.delete(id)))
+
+    /** Writes one tenant's jobs alone (re-signing on a moved head), then job by job if that fails. */
+    const writeAlone = (orgId: string, entries: ReadonlyArray<Entry>): Effect.Effect<void> =>
+      Effect.gen(function*() {
+        const once = (group: ReadonlyArray<Entry>) =>
+          Effect.gen(function*() {
+            for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+              const b = yield* sign(orgId, group, undefined, new Map())
+              const [answer] = yield* write([b])
+              if (answer!.ok) return commitAnswered(b, answer!)
+              for (const h of answer!.heads ?? []) heads.set(h.chain_id, { seq: Number(h.last_seq), hash: h.last_hash })
+            }
+            return yield* Effect.die(new Error(`chain heads of ${orgId} kept moving: gave up after ${MAX_ATTEMPTS} attempts`))
+          }).pipe(Effect.tapCause(() => Effect.sync(() => group.forEach((e) => chainsOf(orgId, e.job).forEach((id) => heads.delete(id))))))
+        const exit = yield* Effect.exit(Effect.orDie(once(entries)))
+        if (Exit.isSuccess(exit)) return
+        if (entries.length === 1) return reply(entries[0]!, exit as Exit.Exit<never>)
+        for (const entry of entries) {
+          const one = yield* Effect.exit(Effect.orDie(once([entry])))
+          if (Exit.isFailure(one)) reply(entry, one as Exit.Exit<never>)
+        }
+      })
+
+    /**
+     * Writes a round and answers its jobs: committed batches' jobs get their results, refused batches go back to
+     * the queue. A failed statement is retried tenant by tenant. Answers the tenants whose batch did not commit as
+     * signed (a batch signed ahead on top of theirs is void).
+     */
+    const writeRound = (batches: ReadonlyArray<Signed>) =>
+      Effect.gen(function*() {
+        const void_ = new Set<string>()
+        const exit = yield* Effect.exit(write(batches))
+        if (Exit.isSuccess(exit)) {
+          batches.forEach((b, i) => {
+            const answer = exit.value[i]!
+            if (answer.ok) return commitAnswered(b, answer)
+            void_.add(b.orgId)
+            for (const h of answer.heads ?? []) heads.set(h.chain_id, { seq: Number(h.last_seq), hash: h.last_hash })
+            requeue(b.orgId, b.entries, true)
+          })
+          return void_
+        }
+        // Nothing of the statement was written. After any failure the cached heads may be wrong: read them again.
+        for (const b of batches) {
+          void_.add(b.orgId)
+          forgetHeads(b)
+        }
+        if (batches.length === 1 && batches[0]!.entries.length === 1) {
+          reply(batches[0]!.entries[0]!, exit as unknown as Exit.Exit<never>)
+          return void_
+        }
+        for (const b of batches) yield* writeAlone(b.orgId, b.entries)
+        return void_
+      })
+
+    /** Takes up to MAX_TENANT_BATCH queued jobs per tenant (at most MAX_ROUND in all), tenants in id order. */
+    const take = (room: (orgId: string) => number) => {
+      const taken = new Map<string, Array<Entry>>()
+      let total = 0
+      for (const orgId of [...queues.keys()].sort()) {
+        if (total >= MAX_ROUND) break
+        const queue = queues.get(orgId)!
+        const n = Math.min(room(orgId), MAX_ROUND - total)
+        if (n <= 0) continue
+        const entries = queue.splice(0, n)
+        if (queue.length === 0) queues.delete(orgId)
+        total += entries.length
+        taken.set(orgId, entries)
+      }
+      return taken
+    }
+
+    /** Signs taken entries into the round (a tenant's signing failure fails its entries only). */
+    const signInto = (round: Map<string, Signed>, taken: Map<string, Array<Entry>>, ahead: ReadonlyMap<string, ChainHead>) =>
+      Effect.gen(function*() {
+        for (const [orgId, entries] of taken) {
+          const signed = yield* Effect.exit(Effect.orDie(sign(orgId, entries, round.get(orgId), ahead)))
+          if (Exit.isSuccess(signed)) round.set(orgId, signed.value)
+          else entries.forEach((e) => reply(e, signed as unknown as Exit.Exit<never>))
+        }
+      })
+
+    /** The writer: rounds until nothing is queued or in flight. */
+    const writer: Effect.Effect<void> = Effect.gen(function*() {
+      let flight: { readonly fiber: Fiber.Fiber<Set<string>>; readonly heads: ReadonlyMap<string, ChainHead> } | undefined
+      while (true) {
+        const round = new Map<string, Signed>()
+        // Signed ahead while the previous round's statement is in flight, on the heads it will leave.
+        yield* signInto(round, take(() => MAX_TENANT_BATCH), flight?.heads ?? new Map())
+        if (flight !== undefined) {
+          const void_ = yield* Fiber.join(flight.fiber)
+          flight = undefined
+          inFlight = new Set()
+          // Signed on a round that did not commit: back to the queue, behind that round's own jobs.
+          for (const orgId of void_) {
+            const b = round.get(orgId)
+            if (b === undefined) continue
+            round.delete(orgId)
+            requeue(orgId, b.entries, false)
+          }
+          // What queued while the statement was in flight joins this round.
+          yield* signInto(round, take((orgId) => MAX_TENANT_BATCH - (round.get(orgId)?.entries.length ?? 0)), new Map())
+        }
+        for (const [orgId, b] of round) if (b.entries.length === 0) round.delete(orgId)
+        if (round.size === 0) {
+          if (queues.size > 0) continue
+          writing = false
+          if (allWritten !== undefined) Deferred.doneUnsafe(allWritten, Exit.void)
+          allWritten = undefined
+          return
+        }
+        const batches = [...round.values()].sort((a, b) => (a.orgId < b.orgId ? -1 : a.orgId > b.orgId ? 1 : 0))
+        const ahead = new Map<string, ChainHead>()
+        for (const b of batches) for (const [chainId, head] of b.built.heads) ahead.set(chainId, head)
+        inFlight = new Set(round.keys())
+        flight = { fiber: yield* Effect.forkChild(writeRound(batches)), heads: ahead }
+      }
     })
+
+    const submit = (orgId: string, job: Job): Effect.Effect<JobResult> =>
+      Effect.suspend(() => {
+        const entry: Entry = { job, reply: Deferred.makeUnsafe<JobResult>(), order: arrivals++, attempts: 0 }
+        pending++
+        const queue = queues.get(orgId)
+        if (queue === undefined) queues.set(orgId, [entry])
+        else queue.push(entry)
+        if (writing) return Deferred.await(entry.reply)
+        writing = true
+        // Detached and uninterruptible, with the layer's services (never a caller's open transaction): nothing stops
+        // the writer before its queues are empty, so no caller is left waiting; the layer's finalizer waits for it.
+        return Effect.forkDetach(Effect.uninterruptible(Effect.provideContext(writer, layerContext))).pipe(
+          Effect.andThen(Deferred.await(entry.reply))
+        )
+      })
+    /** True while the tenant has jobs queued or in the statement in flight: a hold may then share the next round. */
+    const busy = (orgId: string) => queues.has(orgId) || inFlight.has(orgId)
 
     // The queue gauge of /metrics (services/SealerQueue.ts), when the layer above provides it.
     const queue = yield* Effect.serviceOption(SealerQueue)
-    if (queue._tag === "Some") queue.value.attach(() => ({ pendingJobs: stats().pending, activeTenants: stats().activeKeys }))
+    if (queue._tag === "Some") {
+      queue.value.attach(() => ({ pendingJobs: pending, activeTenants: new Set([...queues.keys(), ...inFlight]).size }))
+    }
 
     /** One hold as one statement; like a batch of holds it does not wait for the WAL flush (docs/decisions.md). */
     const holdNow = (orgId: string, id: string, amountMicros: bigint, expiresAt: Date) =>
@@ -260,20 +362,3 @@ export const ReceiptSealerPg = Layer.effect(
     })
   })
 )
-
-/** The batch document as relay_settle reads it (bigints as decimal strings). */
-const toJson = (batch: SettleBatch) => ({
-  org_id: batch.orgId,
-  low_balance_default_micros: batch.lowBalanceDefault.toString(),
-  debit_micros: batch.debit.toString(),
-  heads: batch.heads,
-  receipts_v2: batch.receiptsV2,
-  receipts_v1: batch.receiptsV1,
-  receipts_failed: batch.receiptsFailed,
-  transparency: batch.transparency,
-  usage: batch.usage,
-  ledger: batch.ledger,
-  outbox: batch.outbox,
-  holds: batch.holds,
-  hold_requests: batch.holdRequests
-})

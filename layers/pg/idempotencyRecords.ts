@@ -42,6 +42,13 @@ export const STORED_RECORDSET = `x(scope text, idempotency_key text, body_hash t
   streamed boolean, created_at timestamptz, expires_at timestamptz)`
 
 /**
+ * The same with the index of the settlement batch it belongs to first (`batch`): the sealing actor writes several
+ * tenants' batches in one statement and stores a response only when its own batch was written.
+ */
+export const STORED_RECORDSET_IN_BATCH = `x(batch integer, scope text, idempotency_key text, body_hash text, status integer, headers jsonb,
+  body_base64 text, streamed boolean, created_at timestamptz, expires_at timestamptz)`
+
+/**
  * An expired record with the same key is replaced: after 24 h the key is fresh. One writer per key at a time (it
  * holds the key's slot), so one statement never holds the same key twice.
  */

@@ -14,20 +14,11 @@ export interface ChainHead {
 }
 
 /**
- * One organisation's batch for `relay_settle` (migrations/0010_settle_batch.ts): the rows to insert, the chain heads
- * it expects and moves, the holds it releases and the wallet debit.
+ * One organisation's batch for `relay_settle` (migrations/0010_settle_batch.ts): the rows to insert, the holds it
+ * releases and the wallet debit (the chain heads it expects and moves are kept by layers/pg/tenantBatch.ts).
  */
 export interface SettleBatch {
   readonly orgId: string
-  readonly heads: Array<{
-    chain_id: string
-    org_id: string
-    kind: "v2" | "v1" | "failed"
-    expect_seq: string
-    expect_hash: string
-    new_seq: string
-    new_hash: string
-  }>
   readonly receiptsV2: Array<{ jti: string; org_id: string; chain_id: string; seq: string; envelope: unknown }>
   readonly receiptsV1: Array<
     { jti: string; org_id: string; account_id: string; chain_id: string; seq: string; model: string; capability: string; envelope: unknown }
@@ -51,7 +42,6 @@ export interface SettleBatch {
 
 export const emptyBatch = (orgId: string): SettleBatch => ({
   orgId,
-  heads: [],
   receiptsV2: [],
   receiptsV1: [],
   receiptsFailed: [],

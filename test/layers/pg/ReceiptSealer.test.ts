@@ -133,10 +133,11 @@ describe("ReceiptSealer.seal", () => {
         dispose: () => runtime.dispose()
       }
     } else {
-      // PGlite is single-process: a second, independent sealer layer (own serialiser) over the same SqlClient.
+      // PGlite is single-process: a second, independent sealer layer (own serialiser; fresh, or the runtime's memo map
+      // hands back the first one) over the same SqlClient.
       const scope = await gw.runtime.runPromise(Effect.gen(function*() {
         const context = yield* Effect.context<SqlClient.SqlClient | ReceiptKeys | Outbox | AppConfig>()
-        const built = yield* Layer.buildWithScope(ReceiptSealerPg.pipe(Layer.provide(Layer.succeedContext(context))), yield* Effect.scope)
+        const built = yield* Layer.buildWithScope(Layer.fresh(ReceiptSealerPg).pipe(Layer.provide(Layer.succeedContext(context))), yield* Effect.scope)
         return Context.get(built, ReceiptSealer)
       }).pipe(Effect.scoped) as Effect.Effect<ReceiptSealer["Service"], never, any>)
       second = { seal: () => gw.runtime.runPromise(scope.seal(sealInput(orgId))), dispose: async () => {} }

@@ -21,6 +21,7 @@ import { engineHeaderValue, type AttestationRoute, type EngineIdentity } from ".
 import { MAX_REQUEST_BODY_BYTES } from "../http/bodyLimit.ts"
 import { anthropicErrorBody, anthropicErrorText } from "./anthropicError.ts"
 import { catalogueModelList } from "./catalogueModels.ts"
+import { undiciGatewayFetch } from "./gatewayFetch.ts"
 import { consoleLog, type ProxyLog } from "./proxyLog.ts"
 import type { RequestTokeniser } from "./RequestTokeniser.ts"
 
@@ -189,7 +190,9 @@ const checkLocalCaller = (req: IncomingMessage, boundHost: string): void => {
 }
 
 export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: string) => {
-  const gatewayFetch = deps.fetch ?? fetch
+  // Without a fetch of the caller's, the proxy's own keep-alive pool to the gateway (closed with the server).
+  const ownFetch = deps.fetch === undefined ? undiciGatewayFetch() : undefined
+  const gatewayFetch = deps.fetch ?? ownFetch!.fetch
   const timeoutMs = deps.gatewayTimeoutMs ?? 300_000
   const tokeniseTimeoutMs = deps.tokeniseTimeoutMs ?? DEFAULT_TOKENISE_TIMEOUT_MS
   const maxBodyBytes = deps.maxBodyBytes ?? MAX_REQUEST_BODY_BYTES
@@ -390,7 +393,7 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
       })
     })
 
-  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const started = performance.now()
     const path = pathOf(req.url)
     const relayTarget = Object.hasOwn(RELAY_ROUTES, path) ? RELAY_ROUTES[path] : undefined
@@ -423,6 +426,11 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
       sendError(res, answer, relayTarget?.route === "messages")
     }
   }
+  /** Closes the proxy's own connections to the gateway (none when the caller gave its fetch). */
+  const close = async (): Promise<void> => {
+    await ownFetch?.close()
+  }
+  return Object.assign(handle, { close })
 }
 
 /**
@@ -434,6 +442,7 @@ export const listenProxyServer = (deps: ProxyDependencies, host: string, port: n
     const handler = createProxyRequestHandler(deps, host)
     const server: Server = createServer((req, res) => void handler(req, res))
     server.once("error", (error: NodeJS.ErrnoException) => {
+      void handler.close()
       if (error.code === "EADDRINUSE") {
         reject(
           new ProxyStartError(
@@ -455,7 +464,7 @@ export const listenProxyServer = (deps: ProxyDependencies, host: string, port: n
         port: address.port,
         close: () =>
           new Promise<void>((done) => {
-            server.close(() => done())
+            server.close(() => void handler.close().finally(() => done()))
             server.closeAllConnections()
           })
       })

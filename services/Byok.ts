@@ -16,8 +16,11 @@ export interface ByokCredentialInfo {
  * "none") for BYOK_CACHE_TTL_MS; `put`/`remove` invalidate this node's entry at once, other nodes within the TTL.
  */
 export class Byok extends Context.Service<Byok, {
-  /** Stores (or replaces) the organisation's key for a catalogue provider. The caller validated both. */
-  readonly put: (orgId: string, provider: string, apiKey: string) => Effect.Effect<ByokCredentialInfo>
+  /**
+   * Stores (or replaces) the organisation's key for a catalogue provider. The caller validated both. `shown` is what
+   * `last4` shows (default: the key's last four characters; an AWS key pair shows its access key id's).
+   */
+  readonly put: (orgId: string, provider: string, apiKey: string, shown?: string) => Effect.Effect<ByokCredentialInfo>
   readonly list: (orgId: string) => Effect.Effect<ReadonlyArray<ByokCredentialInfo>>
   /** False when there was no credential for this provider. */
   readonly remove: (orgId: string, provider: string) => Effect.Effect<boolean>

@@ -14,6 +14,11 @@ export interface RouteTarget {
   /** The URL of a streamed call: `url` unless the endpoint streams elsewhere (Gemini's `streamGenerateContent`). */
   readonly streamUrl: string
   readonly authHeaders: Readonly<Record<string, string>>
+  /**
+   * For a provider whose requests are signed (Amazon Bedrock with an AWS key pair): the headers to add to one request,
+   * computed from its URL, the headers about to be sent and the exact body, right before it goes out.
+   */
+  readonly sign?: (request: { readonly url: string; readonly headers: Readonly<Record<string, string>>; readonly body: Uint8Array }) => Promise<Record<string, string>>
   readonly keyMode: "pooled" | "byok"
   readonly timeoutMs: number
   /** Set when the content-blind router ran (docs/routing.md): sealed into the receipts, echoed as a header. */

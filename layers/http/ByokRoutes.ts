@@ -4,6 +4,7 @@ import { Byok, type ByokCredentialInfo } from "../../services/Byok.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
 import { invalid, rejectUnknownFields } from "../../src/http/validate.ts"
 import { getProvider } from "../../src/providers/catalogue.ts"
+import { AWS_REGION, type AwsCredentials, serialiseAwsCredentials } from "../../src/providers/bedrock/credentials.ts"
 import { requirePortal } from "./auth.ts"
 import { readDocumentedBody } from "./body.ts"
 import { apiRoute } from "./api/apiRoutes.ts"
@@ -50,6 +51,26 @@ const validateApiKey = (value: unknown): string | ApiError => {
   return key
 }
 
+const BEDROCK = "aws-bedrock"
+const AWS_FIELDS = ["aws_access_key_id", "aws_secret_access_key", "aws_session_token", "region"]
+const VISIBLE = /^[\x21-\x7e]+$/
+
+/** An AWS key pair for Bedrock: each part is checked for shape only (AWS alone can say whether it works). */
+const validateAwsCredentials = (body: Record<string, unknown>): AwsCredentials | ApiError => {
+  const { aws_access_key_id: id, aws_secret_access_key: secret, aws_session_token: token, region } = body
+  if (typeof id !== "string" || !/^[A-Z0-9]{16,128}$/.test(id)) {
+    return invalid("aws_access_key_id", `"aws_access_key_id" must be 16 to 128 upper-case letters and digits.`)
+  }
+  if (typeof secret !== "string" || secret.length < 16 || secret.length > 128 || !VISIBLE.test(secret)) {
+    return invalid("aws_secret_access_key", `"aws_secret_access_key" must be 16 to 128 visible ASCII characters.`)
+  }
+  if (token !== undefined && (typeof token !== "string" || token.length < 16 || token.length > MAX_BYOK_KEY_LENGTH || !VISIBLE.test(token))) {
+    return invalid("aws_session_token", `"aws_session_token" must be 16 to ${MAX_BYOK_KEY_LENGTH} visible ASCII characters.`)
+  }
+  if (typeof region !== "string" || !AWS_REGION.test(region)) return invalid("region", `"region" must be an AWS region name such as "us-east-1".`)
+  return { accessKeyId: id, secretAccessKey: secret, ...(typeof token === "string" ? { sessionToken: token } : {}), region }
+}
+
 const view = (c: ByokCredentialInfo) => ({ provider: c.provider, last4: c.last4, created_at: c.createdAt.toISOString() })
 const noStore = { "cache-control": "no-store" }
 
@@ -61,6 +82,15 @@ export const ByokRoutes = HttpRouter.use(Effect.fn(function*(router) {
     const principal = yield* requirePortal(WRITE)
     const provider = yield* providerParam
     const body = yield* readDocumentedBody(apiRoute("PUT", "/api/v1/byok/:provider"))
+    // Amazon Bedrock also takes an AWS key pair and region (requests are then SigV4-signed) instead of an API key.
+    if (provider === BEDROCK && body.api_key === undefined && AWS_FIELDS.some((f) => body[f] !== undefined)) {
+      const unknown = rejectUnknownFields(body, AWS_FIELDS)
+      if (unknown) return yield* unknown
+      const aws = validateAwsCredentials(body)
+      if (aws instanceof ApiError) return yield* aws
+      const stored = yield* byok.put(principal.orgId, provider, serialiseAwsCredentials(aws), aws.accessKeyId)
+      return HttpServerResponse.jsonUnsafe(view(stored), { headers: noStore })
+    }
     const unknownField = rejectUnknownFields(body, ["api_key"])
     if (unknownField) return yield* unknownField
     const apiKey = validateApiKey(body.api_key)

@@ -58,11 +58,11 @@ export const ByokPg = Layer.effect(
       })
 
     return Byok.of({
-      put: (orgId, provider, apiKey) =>
+      put: (orgId, provider, apiKey, shown = apiKey.slice(-4)) =>
         Effect.gen(function*() {
           const ciphertext = yield* encryption.seal(apiKey, byokContext(orgId, provider))
           const rows = yield* sql<Row>`
-            INSERT INTO byok_credentials ${sql.insert({ org_id: orgId, provider, ciphertext, last4: apiKey.slice(-4) })}
+            INSERT INTO byok_credentials ${sql.insert({ org_id: orgId, provider, ciphertext, last4: shown.slice(-4) })}
             ON CONFLICT (org_id, provider) DO UPDATE
               SET ciphertext = EXCLUDED.ciphertext, last4 = EXCLUDED.last4, created_at = now()
             RETURNING provider, last4, created_at`.pipe(Effect.orDie)

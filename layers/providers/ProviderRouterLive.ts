@@ -18,6 +18,8 @@ import {
 } from "../../src/providers/catalogue.ts"
 import { providerEnvStem, providerKeyFileEnv } from "../../src/providers/env.ts"
 import { upstreamAuthHeaders, upstreamUrl } from "../../src/providers/upstream.ts"
+import { bedrockRuntimeOrigin, parseBedrockCredential } from "../../src/providers/bedrock/credentials.ts"
+import { bedrockRequestSigner } from "../../src/providers/bedrock/sigv4.ts"
 import { decideRoute, type RoutingCandidate } from "../../src/routing/costRouter.ts"
 import { parseRoutingStrategy, ROUTING_HEADER } from "../../src/routing/strategy.ts"
 
@@ -66,19 +68,25 @@ export const ProviderRouterLive = Layer.effect(
       // Chat and messages may be served by the other format's endpoint (the relay translates the body).
       const upstreamCapability = upstreamCapabilityFor(lookup, capability)
       if (upstreamCapability === undefined) return undefined
-      const url = upstreamUrl(provider, upstreamCapability, config.env, { modelId: model.id })
       // The organisation's own key wins: it chose to pay the provider itself (5% markup instead of 15%).
       const own = credentials.get(provider.slug)
       const key = own ?? pooledKeys.get(provider.slug)
-      if (url === undefined || key === undefined) return undefined
       const endpoint = provider.endpoints[upstreamCapability]!
+      // An AWS key pair names its region, whose origin serves the call (PROVIDER_AWS_BEDROCK_BASE_URL still wins);
+      // each request is then signed as it goes out instead of carrying the key.
+      const aws = endpoint.auth === "sigv4" && key !== undefined ? parseBedrockCredential(key) : undefined
+      const origin = aws?.kind === "sigv4" ? { ...provider, baseUrl: bedrockRuntimeOrigin(aws.aws.region) } : provider
+      const url = upstreamUrl(origin, upstreamCapability, config.env, { modelId: model.id })
+      if (url === undefined || key === undefined) return undefined
       return {
         provider,
         model,
         endpoint,
         url,
-        streamUrl: upstreamUrl(provider, upstreamCapability, config.env, { modelId: model.id, stream: true }) ?? url,
-        authHeaders: upstreamAuthHeaders(endpoint, key),
+        streamUrl: upstreamUrl(origin, upstreamCapability, config.env, { modelId: model.id, stream: true }) ?? url,
+        ...(aws?.kind === "sigv4"
+          ? { authHeaders: endpoint.headers, sign: bedrockRequestSigner(aws.aws) }
+          : { authHeaders: upstreamAuthHeaders(endpoint, aws?.kind === "api-key" ? aws.apiKey : key) }),
         keyMode: own === undefined ? "pooled" : "byok",
         timeoutMs: timeoutOf(provider.slug, provider.timeoutMs)
       }

@@ -29,6 +29,7 @@ import { type IdempotentCall, IdempotentCallRef } from "../http/idempotent.ts"
 import { postUpstream, type UpstreamResponse } from "./UpstreamClient.ts"
 import { allAttemptsFailed, fallbackDecision, isRetryableStatus, orderByHealth, type UpstreamAttempt } from "./fallback.ts"
 import { type PreparedRequest, prepareRequest } from "./preparedRequest.ts"
+import { awsErrorType, signedHeaders } from "./signedRequest.ts"
 import type { ProviderHealth } from "./providerHealth.ts"
 import { RoutingPolicies } from "../../services/RoutingPolicies.ts"
 
@@ -66,7 +67,7 @@ const upstreamError = async (target: RouteTarget, res: UpstreamResponse) => {
   let providerType: string | undefined
   try {
     const json = JSON.parse((await readAll(res.body)).toString("utf8"))
-    const t = json?.error?.type ?? json?.error?.code ?? json?.type
+    const t = json?.error?.type ?? json?.error?.code ?? json?.type ?? awsErrorType(res.headers["x-amzn-errortype"])
     if (typeof t === "string" && t.length <= 64) providerType = t
   } catch {
     // an unreadable error body is still an upstream error
@@ -183,7 +184,7 @@ export const relayCall = (route: AttestationRoute, principal: GatewayPrincipal, 
       const headers: Record<string, string> = {
         ...t.authHeaders,
         "content-type": "application/json",
-        accept: shape.stream ? "text/event-stream" : "application/json",
+        accept: shape.stream ? t.endpoint.streamAccept ?? "text/event-stream" : "application/json",
         "x-request-id": ctx.requestId,
         traceparent: formatTraceparent(ctx.traceId, ctx.spanId, ctx.sampled)
       }
@@ -206,7 +207,7 @@ export const relayCall = (route: AttestationRoute, principal: GatewayPrincipal, 
         const sent = yield* Effect.result(postUpstream({
           provider: t.provider.slug,
           url: prepared.url,
-          headers: headersFor(t),
+          headers: t.sign === undefined ? headersFor(t) : yield* signedHeaders(t.sign, prepared, headersFor(t)),
           body: prepared.body,
           timeoutMs: t.timeoutMs
         }).pipe(Effect.withSpan("relay.upstream.headers", { attributes: { provider: t.provider.slug, model: t.model.id } })))
@@ -264,7 +265,7 @@ export const relayCall = (route: AttestationRoute, principal: GatewayPrincipal, 
     if (target_.routingDecision !== undefined) responseHeaders[ROUTING_DECISION_HEADER] = JSON.stringify(target_.routingDecision)
     const idempotent = yield* IdempotentCallRef
     return shape.stream
-      ? streamedResponse(base, upstream, settlement, responseHeaders, bodyBytes.byteLength, idempotent, translation?.stream(clientBody))
+      ? streamedResponse(base, upstream, settlement, responseHeaders, bodyBytes.byteLength, idempotent, translation?.stream(clientBody, upstream.headers))
       : yield* bufferedResponse(
         base,
         upstream,
@@ -345,7 +346,7 @@ const bufferedResponse = (
     let clientAnswer: Uint8Array = body
     if (translation !== undefined) {
       try {
-        clientAnswer = Buffer.from(JSON.stringify(translation.response(parsed)))
+        clientAnswer = Buffer.from(JSON.stringify(translation.response(parsed, upstream.headers)))
       } catch (e) {
         if (!(e instanceof MalformedUpstream)) throw e
         yield* settlement.release(base.hold)
@@ -385,7 +386,7 @@ const bufferedResponse = (
     // With an Idempotency-Key, a 2xx answer is stored by the settlement itself (same statement as the debit).
     const record = idempotent !== undefined && upstream.status >= 200 && upstream.status < 300 ? { ...idempotent, render } : undefined
     const settled = yield* settlement.settle({
-      ...meteredCall(base, translation?.usage?.(parsed) ?? usageFromJson(parsed), { request: requestBytes, response: body.byteLength }, false, hashUpstreamResponse),
+      ...meteredCall(base, translation?.usage?.(parsed, upstream.headers) ?? usageFromJson(parsed), { request: requestBytes, response: body.byteLength }, false, hashUpstreamResponse),
       response: record
     }).pipe(
       Effect.withSpan("relay.settle"),

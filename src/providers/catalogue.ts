@@ -13,7 +13,7 @@
  * explicitly.
  */
 import type { Capability, ModelEntry, ProviderEntry } from "./provider.ts"
-import { anthropicEndpoint, openaiEndpoint } from "./upstream.ts"
+import { anthropicEndpoint, bedrockConverseEndpoint, openaiEndpoint } from "./upstream.ts"
 
 export type { AuthScheme, Capability, ModelEntry, ProviderEntry, UpstreamEndpoint, Wire } from "./provider.ts"
 export { CAPABILITIES } from "./provider.ts"
@@ -237,17 +237,27 @@ export const UPSTREAM_PROVIDERS: ReadonlyArray<ProviderEntry> = [
     displayName: "Amazon Bedrock",
     baseUrl: "https://bedrock-runtime.us-west-2.amazonaws.com",
     baseUrlNeedsOverride: false,
-    wire: "openai",
-    auth: "bearer",
+    wire: "bedrock-converse",
+    auth: "sigv4",
     pooled: false,
     byok: true,
     timeoutMs: 120_000,
-    endpoints: { chat: openaiEndpoint("/openai/v1/chat/completions") },
-    models: [chat("openai.gpt-oss-120b-1:0", "0.15", "0.60"), chat("openai.gpt-oss-20b-1:0", "0.07", "0.30")],
+    // Both conversation routes are translated to Converse (the chat endpoint serves messages through translation).
+    endpoints: { chat: bedrockConverseEndpoint() },
+    models: [
+      chat("anthropic.claude-3-5-haiku-20241022-v1:0", "0.80", "4.00"),
+      chat("amazon.nova-pro-v1:0", "0.80", "3.20"),
+      chat("amazon.nova-lite-v1:0", "0.06", "0.24"),
+      chat("amazon.nova-micro-v1:0", "0.035", "0.14"),
+      chat("meta.llama3-3-70b-instruct-v1:0", "0.72", "0.72"),
+      chat("openai.gpt-oss-120b-1:0", "0.15", "0.60"),
+      chat("openai.gpt-oss-20b-1:0", "0.07", "0.30")
+    ],
     notes:
-      "Bedrock's OpenAI Chat Completions endpoint with a Bedrock API key as Bearer token (no SigV4 signing in the " +
-      "gateway). That endpoint serves the gpt-oss models only; other Bedrock models need the Converse API, which " +
-      "the gateway does not speak. Region is part of the origin: set PROVIDER_AWS_BEDROCK_BASE_URL for another region."
+      "Bedrock's native Converse API (POST /model/{modelId}/converse, ConverseStream's AWS event stream for streamed " +
+      "calls), requests signed with SigV4 from the organisation's AWS key pair and region (origin " +
+      "bedrock-runtime.<region>.amazonaws.com), or a Bedrock API key as Bearer token (origin us-west-2 unless " +
+      "PROVIDER_AWS_BEDROCK_BASE_URL is set)."
   },
   {
     slug: "cohere",

@@ -16,13 +16,14 @@ export type ClientWire = "openai" | "anthropic"
  * only ever speaks upstream: a call to such an endpoint is always translated from the client's format
  * (src/relay/translate/translation.ts has one translator per client format and upstream format).
  */
-export type Wire = ClientWire
+export type Wire = ClientWire | "bedrock-converse"
 
 /**
  * How the provider key travels: `Authorization: Bearer <key>`, Anthropic's `x-api-key: <key>` or Google's
- * `x-goog-api-key: <key>`.
+ * `x-goog-api-key: <key>`; `sigv4`: each request is signed with an AWS key pair (Amazon Bedrock), or, for a Bedrock
+ * API key, `Authorization: Bearer <key>`.
  */
-export type AuthScheme = "bearer" | "x-api-key" | "x-goog-api-key"
+export type AuthScheme = "bearer" | "x-api-key" | "x-goog-api-key" | "sigv4"
 
 /** Where and how to call the provider for one route. */
 export interface UpstreamEndpoint {
@@ -34,6 +35,8 @@ export interface UpstreamEndpoint {
   readonly path: string
   /** The path of a streamed call when it differs from `path` (same `{model}` rule; may carry a query string). */
   readonly streamPath?: string
+  /** The `accept` of a streamed call when the stream is not SSE (Bedrock: `application/vnd.amazon.eventstream`). */
+  readonly streamAccept?: string
   readonly auth: AuthScheme
   /** Fixed headers this endpoint requires on every call (e.g. `anthropic-version`). */
   readonly headers: Readonly<Record<string, string>>

@@ -45,7 +45,9 @@ export const upstreamUrl = (
 const AUTH_HEADERS: Readonly<Record<AuthScheme, string>> = {
   bearer: "authorization",
   "x-api-key": "x-api-key",
-  "x-goog-api-key": "x-goog-api-key"
+  "x-goog-api-key": "x-goog-api-key",
+  // A SigV4 signature travels in Authorization too (added per request by the relay, src/providers/bedrock/sigv4.ts).
+  sigv4: "authorization"
 }
 
 /** Header carrying the key for an auth scheme (lower-case, as Node's fetch/http normalise them). */
@@ -54,5 +56,15 @@ export const authHeaderName = (auth: AuthScheme): string => AUTH_HEADERS[auth]
 /** Headers to add to an upstream call: the key in the endpoint's scheme plus its fixed headers. */
 export const upstreamAuthHeaders = (endpoint: UpstreamEndpoint, apiKey: string): Record<string, string> => ({
   ...endpoint.headers,
-  [authHeaderName(endpoint.auth)]: endpoint.auth === "bearer" ? `Bearer ${apiKey}` : apiKey
+  [authHeaderName(endpoint.auth)]: endpoint.auth === "bearer" || endpoint.auth === "sigv4" ? `Bearer ${apiKey}` : apiKey
+})
+
+/** Amazon Bedrock's Converse API: the model in the path, ConverseStream for streamed calls, requests SigV4-signed. */
+export const bedrockConverseEndpoint = (): UpstreamEndpoint => ({
+  wire: "bedrock-converse",
+  path: "/model/{model}/converse",
+  streamPath: "/model/{model}/converse-stream",
+  streamAccept: "application/vnd.amazon.eventstream",
+  auth: "sigv4",
+  headers: {}
 })

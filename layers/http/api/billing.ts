@@ -106,7 +106,15 @@ export const billingRoutes = [
   route({
     method: "PUT", path: "/api/v1/byok/:provider", operationId: "putByokKey", tag: "Billing", summary: "Store the organisation's own key for a provider (BYOK)",
     auth: { kind: "portal", abilities: ["ability:byok.write"] }, pathParameters: { provider: "A provider slug of the catalogue." },
-    requestBody: Schema.Struct({ api_key: Schema.String.annotate({ description: "8 to 4096 visible ASCII characters; surrounding whitespace is removed." }) }),
+    requestBody: Schema.Struct({
+      api_key: Schema.optionalKey(Schema.String.annotate({
+        description: "The provider key: 8 to 4096 visible ASCII characters; surrounding whitespace is removed. Required, except for aws-bedrock given an AWS key pair instead."
+      })),
+      aws_access_key_id: Schema.optionalKey(Schema.String.annotate({ description: "aws-bedrock only, instead of api_key: the access key id (16 to 128 upper-case letters and digits)." })),
+      aws_secret_access_key: Schema.optionalKey(Schema.String.annotate({ description: "aws-bedrock only: the secret access key (16 to 128 visible ASCII characters)." })),
+      aws_session_token: Schema.optionalKey(Schema.String.annotate({ description: "aws-bedrock only, optional: an STS session token of temporary credentials (up to 4096 visible ASCII characters)." })),
+      region: Schema.optionalKey(Schema.String.annotate({ description: "aws-bedrock only: the AWS region to call (e.g. us-east-1).", examples: ["us-east-1"] }))
+    }),
     responses: [{ status: 200, description: "Stored (encrypted); only the last 4 characters are shown.", body: Schema.Struct({ provider: Schema.String, last4: Schema.String, created_at: Instant }), headers: ["Cache-Control"] }],
     errors: ["not_found"]
   }),

@@ -9,15 +9,21 @@
  */
 import type { AttestationRoute } from "../../../sdks/typescript/src/wire/attestation/v3.ts"
 import type { ClientWire, Wire } from "../../providers/provider.ts"
-import type { UpstreamUsage } from "../usage.ts"
+import { type UpstreamUsage, usageFromJson } from "../usage.ts"
 import { anthropicRequestToOpenai } from "./anthropicRequestToOpenai.ts"
 import { anthropicStreamToOpenai } from "./anthropicStreamToOpenai.ts"
 import { openaiRequestToAnthropic } from "./openaiRequestToAnthropic.ts"
 import { openaiStreamToAnthropic } from "./openaiStreamToAnthropic.ts"
 import { anthropicResponseToOpenai, openaiResponseToAnthropic } from "./responses.ts"
 import type { StreamTranslator } from "./streamTranslator.ts"
+import { anthropicRequestToConverse } from "./converse/anthropicRequestToConverse.ts"
+import { converseResponseToAnthropic } from "./converse/converseResponseToAnthropic.ts"
+import { converseAnswerId, converseResponseToClient, converseStreamToClient, openaiRequestToConverse } from "./converse/converseTranslation.ts"
 
 type Json = Record<string, unknown>
+
+/** The upstream answer's HTTP headers (some formats name the answer only there: Bedrock's `x-amzn-requestid`). */
+export type UpstreamHeaders = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
 
 export interface Translation {
   /** The client's format (the route's). */
@@ -27,14 +33,14 @@ export interface Translation {
   /** The body to send upstream. Throws `UntranslatableField`. */
   readonly request: (body: Json) => Json
   /** A whole answer in the client's format. Throws `MalformedUpstream`. */
-  readonly response: (answer: unknown) => Json
+  readonly response: (answer: unknown, headers?: UpstreamHeaders) => Json
   /** The stream rewriter for a call with this client body (an OpenAI client asks for a usage chunk or not). */
-  readonly stream: (clientBody: Json) => StreamTranslator
+  readonly stream: (clientBody: Json, headers?: UpstreamHeaders) => StreamTranslator
   /**
    * What to meter from a whole upstream answer, for an upstream format src/relay/usage.ts does not read (it knows
    * OpenAI and Anthropic bodies). Absent: the relay reads the upstream answer itself.
    */
-  readonly usage?: (answer: unknown) => UpstreamUsage
+  readonly usage?: (answer: unknown, headers?: UpstreamHeaders) => UpstreamUsage
 }
 
 /** What a translator needs to know about the upstream call. */
@@ -78,10 +84,24 @@ const anthropicToOpenai = (upstream: UpstreamCall): Translation => ({
   stream: () => openaiStreamToAnthropic()
 })
 
+/** Bedrock's Converse API, from either client format (src/relay/translate/converse/). */
+const toConverse = (from: ClientWire) => (upstream: UpstreamCall): Translation => {
+  const meta = (headers: UpstreamHeaders | undefined) => ({ id: converseAnswerId(headers), model: upstream.model })
+  return {
+    from,
+    to: "bedrock-converse",
+    request: (body) => from === "openai" ? openaiRequestToConverse(body, upstream.model) : anthropicRequestToConverse(body),
+    response: (answer, headers) => converseResponseToClient(from, answer, meta(headers), nowSeconds()),
+    stream: (clientBody, headers) =>
+      converseStreamToClient(from, meta(headers), { includeUsage: wantsUsageChunk(clientBody), nowSeconds: nowSeconds() }),
+    usage: (answer, headers) => usageFromJson(converseResponseToAnthropic(answer, meta(headers)))
+  }
+}
+
 /** Every (client format -> other upstream format) translator. */
 const TRANSLATIONS: { readonly [F in ClientWire]: { readonly [T in Exclude<Wire, F>]: (upstream: UpstreamCall) => Translation } } = {
-  openai: { anthropic: openaiToAnthropic },
-  anthropic: { openai: anthropicToOpenai }
+  openai: { anthropic: openaiToAnthropic, "bedrock-converse": toConverse("openai") },
+  anthropic: { openai: anthropicToOpenai, "bedrock-converse": toConverse("anthropic") }
 }
 
 export const translationFor = (route: AttestationRoute, upstream: UpstreamCall): Translation | undefined => {

@@ -116,13 +116,15 @@ describe("provider catalogue", () => {
     for (const provider of PROVIDERS) expect(provider.timeoutMs).toBeGreaterThan(0)
   })
 
-  it("authenticates Anthropic-format endpoints with x-api-key and anthropic-version, OpenAI-format ones with Bearer", () => {
+  it("authenticates Anthropic-format endpoints with x-api-key and anthropic-version, Bedrock Converse with SigV4, OpenAI-format ones with Bearer", () => {
     for (const provider of PROVIDERS) {
       for (const endpoint of Object.values(provider.endpoints)) {
         expect(endpoint.path.startsWith("/"), provider.slug).toBe(true)
         if (endpoint.wire === "anthropic") {
           expect(endpoint.auth).toBe("x-api-key")
           expect(endpoint.headers["anthropic-version"]).toBe("2023-06-01")
+        } else if (endpoint.wire === "bedrock-converse") {
+          expect(endpoint).toMatchObject({ auth: "sigv4", path: "/model/{model}/converse", streamPath: "/model/{model}/converse-stream" })
         } else {
           expect(endpoint.auth).toBe("bearer")
         }

@@ -25,7 +25,11 @@ export interface ConverseStreamToAnthropic {
   push(message: EventStreamMessage): string
   /** True once `metadata` (the last event of a whole answer) arrived and message_stop was written. */
   complete(): boolean
-  /** What the gateway meters: Converse's own token counts (from the closing `metadata` event). */
+  /**
+   * What the gateway meters: Converse's own token counts (from the closing `metadata` event). A stream that ended
+   * before it has no counts: its output is estimated from what the client was given (4 characters a token, the
+   * relay's rule), never from the event-stream bytes, whose framing and padding the client never saw.
+   */
   usage(): UpstreamUsage
 }
 
@@ -38,6 +42,8 @@ export const converseStreamToAnthropic = (meta: { readonly id: string; readonly 
   let open: number | undefined
   let next = 0
   const usage: UpstreamUsage = { responseId: meta.id, inputTokens: undefined, outputTokens: undefined }
+  /** Characters of text and tool input passed on to the client. */
+  let delivered = 0
 
   const start = () => {
     if (started) return ""
@@ -87,11 +93,13 @@ export const converseStreamToAnthropic = (meta: { readonly id: string; readonly 
         let out = start()
         if (typeof delta.text === "string") {
           if (blocks.get(index) === undefined || open !== blocks.get(index)) out += openBlock(index, { type: "text", text: "" })
+          delivered += delta.text.length
           return out + event("content_block_delta", { type: "content_block_delta", index: open, delta: { type: "text_delta", text: delta.text } })
         }
         if (delta.toolUse !== undefined) {
           if (open === undefined || open !== blocks.get(index)) throw new MalformedUpstream("toolUse delta outside a toolUse block")
           if (typeof delta.toolUse.input !== "string") throw new MalformedUpstream("toolUse delta without input")
+          delivered += delta.toolUse.input.length
           return out + event("content_block_delta", { type: "content_block_delta", index: open, delta: { type: "input_json_delta", partial_json: delta.toolUse.input } })
         }
         // reasoningContent, citations: nothing the client asked for in a form it can take
@@ -132,6 +140,6 @@ export const converseStreamToAnthropic = (meta: { readonly id: string; readonly 
       return onEvent(message.type, data as Json)
     },
     complete: () => done,
-    usage: () => usage
+    usage: () => done ? usage : { ...usage, outputTokens: Math.ceil(delivered / 4) }
   }
 }

@@ -7,8 +7,8 @@
 import { anthropicStreamToOpenai } from "../anthropicStreamToOpenai.ts"
 import { openaiRequestToAnthropic } from "../openaiRequestToAnthropic.ts"
 import { anthropicResponseToOpenai } from "../responses.ts"
-import { untranslatable } from "../translationError.ts"
-import type { UpstreamUsage } from "../../usage.ts"
+import type { StreamTranslator } from "../streamTranslator.ts"
+import { MalformedUpstream, untranslatable } from "../translationError.ts"
 import { anthropicRequestToConverse } from "./anthropicRequestToConverse.ts"
 import { converseResponseToAnthropic } from "./converseResponseToAnthropic.ts"
 import { converseStreamToAnthropic } from "./converseStreamToAnthropic.ts"
@@ -60,31 +60,36 @@ export const converseResponseToClient = (client: "openai" | "anthropic", answer:
   return client === "anthropic" ? message : anthropicResponseToOpenai(message, nowSeconds)
 }
 
-/** Upstream event-stream bytes in, the client's SSE text out; usage from Converse's closing metadata event. */
-export interface ConverseStreamTranslator {
-  push(chunk: Uint8Array): string
-  complete(): boolean
-  usage(): UpstreamUsage
-}
-
 export const converseStreamToClient = (
   client: "openai" | "anthropic",
   meta: { readonly id: string; readonly model: string },
   options: { readonly includeUsage: boolean; readonly nowSeconds: number }
-): ConverseStreamTranslator => {
+): Required<StreamTranslator> => {
   const frames = createEventStreamReader()
   const anthropic = converseStreamToAnthropic(meta)
   const openai = client === "openai" ? anthropicStreamToOpenai(options) : undefined
+  /** A bad frame after good ones in the same chunk: the good ones are handed over first, the failure next time. */
+  let failed: MalformedUpstream | undefined
   return {
-    push: (chunk) => {
+    // Upstream event-stream bytes in (the decoded text is of no use for a binary framing), the client's SSE out.
+    push: (_text, chunk) => {
+      if (chunk === undefined) throw new MalformedUpstream("an event stream needs its bytes")
+      if (failed !== undefined) throw failed
       let out = ""
-      for (const message of frames.push(chunk)) {
-        const text = anthropic.push(message)
-        out += openai === undefined ? text : openai.push(text)
+      try {
+        for (const message of frames.push(chunk)) {
+          const text = anthropic.push(message)
+          out += openai === undefined ? text : openai.push(text)
+        }
+      } catch (e) {
+        if (!(e instanceof MalformedUpstream) || out === "") throw e
+        // The stream is over either way: the next chunk, or its end, finds it incomplete (no trailer, partial).
+        failed = e
       }
       return out
     },
     complete: () => anthropic.complete() && (openai === undefined || openai.complete()),
+    // Converse's own counts, from its closing metadata event.
     usage: () => anthropic.usage()
   }
 }

@@ -36,8 +36,11 @@ const stringHeader = (headers: Record<string, { type: string; value: unknown }>,
 export const createEventStreamReader = () => {
   let buffer: Uint8Array = new Uint8Array(0)
   return {
-    /** Bytes in, whole messages out; throws `MalformedUpstream` on a frame that cannot be one. */
-    push(chunk: Uint8Array): Array<EventStreamMessage> {
+    /**
+     * Bytes in, whole messages out, one at a time (so the messages before a bad frame are still handed over);
+     * throws `MalformedUpstream` when the iteration reaches a frame that cannot be one.
+     */
+    *push(chunk: Uint8Array): Generator<EventStreamMessage> {
       if (buffer.byteLength === 0) buffer = chunk
       else {
         const joined = new Uint8Array(buffer.byteLength + chunk.byteLength)
@@ -45,7 +48,6 @@ export const createEventStreamReader = () => {
         joined.set(chunk, buffer.byteLength)
         buffer = joined
       }
-      const out: Array<EventStreamMessage> = []
       while (buffer.byteLength >= 4) {
         const length = new DataView(buffer.buffer, buffer.byteOffset, 4).getUint32(0, false)
         if (length < MIN_MESSAGE || length > MAX_EVENT_STREAM_MESSAGE) throw new MalformedUpstream("event stream frame length out of range")
@@ -64,9 +66,8 @@ export const createEventStreamReader = () => {
           : messageType === "exception"
           ? stringHeader(headers, ":exception-type")
           : stringHeader(headers, ":error-code")
-        out.push({ messageType, type: type ?? "", payload: message.body })
+        yield { messageType, type: type ?? "", payload: message.body }
       }
-      return out
     },
     /** Bytes of an unfinished frame (a stream that ends with some is cut). */
     pending: () => buffer.byteLength

@@ -183,7 +183,7 @@ const meta = { id: "msg_bdrk_s1", model: "amazon.nova-pro-v1:0" }
 const feed = (client: "openai" | "anthropic", bytes: Uint8Array, size: number) => {
   const t = converseStreamToClient(client, meta, { includeUsage: true, nowSeconds: 1_700_000_000 })
   let out = ""
-  for (let i = 0; i < bytes.length; i += size) out += t.push(bytes.subarray(i, i + size))
+  for (let i = 0; i < bytes.length; i += size) out += t.push("", bytes.subarray(i, i + size))
   return { out, complete: t.complete(), usage: t.usage() }
 }
 const dataFrames = (sse: string) => sse.split("\n\n").filter((f) => f.includes("data: {")).map((f) => JSON.parse(f.slice(f.indexOf("data: ") + 6)))
@@ -235,7 +235,10 @@ describe("converseStreamToClient", () => {
 
   it("is incomplete until the metadata event, which follows messageStop", () => {
     const withoutMetadata = Buffer.concat(STREAM_EVENTS.slice(0, -1).map(([t, p]) => encodeEvent(t, p)))
-    expect(feed("anthropic", withoutMetadata, 100).complete).toBe(false)
+    const cut = feed("anthropic", withoutMetadata, 100)
+    expect(cut.complete).toBe(false)
+    // Without Converse's counts, output is estimated from the 13 text and 9 tool-input characters the client was given.
+    expect(cut.usage).toEqual({ responseId: "msg_bdrk_s1", inputTokens: undefined, outputTokens: 6 })
     expect(feed("openai", withoutMetadata, 100).out).not.toContain("[DONE]")
   })
 
@@ -244,20 +247,33 @@ describe("converseStreamToClient", () => {
     const corrupt = Uint8Array.from(frame)
     corrupt[corrupt.length - 6] = corrupt[corrupt.length - 6]! ^ 0xff
     const t = converseStreamToClient("anthropic", meta, { includeUsage: false, nowSeconds: 0 })
-    t.push(encodeEvent("messageStart", { role: "assistant" }))
-    expect(() => t.push(corrupt)).toThrow(MalformedUpstream)
+    t.push("", encodeEvent("messageStart", { role: "assistant" }))
+    expect(() => t.push("", corrupt)).toThrow(MalformedUpstream)
 
-    expect(() => createEventStreamReader().push(Uint8Array.from([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]))).toThrow(MalformedUpstream)
-    expect(() => converseStreamToClient("openai", meta, { includeUsage: false, nowSeconds: 0 }).push(encodeException("throttlingException", "slow down"))).toThrow(MalformedUpstream)
-    expect(() => converseStreamToClient("anthropic", meta, { includeUsage: false, nowSeconds: 0 }).push(Buffer.concat([encodeEvent("messageStart", {}), encodeEvent("metadata", {})]))).toThrow(MalformedUpstream)
+    expect(() => [...createEventStreamReader().push(Uint8Array.from([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]))]).toThrow(MalformedUpstream)
+    expect(() => converseStreamToClient("openai", meta, { includeUsage: false, nowSeconds: 0 }).push("", encodeException("throttlingException", "slow down"))).toThrow(MalformedUpstream)
+    const early = converseStreamToClient("anthropic", meta, { includeUsage: false, nowSeconds: 0 })
+    early.push("", encodeEvent("messageStart", {}))
+    expect(() => early.push("", encodeEvent("metadata", {}))).toThrow(MalformedUpstream)
+  })
+
+  it("hands over the events before a bad frame arriving in the same chunk, then fails on the next push, never completing", () => {
+    const frame = encodeEvent("contentBlockDelta", { contentBlockIndex: 0, delta: { text: "x" } })
+    const corrupt = Uint8Array.from(frame)
+    corrupt[corrupt.length - 6] = corrupt[corrupt.length - 6]! ^ 0xff
+    const t = converseStreamToClient("anthropic", meta, { includeUsage: false, nowSeconds: 0 })
+    const out = t.push("", Buffer.concat([encodeEvent("messageStart", {}), frame, corrupt, frame]))
+    expect(dataFrames(out).filter((e) => e.type === "content_block_delta").map((e) => e.delta.text)).toEqual(["x"])
+    expect(t.complete()).toBe(false)
+    expect(() => t.push("", frame)).toThrow(MalformedUpstream)
   })
 
   it("keeps an unfinished frame until its last byte arrives", () => {
     const reader = createEventStreamReader()
     const frame = encodeEvent("messageStart", { role: "assistant" })
-    expect(reader.push(frame.subarray(0, 10))).toEqual([])
+    expect([...reader.push(frame.subarray(0, 10))]).toEqual([])
     expect(reader.pending()).toBe(10)
-    const [message] = reader.push(frame.subarray(10))
+    const [message] = [...reader.push(frame.subarray(10))]
     expect(message!.type).toBe("messageStart")
     expect(JSON.parse(Buffer.from(message!.payload).toString())).toEqual({ role: "assistant" })
     expect(reader.pending()).toBe(0)

@@ -1,6 +1,8 @@
 /**
  * Fake upstream LLM provider: a real HTTP server speaking the OpenAI chat-completions / embeddings /
- * models format and the Anthropic messages format, with deterministic bodies derived from the request.
+ * models format, the Anthropic messages format and Google Gemini's native generateContent /
+ * streamGenerateContent (`alt=sse` only, key required in `x-goog-api-key`), with deterministic bodies derived from
+ * the request.
  * Tests, benchmarks and the offline quickstart (`LOCAL_PROVIDER_URL`) relay to it.
  *
  * Plain `node:http` on purpose: the benchmark uses it as the "direct" baseline, so it must add as
@@ -9,7 +11,8 @@
  * Replies: the assistant text is always `Echo: <last user message text>` (text parts joined with "\n"),
  * so end-to-end tests can check that tokens survived the round trip. With `tools` in the request, the reply is a
  * call of the first tool with arguments `{"text": <last user message text>}` (OpenAI `tool_calls`, Anthropic
- * `tool_use`), unless the last turn is a tool result: then the text is `Echo: <the tool result's text>`. Usage: prompt/input tokens =
+ * `tool_use`, Gemini `functionCall`), unless the last turn is a tool result: then the text is
+ * `Echo: <the tool result's text>` (a Gemini functionResponse's `response.content`, or its JSON). Usage: prompt/input tokens =
  * ceil(request body bytes / 4); completion/output tokens = number of whitespace-separated words of
  * the reply. Both are exported (`fakeReplyText`, `fakePromptTokens`, `fakeCompletionTokens`) so
  * tests compute expectations instead of hard-coding them.
@@ -268,7 +271,12 @@ const planFromModel = (model: unknown): Plan => {
 // Response helpers
 // ---------------------------------------------------------------------------------------------
 
-type Dialect = "openai" | "anthropic" | "bedrock"
+type Dialect = "openai" | "anthropic" | "bedrock" | "gemini"
+
+/** Google's RPC status names for the HTTP statuses the fake injects (https://ai.google.dev/gemini-api/docs/troubleshooting). */
+const geminiStatus = (status: number): string =>
+  status === 429 ? "RESOURCE_EXHAUSTED" : status === 403 ? "PERMISSION_DENIED" : status === 404 ? "NOT_FOUND" :
+  status === 503 ? "UNAVAILABLE" : status === 504 ? "DEADLINE_EXCEEDED" : status >= 500 ? "INTERNAL" : "INVALID_ARGUMENT"
 
 const openAiErrorType = (status: number): string =>
   status === 429 ? "rate_limit_error" : status === 401 ? "authentication_error" : status >= 500 ? "server_error" :
@@ -283,6 +291,8 @@ const errorBody = (dialect: Dialect, status: number, message: string, code: stri
     ? { message }
     : dialect === "anthropic"
     ? { type: "error", error: { type: anthropicErrorType(status), message } }
+    : dialect === "gemini"
+    ? { error: { code: status, message, status: geminiStatus(status) } }
     : { error: { message, type: openAiErrorType(status), param: null, code } }
 
 const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
@@ -538,6 +548,80 @@ const embeddings = (ctx: Ctx): void => {
   sendJson(res, 200, out)
 }
 
+
+// Gemini's native format: `contents` of `parts`, the model in the path, `usageMetadata`, `finishReason`.
+
+type GeminiJson = Record<string, any>
+
+const geminiTexts = (parts: unknown): string[] =>
+  Array.isArray(parts) ? parts.filter((p) => typeof p?.text === "string").map((p) => p.text as string) : []
+
+/** What the fake answers in Gemini's format, by the same rules as the other formats. */
+const geminiTurn = (body: Record<string, unknown>): { text: string } | { tool: string; args: Record<string, unknown> } => {
+  const contents = Array.isArray(body.contents) ? (body.contents as GeminiJson[]) : []
+  const last = contents[contents.length - 1]
+  const results = Array.isArray(last?.parts) ? last.parts.filter((p: GeminiJson) => p?.functionResponse !== undefined) : []
+  if (results.length > 0) {
+    return {
+      text: fakeReplyText(results.map((p: GeminiJson) => {
+        const r = p.functionResponse.response
+        return typeof r?.content === "string" ? r.content : JSON.stringify(r)
+      }).join("\n"))
+    }
+  }
+  let userText = ""
+  for (let i = contents.length - 1; i >= 0; i--) {
+    if (contents[i]?.role === "user" && geminiTexts(contents[i]!.parts).length > 0) {
+      userText = geminiTexts(contents[i]!.parts).join("\n")
+      break
+    }
+  }
+  const tools = Array.isArray(body.tools) ? (body.tools as GeminiJson[]) : []
+  const tool = tools[0]?.functionDeclarations?.[0]?.name
+  if (typeof tool === "string") return { tool, args: { text: userText } }
+  return { text: fakeReplyText(userText) }
+}
+
+const GEMINI_ROUTE = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/
+
+const gemini = async (ctx: Ctx): Promise<void> => {
+  const { res, body } = ctx
+  const match = GEMINI_ROUTE.exec(ctx.path)!
+  const model = decodeURIComponent(match[1]!)
+  const stream = match[2] === "streamGenerateContent"
+  const turn = geminiTurn(body)
+  const reply = "text" in turn ? turn.text : JSON.stringify(turn.args)
+  const responseId = `gemini-fake-${ctx.seq}`
+  const promptTokenCount = fakePromptTokens(ctx.bodyBytes)
+  const candidatesTokenCount = fakeCompletionTokens(reply)
+  const usageMetadata = { promptTokenCount, candidatesTokenCount, totalTokenCount: promptTokenCount + candidatesTokenCount }
+  const answerPart = "text" in turn ? { text: turn.text } : { functionCall: { name: turn.tool, args: turn.args } }
+
+  if (!stream) {
+    const out = {
+      candidates: [{ content: { role: "model", parts: [answerPart] }, finishReason: "STOP", index: 0 }],
+      usageMetadata,
+      modelVersion: model,
+      responseId
+    }
+    if (ctx.outcome.kind === "cut-stream") return sendCutJson(res, out)
+    return sendJson(res, 200, out)
+  }
+
+  const sse = openSse(res, cutAfterOf(ctx.outcome), ctx.chunkDelayMs, ctx.timers, stallAfterOf(ctx.outcome))
+  // Gemini frames end with CRLF CRLF; every frame is a whole GenerateContentResponse with the usage so far.
+  const frame = (candidate: GeminiJson, usage: GeminiJson): string =>
+    `data: ${JSON.stringify({ candidates: [{ ...candidate, index: 0 }], usageMetadata: usage, modelVersion: model, responseId })}\r\n\r\n`
+  const pieces = "text" in turn ? ctx.pieces(turn.text) : []
+  for (const piece of pieces) {
+    if (!(await sse.frame(frame({ content: { role: "model", parts: [{ text: piece }] } }, { promptTokenCount, totalTokenCount: promptTokenCount })))) return
+  }
+  // The last frame carries the finish reason and the final usage (with a function call, the call itself).
+  const lastParts = "text" in turn ? [{ text: "" }] : [answerPart]
+  if (!(await sse.frame(frame({ content: { role: "model", parts: lastParts }, finishReason: "STOP" }, usageMetadata)))) return
+  sse.end()
+}
+
 const modelsList = (): unknown => ({
   object: "list",
   data: FAKE_PROVIDER_MODELS.map((id) => ({ id, object: "model", created: 1_700_000_000, owned_by: "fake-provider" }))
@@ -655,8 +739,22 @@ export const startFakeProvider = async (opts: FakeProviderOptions = {}): Promise
     const mySeq = ++seq
 
     const bedrock = bedrockRouteOf(path)
-    const route = bedrock === undefined ? POST_ROUTES[path] : { dialect: "bedrock" as const, handle: bedrockConverse }
+    const geminiMatch = GEMINI_ROUTE.exec(path)
+    const route = bedrock !== undefined
+      ? { dialect: "bedrock" as const, handle: bedrockConverse }
+      : geminiMatch !== null
+      ? { dialect: "gemini" as const, handle: gemini }
+      : POST_ROUTES[path]
     const isModels = path === "/v1/models"
+    if (geminiMatch !== null) {
+      // As Google answers: a key is required, and streamGenerateContent speaks SSE only when asked with alt=sse.
+      const key = headerString(req.headers["x-goog-api-key"])
+      if (key === undefined || key === "") return sendJson(res, 403, errorBody("gemini", 403, "Method doesn't allow unregistered callers.", null))
+      const alt = new URLSearchParams((req.url ?? "").split("?")[1] ?? "").get("alt")
+      if (geminiMatch[2] === "streamGenerateContent" && alt !== "sse") {
+        return sendJson(res, 400, errorBody("gemini", 400, "the fake provider streams only with alt=sse", null))
+      }
+    }
     if (route === undefined && !isModels) {
       return sendJson(res, 404, errorBody("openai", 404, `no route for ${method} ${path}`, "not_found"))
     }
@@ -685,7 +783,11 @@ export const startFakeProvider = async (opts: FakeProviderOptions = {}): Promise
     }
 
     const plan = combine(
-      [planFromHeaders(req.headers), planFromModel(bedrock?.modelId ?? json.model), planFromBehaviour(behaviour)],
+      [
+        planFromHeaders(req.headers),
+        planFromModel(bedrock?.modelId ?? (geminiMatch !== null ? decodeURIComponent(geminiMatch[1]!) : json.model)),
+        planFromBehaviour(behaviour)
+      ],
       baseDelayMs
     )
     await sleepUnlessClosed(plan.delayMs, res, timers)

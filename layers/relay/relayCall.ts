@@ -67,7 +67,8 @@ const upstreamError = async (target: RouteTarget, res: UpstreamResponse) => {
   let providerType: string | undefined
   try {
     const json = JSON.parse((await readAll(res.body)).toString("utf8"))
-    const t = json?.error?.type ?? json?.error?.code ?? json?.type ?? awsErrorType(res.headers["x-amzn-errortype"])
+    // OpenAI/Anthropic: error.type (or code); Gemini: error.status (its code is the HTTP status number); AWS: a header.
+    const t = json?.error?.type ?? json?.error?.status ?? json?.error?.code ?? json?.type ?? awsErrorType(res.headers["x-amzn-errortype"])
     if (typeof t === "string" && t.length <= 64) providerType = t
   } catch {
     // an unreadable error body is still an upstream error

@@ -13,7 +13,7 @@
  * explicitly.
  */
 import type { Capability, ModelEntry, ProviderEntry } from "./provider.ts"
-import { anthropicEndpoint, bedrockConverseEndpoint, openaiEndpoint } from "./upstream.ts"
+import { anthropicEndpoint, bedrockConverseEndpoint, geminiEndpoint, openaiEndpoint } from "./upstream.ts"
 
 export type { AuthScheme, Capability, ModelEntry, ProviderEntry, UpstreamEndpoint, Wire } from "./provider.ts"
 export { CAPABILITIES } from "./provider.ts"
@@ -156,12 +156,17 @@ export const UPSTREAM_PROVIDERS: ReadonlyArray<ProviderEntry> = [
     displayName: "Google Gemini API",
     baseUrl: "https://generativelanguage.googleapis.com",
     baseUrlNeedsOverride: false,
-    wire: "openai",
-    auth: "bearer",
+    wire: "gemini",
+    auth: "x-goog-api-key",
     pooled: true,
     byok: true,
     timeoutMs: 120_000,
-    endpoints: openaiChatAndEmbeddings("/v1beta/openai"),
+    endpoints: {
+      // Gemini's own API for conversations: both relay routes are translated to generateContent.
+      chat: geminiEndpoint("/v1beta"),
+      // Embeddings stay on the OpenAI-compatible surface (the embeddings route is OpenAI-format only).
+      embeddings: openaiEndpoint("/v1beta/openai/embeddings")
+    },
     models: [
       chat("gemini-2.5-pro", "1.25", "10.00"),
       chat("gemini-2.5-flash", "0.30", "2.50"),
@@ -169,8 +174,10 @@ export const UPSTREAM_PROVIDERS: ReadonlyArray<ProviderEntry> = [
       embed("gemini-embedding-001", "0.15")
     ],
     notes:
-      "Gemini's OpenAI-compatible endpoint (/v1beta/openai), key as a Bearer token. gemini-2.5-pro is priced at its " +
-      "<=200k-token prompt rate; longer prompts cost more upstream than billed here."
+      "Gemini's native generateContent / streamGenerateContent (alt=sse) API with the key in x-goog-api-key; chat " +
+      "completions and messages are translated to it. Embeddings use the OpenAI-compatible endpoint " +
+      "(/v1beta/openai/embeddings, key as a Bearer token). gemini-2.5-pro is priced at its <=200k-token prompt rate; " +
+      "longer prompts cost more upstream than billed here."
   },
   {
     slug: "mistral",

@@ -16,7 +16,7 @@ export type ClientWire = "openai" | "anthropic"
  * only ever speaks upstream: a call to such an endpoint is always translated from the client's format
  * (src/relay/translate/translation.ts has one translator per client format and upstream format).
  */
-export type Wire = ClientWire | "bedrock-converse"
+export type Wire = ClientWire | "gemini" | "bedrock-converse"
 
 /**
  * How the provider key travels: `Authorization: Bearer <key>`, Anthropic's `x-api-key: <key>` or Google's

@@ -17,6 +17,18 @@ export const anthropicEndpoint = (path: string): UpstreamEndpoint => ({
   headers: { "anthropic-version": ANTHROPIC_VERSION }
 })
 
+/**
+ * Gemini's own generateContent API (https://ai.google.dev/api/generate-content): the model in the path, streaming
+ * as server-sent events from streamGenerateContent with `alt=sse`, the key in `x-goog-api-key`.
+ */
+export const geminiEndpoint = (versionPrefix: string): UpstreamEndpoint => ({
+  wire: "gemini",
+  path: `${versionPrefix}/models/{model}:generateContent`,
+  streamPath: `${versionPrefix}/models/{model}:streamGenerateContent?alt=sse`,
+  auth: "x-goog-api-key",
+  headers: {}
+})
+
 /** The endpoint for a route, or `undefined` when the provider does not serve that route. */
 export const upstreamEndpoint = (provider: ProviderEntry, route: Capability): UpstreamEndpoint | undefined =>
   provider.endpoints[route]

@@ -13,6 +13,14 @@ const RoutingDecisionV1 = Schema.Struct({
 })
 
 /** The stored, per-account receipt (`GET /api/v1/receipts`). */
+
+/** The relay route's format (sdks/typescript/src/wire/receipts/wireFormat.ts). */
+const ClientWireFormat = Schema.Literals(["openai", "anthropic"])
+/** The format sent upstream: any wire-format name, so receipts naming a format added later stay valid. */
+const UpstreamWireFormat = Schema.String.check(Schema.isPattern(/^[a-z][a-z0-9-]{0,31}$/)).annotate({
+  description: "The wire format sent upstream: `openai`, `anthropic`, `gemini`, or another provider format's name."
+})
+
 export const ReceiptV1 = Schema.Struct({
   v: Schema.Literal("v1"),
   alg: Schema.Literal("ecdsa-p256-sha256"),
@@ -64,10 +72,10 @@ export const ReceiptV2 = Schema.Struct({
   extensions: Schema.Struct({
     request_id: Schema.String.annotate({ description: "The call's X-Request-Id." }),
     translation: Schema.optionalKey(Schema.Struct({
-      from: Schema.Literals(["openai", "anthropic"]),
-      to: Schema.Literals(["openai", "anthropic"]),
+      from: ClientWireFormat,
+      to: UpstreamWireFormat,
       hash_client_request: Sha256Hex.annotate({ description: "SHA-256 of the JCS form of the client's body (its attested egress_sha256)." })
-    }).annotate({ description: "Present when the call was translated between the OpenAI and Anthropic formats (docs/relay.md)." }))
+    }).annotate({ description: "Present when the call was translated from the client's format into the provider's (OpenAI, Anthropic, Gemini; docs/relay.md)." }))
   })
 }).annotate({ identifier: "ReceiptV2" })
 
@@ -112,7 +120,7 @@ export const Countersignature = Schema.Struct({
   hash_upstream_response: Sha256Hex,
   witness: Schema.Literals(["relayed", "asserted"]),
   receipt_jti: Schema.NullOr(Schema.String),
-  translation: Schema.optionalKey(Schema.Struct({ from: Schema.Literals(["openai", "anthropic"]), to: Schema.Literals(["openai", "anthropic"]) }).annotate({
+  translation: Schema.optionalKey(Schema.Struct({ from: ClientWireFormat, to: UpstreamWireFormat }).annotate({
     description: "Present when the gateway translated the attested body into the provider's wire format; hash_upstream_request then hashes the translated body, not egress_sha256's."
   })),
   sig: Schema.String

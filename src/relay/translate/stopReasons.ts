@@ -27,3 +27,25 @@ export const openaiFinishToAnthropicStop = (finish: unknown): string => {
       return "end_turn"
   }
 }
+
+/**
+ * Gemini's `finishReason` (https://ai.google.dev/api/generate-content#FinishReason) as OpenAI's: a stop with
+ * function calls is `tool_calls` (Gemini says STOP), every blocked or flagged answer is `content_filter`.
+ */
+export const geminiFinishToOpenaiFinish = (reason: unknown, calledTools: boolean): string => {
+  switch (reason) {
+    case "MAX_TOKENS":
+      return "length"
+    case "SAFETY":
+    case "RECITATION":
+    case "BLOCKLIST":
+    case "PROHIBITED_CONTENT":
+    case "SPII":
+    case "IMAGE_SAFETY":
+    case "LANGUAGE":
+      return "content_filter"
+    default:
+      // STOP, MALFORMED_FUNCTION_CALL, OTHER, FINISH_REASON_UNSPECIFIED
+      return calledTools ? "tool_calls" : "stop"
+  }
+}

@@ -14,6 +14,10 @@ import { anthropicRequestToOpenai } from "./anthropicRequestToOpenai.ts"
 import { anthropicStreamToOpenai } from "./anthropicStreamToOpenai.ts"
 import { openaiRequestToAnthropic } from "./openaiRequestToAnthropic.ts"
 import { openaiStreamToAnthropic } from "./openaiStreamToAnthropic.ts"
+import { anthropicGeminiPreflight } from "./anthropicGeminiPreflight.ts"
+import { geminiResponseToOpenai, geminiUsage } from "./geminiResponses.ts"
+import { geminiStreamToOpenai } from "./geminiStreamToOpenai.ts"
+import { openaiRequestToGemini } from "./openaiRequestToGemini.ts"
 import { anthropicResponseToOpenai, openaiResponseToAnthropic } from "./responses.ts"
 import type { StreamTranslator } from "./streamTranslator.ts"
 import { anthropicRequestToConverse } from "./converse/anthropicRequestToConverse.ts"
@@ -98,10 +102,46 @@ const toConverse = (from: ClientWire) => (upstream: UpstreamCall): Translation =
   }
 }
 
+const openaiToGemini = (upstream: UpstreamCall): Translation => ({
+  from: "openai",
+  to: "gemini",
+  request: (body) => openaiRequestToGemini(body),
+  response: (answer) => geminiResponseToOpenai(answer, upstream.model, nowSeconds()),
+  stream: (clientBody) =>
+    geminiStreamToOpenai({ includeUsage: wantsUsageChunk(clientBody), nowSeconds: nowSeconds(), upstreamModel: upstream.model }),
+  usage: geminiUsage
+})
+
+/**
+ * Anthropic -> Gemini through the OpenAI shape: the Messages request is rewritten as a chat completion (refusing
+ * what that cannot carry), then as a Gemini request; the answer comes back the same way. One mapping per format
+ * pair with the OpenAI shape in the middle keeps the two Gemini translations identical in what they accept.
+ */
+const anthropicToGemini = (upstream: UpstreamCall): Translation => ({
+  from: "anthropic",
+  to: "gemini",
+  request: (body) => {
+    anthropicGeminiPreflight(body)
+    return openaiRequestToGemini(anthropicRequestToOpenai(body, upstream.model, { outputCapField: "max_tokens" }))
+  },
+  response: (answer) => openaiResponseToAnthropic(geminiResponseToOpenai(answer, upstream.model, nowSeconds())),
+  stream: () => {
+    // The middle step always asks for the usage chunk: the Anthropic stream's message_delta carries the counts.
+    const inner = geminiStreamToOpenai({ includeUsage: true, nowSeconds: nowSeconds(), upstreamModel: upstream.model })
+    const outer = openaiStreamToAnthropic()
+    return {
+      push: (text) => outer.push(inner.push(text)),
+      complete: () => outer.complete(),
+      usage: () => inner.usage!()
+    }
+  },
+  usage: geminiUsage
+})
+
 /** Every (client format -> other upstream format) translator. */
 const TRANSLATIONS: { readonly [F in ClientWire]: { readonly [T in Exclude<Wire, F>]: (upstream: UpstreamCall) => Translation } } = {
-  openai: { anthropic: openaiToAnthropic, "bedrock-converse": toConverse("openai") },
-  anthropic: { openai: anthropicToOpenai, "bedrock-converse": toConverse("anthropic") }
+  openai: { anthropic: openaiToAnthropic, gemini: openaiToGemini, "bedrock-converse": toConverse("openai") },
+  anthropic: { openai: anthropicToOpenai, gemini: anthropicToGemini, "bedrock-converse": toConverse("anthropic") }
 }
 
 export const translationFor = (route: AttestationRoute, upstream: UpstreamCall): Translation | undefined => {

@@ -116,7 +116,7 @@ describe("provider catalogue", () => {
     for (const provider of PROVIDERS) expect(provider.timeoutMs).toBeGreaterThan(0)
   })
 
-  it("authenticates Anthropic-format endpoints with x-api-key and anthropic-version, Bedrock Converse with SigV4, OpenAI-format ones with Bearer", () => {
+  it("authenticates Anthropic-format endpoints with x-api-key and anthropic-version, Gemini's with x-goog-api-key, Bedrock Converse with SigV4, OpenAI-format ones with Bearer", () => {
     for (const provider of PROVIDERS) {
       for (const endpoint of Object.values(provider.endpoints)) {
         expect(endpoint.path.startsWith("/"), provider.slug).toBe(true)
@@ -125,6 +125,10 @@ describe("provider catalogue", () => {
           expect(endpoint.headers["anthropic-version"]).toBe("2023-06-01")
         } else if (endpoint.wire === "bedrock-converse") {
           expect(endpoint).toMatchObject({ auth: "sigv4", path: "/model/{model}/converse", streamPath: "/model/{model}/converse-stream" })
+        } else if (endpoint.wire === "gemini") {
+          expect(endpoint.auth).toBe("x-goog-api-key")
+          expect(endpoint.path).toContain("{model}")
+          expect(endpoint.streamPath).toMatch(/:streamGenerateContent\?alt=sse$/)
         } else {
           expect(endpoint.auth).toBe("bearer")
         }

@@ -12,7 +12,13 @@ describe("upstreamUrl", () => {
   it("joins the resolved origin and the route's path", () => {
     expect(upstreamUrl(provider("openai"), "chat", {})).toBe("https://api.openai.com/v1/chat/completions")
     expect(upstreamUrl(provider("anthropic"), "messages", {})).toBe("https://api.anthropic.com/v1/messages")
-    expect(upstreamUrl(provider("google"), "chat", {})).toBe("https://generativelanguage.googleapis.com/v1beta/openai/chat/completions")
+    expect(upstreamUrl(provider("google"), "chat", {}, { modelId: "gemini-2.5-flash" })).toBe(
+      "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent"
+    )
+    expect(upstreamUrl(provider("google"), "chat", {}, { modelId: "gemini-2.5-flash", stream: true })).toBe(
+      "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
+    )
+    expect(upstreamUrl(provider("google"), "embeddings", {})).toBe("https://generativelanguage.googleapis.com/v1beta/openai/embeddings")
     expect(upstreamUrl(provider("groq"), "chat", {})).toBe("https://api.groq.com/openai/v1/chat/completions")
   })
 

@@ -13,6 +13,7 @@ import { findModel } from "../src/providers/catalogue.ts"
 import { InvalidUsdAmount, parseUsd } from "../src/billing/money.ts"
 import { ApiError } from "../src/http/ApiError.ts"
 import { invalid } from "../src/http/validate.ts"
+import { appendAudit } from "./pg/audit.ts"
 
 /**
  * The operator's commands (DESIGN.md sections 7 and 8), shared by the admin HTTP API (`/api/admin/*`) and by
@@ -152,6 +153,41 @@ export const createLicence = (input: Input) =>
     const micros = yield* positiveUsd(input, "25")
     const licence = yield* (yield* Licences).issue(micros)
     return { code: licence.code, licence_id: licence.licenceId, usd: licence.usd, issued_at: licence.issuedAt }
+  })
+
+/**
+ * `cli.ts account operator grant|revoke --email EMAIL`: the operator flag that gives this person's portal sessions
+ * `ability:admin` (the admin view; docs/decisions.md). Only a verified address can be granted; the change is in the
+ * audit log (no e-mail address in it) and takes effect on the person's next request, sessions already open included.
+ */
+export const setOperator = (input: Input, actor: string) =>
+  Effect.gen(function*() {
+    const email = str(input, "email")
+    if (email === undefined) return yield* invalid("email", "email is required (--email).")
+    const action = str(input, "action")
+    if (action !== "grant" && action !== "revoke") return yield* invalid("action", "action is grant or revoke.")
+    const sql = yield* SqlClient.SqlClient
+    return yield* sql.withTransaction(Effect.gen(function*() {
+      const rows = yield* sql<{ id: string; org_id: string; email_verified: boolean; operator: boolean }>`
+        SELECT id, org_id, email_verified, operator_granted_at IS NOT NULL AS operator
+        FROM accounts WHERE lower(email) = lower(${email}) AND deleted_at IS NULL FOR UPDATE`
+      const account = rows[0]
+      if (account === undefined) return yield* new ApiError({ status: 404, code: "not_found", message: "No account has that e-mail address." })
+      if (action === "grant" && !account.email_verified) {
+        return yield* new ApiError({ status: 409, code: "email_not_verified", message: "Only an account with a verified e-mail address can be made an operator." })
+      }
+      const operator = action === "grant"
+      if (account.operator !== operator) {
+        yield* sql`UPDATE accounts SET operator_granted_at = ${operator ? sql`now()` : sql`NULL`} WHERE id = ${account.id}`
+        yield* appendAudit(sql, {
+          actor,
+          action: operator ? "account.operator_granted" : "account.operator_revoked",
+          target: account.id,
+          orgId: account.org_id
+        })
+      }
+      return { account_id: account.id, operator, changed: account.operator !== operator }
+    })).pipe(Effect.catchTag("SqlError", Effect.die))
   })
 
 const MAIL_OUTBOX_MAX = 100

@@ -15,6 +15,7 @@ import keyAccounts from "./0014_key_accounts.ts"
 import demoKeys from "./0015_demo_keys.ts"
 import routingPolicies from "./0016_routing_policies.ts"
 import settleMany from "./0017_settle_many.ts"
+import accountOperators from "./0018_account_operators.ts"
 
 /**
  * Every migration, by `<number>_<name>`, in order. Imported statically (not read from the file system) so the
@@ -37,5 +38,6 @@ export const migrations = {
   "0014_key_accounts": keyAccounts,
   "0015_demo_keys": demoKeys,
   "0016_routing_policies": routingPolicies,
-  "0017_settle_many": settleMany
+  "0017_settle_many": settleMany,
+  "0018_account_operators": accountOperators
 }

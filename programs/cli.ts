@@ -83,6 +83,24 @@ const COMMANDS: Record<string, Command> = {
     input: (f) => ({ key_prefix: f.prefix ?? f["key-prefix"] }),
     run: (ops, input) => ops.revokeKey(input, "cli")
   },
+  "account operator grant": {
+    usage: "account operator grant --email EMAIL",
+    summary: "make a person an operator: their portal sessions get ability:admin (the admin view)",
+    details: "The account must exist and have a verified e-mail address (409 email_not_verified otherwise). Takes\n" +
+      "effect on the person's next request, sessions already open included; recorded in the audit log.\n" +
+      "Prints {\"account_id\",\"operator\":true,\"changed\"}.",
+    route: { method: "POST", path: "/api/admin/accounts/operator" },
+    input: (f) => ({ email: f.email, action: "grant" }),
+    run: (ops, input) => ops.setOperator(input, "cli")
+  },
+  "account operator revoke": {
+    usage: "account operator revoke --email EMAIL",
+    summary: "take the operator flag away (the admin view closes on the person's next request)",
+    details: "Recorded in the audit log.\nPrints {\"account_id\",\"operator\":false,\"changed\"}.",
+    route: { method: "POST", path: "/api/admin/accounts/operator" },
+    input: (f) => ({ email: f.email, action: "revoke" }),
+    run: (ops, input) => ops.setOperator(input, "cli")
+  },
   "licence create": {
     usage: "licence create --usd AMOUNT",
     summary: "create a signed licence code worth AMOUNT, redeemable once",

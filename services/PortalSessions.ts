@@ -19,6 +19,12 @@ export interface SessionPrincipal extends PortalPrincipal {
 /** Every portal ability except the operator's own. */
 const ORGANISATION_ABILITIES: ReadonlyArray<string> = ABILITIES.filter((a) => a !== "ability:admin")
 
+/**
+ * The operator's ability: every organisation's records, read-only in the portal's admin view. A session holds it only
+ * while its account carries the operator flag (`cli.ts account operator grant`), never through a role.
+ */
+export const OPERATOR_ABILITY = "ability:admin"
+
 /** What a role may do in its organisation. `ability:admin` (the operator's) is never granted by a role. */
 export const ROLE_ABILITIES: Record<Role, ReadonlyArray<string>> = {
   owner: ORGANISATION_ABILITIES,

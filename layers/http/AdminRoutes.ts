@@ -1,6 +1,10 @@
 import { Effect } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { checkLedger, listMailOutbox, createLicence, createOidcClient, createOrg, createPortalToken, creditWallet, revokeKey, setRoutingFallbacks } from "../AdminOperations.ts"
+import { checkLedger, listMailOutbox, createLicence, createOidcClient, createOrg, createPortalToken, creditWallet, revokeKey, setOperator, setRoutingFallbacks } from "../AdminOperations.ts"
+import { chainState, listKeys, listOrganisations, type PageQuery } from "../AdminDirectory.ts"
+import { ChainVerifier } from "../../services/ChainVerifier.ts"
+import { actorOf } from "./KeyRoutes.ts"
+import { readPage } from "./pagination.ts"
 import { RoutingPolicies } from "../../services/RoutingPolicies.ts"
 import { SqlClient } from "effect/sql"
 import { Keys } from "../../services/Keys.ts"
@@ -16,14 +20,15 @@ import { apiRoute } from "./api/apiRoutes.ts"
 
 /**
  * The admin API (`ability:admin` portal tokens): what `programs/cli.ts` calls when embedded storage is held by a
- * running gateway (PGlite is single-process). Each route answers the JSON the CLI prints.
+ * running gateway (PGlite is single-process). Each route answers the JSON the CLI prints. The GET lists under
+ * /api/admin/orgs, /keys and /chains are the portal's admin view (an operator's session; layers/AdminDirectory.ts).
  */
 export const AdminRoutes = HttpRouter.use(Effect.fn(function*(router) {
   const post = (path: HttpRouter.PathInput, op: (input: Record<string, unknown>, actor: string) => Effect.Effect<unknown, ApiError, Keys | Organisations | PortalTokens | Wallets | Licences | OidcProvider | SqlClient.SqlClient | RoutingPolicies>) =>
     router.add("POST", path, Effect.gen(function*() {
       const admin = yield* requirePortal("ability:admin")
       const input = yield* readDocumentedBody(apiRoute("POST", path))
-      return HttpServerResponse.jsonUnsafe(yield* op(input, `portal-token:${admin.tokenId}`))
+      return HttpServerResponse.jsonUnsafe(yield* op(input, actorOf(admin).id))
     }))
   yield* post("/api/admin/orgs", createOrg)
   yield* post("/api/admin/portal-tokens", createPortalToken)
@@ -32,6 +37,18 @@ export const AdminRoutes = HttpRouter.use(Effect.fn(function*(router) {
   yield* post("/api/admin/routing/fallbacks", setRoutingFallbacks)
   yield* post("/api/admin/licences", createLicence)
   yield* post("/api/admin/oidc/clients", createOidcClient)
+  yield* post("/api/admin/accounts/operator", setOperator)
+
+  // The admin view's directory: read-only, paged, metadata only.
+  const list = (path: HttpRouter.PathInput, read: (page: PageQuery) => Effect.Effect<unknown, ApiError, SqlClient.SqlClient | ChainVerifier>) =>
+    router.add("GET", path, Effect.gen(function*() {
+      yield* requirePortal("ability:admin")
+      const page = yield* readPage
+      return HttpServerResponse.jsonUnsafe(yield* read(page), { headers: { "cache-control": "no-store" } })
+    }))
+  yield* list("/api/admin/orgs", listOrganisations)
+  yield* list("/api/admin/keys", listKeys)
+  yield* list("/api/admin/chains", chainState)
   yield* router.add("GET", "/api/admin/mail/outbox", Effect.gen(function*() {
     yield* requirePortal("ability:admin")
     const search = new URL((yield* HttpServerRequest.HttpServerRequest).url, "http://x").searchParams

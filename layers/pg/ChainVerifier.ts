@@ -1,7 +1,7 @@
 import { Duration, Effect, Layer, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
 import { AppConfig } from "../../services/AppConfig.ts"
-import { type ChainVerdict, ChainVerifier } from "../../services/ChainVerifier.ts"
+import { type ChainPass, type ChainVerdict, ChainVerifier } from "../../services/ChainVerifier.ts"
 import { Outbox } from "../../services/Outbox.ts"
 import { ReceiptKeys } from "../../services/ReceiptKeys.ts"
 import { envelopeHash } from "../../sdks/typescript/src/wire/receipts/chain.ts"
@@ -117,8 +117,11 @@ export const ChainVerifierPg = Layer.effect(
         yield* Effect.logInfo("receipt chain repaired").pipe(Effect.annotateLogs({ chain_id: head.chain_id }))
       })).pipe(Effect.orDie)
 
+    let lastPass: ChainPass | undefined
+
     /** One pass over every chain: `full` walks each from seq 1, otherwise from its checkpoint. */
     const pass = (full: boolean) => Effect.gen(function*() {
+      const started = Date.now()
       const heads = yield* sql<Head>`
         SELECT chain_id, org_id, kind, last_seq::text AS last_seq, last_hash FROM receipt_chains ORDER BY chain_id`.pipe(
         Effect.orDie
@@ -150,6 +153,13 @@ export const ChainVerifierPg = Layer.effect(
         }
       }
       if (checkpoints.size > MAX_CHECKPOINTS) checkpoints.clear()
+      lastPass = {
+        finishedAt: new Date().toISOString(),
+        full,
+        chains: verdicts.length,
+        broken: verdicts.filter((v) => !v.ok).length,
+        durationMs: Date.now() - started
+      }
       return verdicts
     }).pipe(Effect.withSpan("ChainVerifier.pass", { attributes: { full } }))
 
@@ -166,6 +176,6 @@ export const ChainVerifierPg = Layer.effect(
       )
     }
 
-    return ChainVerifier.of({ verifyAll })
+    return ChainVerifier.of({ verifyAll, lastPass: Effect.sync(() => lastPass) })
   })
 )

@@ -2,7 +2,7 @@ import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Role } from "../../services/Accounts.ts"
 import { AppConfig } from "../../services/AppConfig.ts"
-import { CSRF_COOKIE, CSRF_HEADER, PortalSessions, ROLE_ABILITIES, SESSION_COOKIE, type SessionPrincipal } from "../../services/PortalSessions.ts"
+import { CSRF_COOKIE, CSRF_HEADER, OPERATOR_ABILITY, PortalSessions, ROLE_ABILITIES, SESSION_COOKIE, type SessionPrincipal } from "../../services/PortalSessions.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
 import { timingSafeEqual } from "node:crypto"
 import { sha256HexSync } from "../crypto/nodeSha256.ts"
@@ -31,20 +31,22 @@ export const PortalSessionsPg = Layer.effect(
     const config = yield* AppConfig
     const ttlHours = Number(config.env.PORTAL_SESSION_TTL_HOURS ?? 12)
 
-    const principalOf = (row: { id: string; account_id: string; org_id: string; role: Role }): SessionPrincipal => ({
+    /** A role's abilities, plus the operator's `ability:admin` when the account holds the operator flag. */
+    const principalOf = (row: { id: string; account_id: string; org_id: string; role: Role; operator: boolean }): SessionPrincipal => ({
       sessionId: row.id,
       accountId: row.account_id,
       orgId: row.org_id,
       role: row.role,
       tokenId: `account:${row.account_id}`,
-      abilities: ROLE_ABILITIES[row.role]
+      abilities: row.operator ? [...ROLE_ABILITIES[row.role], OPERATOR_ABILITY] : ROLE_ABILITIES[row.role]
     })
 
     return PortalSessions.of({
       login: ({ email, password, orgId }) =>
         Effect.gen(function*() {
-          const rows = yield* sql<{ id: string; org_id: string; password_hash: string | null }>`
-            SELECT id, org_id, password_hash FROM accounts WHERE lower(email) = lower(${email}) AND deleted_at IS NULL`.pipe(Effect.orDie)
+          const rows = yield* sql<{ id: string; org_id: string; password_hash: string | null; operator: boolean }>`
+            SELECT id, org_id, password_hash, operator_granted_at IS NOT NULL AS operator
+            FROM accounts WHERE lower(email) = lower(${email}) AND deleted_at IS NULL`.pipe(Effect.orDie)
           const account = rows[0]
           // Always pay for one scrypt, so response time does not tell whether the e-mail has an account.
           const ok = yield* Effect.promise(() => verifyPassword(password, account?.password_hash ?? DUMMY_PASSWORD_HASH))
@@ -69,7 +71,7 @@ export const PortalSessionsPg = Layer.effect(
               expires_at: expiresAt.toISOString()
             })
           }`.pipe(Effect.orDie)
-          return { token, csrfToken, expiresAt, principal: principalOf({ id, account_id: account.id, org_id: target, role }) }
+          return { token, csrfToken, expiresAt, principal: principalOf({ id, account_id: account.id, org_id: target, role, operator: account.operator }) }
         }),
 
       logout: (token) => sql`DELETE FROM portal_sessions WHERE token_hash = ${sha256HexSync(token)}`.pipe(Effect.asVoid, Effect.orDie),
@@ -78,14 +80,14 @@ export const PortalSessionsPg = Layer.effect(
         Effect.gen(function*() {
           const token = request.cookies[SESSION_COOKIE]
           if (token === undefined || token === "") return undefined
-          const rows = yield* sql<{ id: string; account_id: string; org_id: string; csrf_hash: string; role: Role | null; home: string }>`
-            SELECT s.id, s.account_id, s.org_id, s.csrf_hash, m.role, a.org_id AS home
+          const rows = yield* sql<{ id: string; account_id: string; org_id: string; csrf_hash: string; role: Role | null; home: string; operator: boolean }>`
+            SELECT s.id, s.account_id, s.org_id, s.csrf_hash, m.role, a.org_id AS home, a.operator_granted_at IS NOT NULL AS operator
             FROM portal_sessions s
             JOIN accounts a ON a.id = s.account_id AND a.deleted_at IS NULL
             LEFT JOIN memberships m ON m.account_id = s.account_id AND m.org_id = s.org_id
             WHERE s.token_hash = ${sha256HexSync(token)} AND s.revoked_at IS NULL AND s.expires_at > now()`.pipe(Effect.orDie)
           const row = rows[0]
-          // The role is read on every request, so removing a membership takes effect at once.
+          // The role and the operator flag are read on every request, so removing either takes effect at once.
           const role = row?.role ?? (row !== undefined && row.home === row.org_id ? "owner" : undefined)
           if (row === undefined || role === undefined) return yield* sessionRequired()
           if (!SAFE_METHODS.has(request.method)) {
@@ -95,7 +97,7 @@ export const PortalSessionsPg = Layer.effect(
               return yield* csrfFailed()
             }
           }
-          return principalOf({ id: row.id, account_id: row.account_id, org_id: row.org_id, role })
+          return principalOf({ id: row.id, account_id: row.account_id, org_id: row.org_id, role, operator: row.operator })
         })
     })
   })

@@ -1,7 +1,7 @@
 // How the portal talks to its gateway: same origin, the signed-in session's cookies, and the CSRF token (the readable
 // `pr_csrf` cookie) echoed on every write. Keys, receipts, webhooks and billing go through the SDK's REST client;
 // the account and session routes, which only a browser page uses, through `call` below.
-import { createJwksCache, createRestClient, RelayError } from "@privacy-relay/sdk"
+import { createJwksCache, createRestClient, type GatewayResponse, RelayError } from "@privacy-relay/sdk"
 
 const CSRF_COOKIE = "pr_csrf"
 
@@ -61,15 +61,8 @@ export const describeError = (error: unknown): { code: string; message: string; 
   return { code: "unexpected", message: error instanceof Error ? error.message : String(error), signedOut: false }
 }
 
-export interface Account {
-  readonly account_id: string
-  readonly email: string | null
-  readonly email_verified: boolean
-  readonly org_id: string
-  readonly role: string
-  readonly abilities: ReadonlyArray<string>
-  readonly memberships: ReadonlyArray<{ org_id: string; role: string }>
-}
+/** The signed-in person (GET /api/v1/account), as the gateway's OpenAPI document types it. */
+export type Account = GatewayResponse<"getAccount">
 
 export const account = {
   me: () => call<Account>("GET", "/api/v1/account"),

@@ -4,6 +4,7 @@ import { render } from "preact"
 import { useEffect, useState } from "preact/hooks"
 import { type Account, account, describeError } from "./api.ts"
 import { ErrorNotice, Loading } from "./components/ui.tsx"
+import { Admin } from "./pages/Admin.tsx"
 import { SignIn, SignUp, Verify } from "./pages/Auth.tsx"
 import { Billing } from "./pages/Billing.tsx"
 import { Keys } from "./pages/Keys.tsx"
@@ -24,6 +25,8 @@ const NAV: ReadonlyArray<readonly [string, string]> = [
   ["/billing", "Billing"],
   ["/organisations", "Sub-organisations"]
 ]
+/** Shown to operators only (the page itself answers anyone else with the gateway's 403). */
+const OPERATOR_NAV: readonly [string, string] = ["/admin", "Admin"]
 
 const PUBLIC_PAGES = new Set(["/sign-in", "/sign-up", "/verify"])
 
@@ -76,6 +79,7 @@ const page = (path: string, me: Account) => {
   if (path.startsWith("/webhooks/deliveries/")) return <DeliveryDetail me={me} id={decodeURIComponent(path.slice("/webhooks/deliveries/".length))} />
   if (path === "/billing") return <Billing me={me} />
   if (path === "/organisations") return <Organisations me={me} />
+  if (path === "/admin") return <Admin />
   return (
     <section>
       <h1>Page not found</h1>
@@ -99,7 +103,7 @@ const Shell = (props: { me?: Account; path?: string; onSignOut?: () => void; chi
     {props.me !== undefined ? (
       <nav aria-label="Portal">
         <ul>
-          {NAV.map(([to, label]) => {
+          {(props.me.abilities.includes("ability:admin") ? [...NAV, OPERATOR_NAV] : NAV).map(([to, label]) => {
             const active = props.path === to || (to !== "/" && props.path?.startsWith(`${to}/`))
             return (
               <li key={to}>

@@ -12,6 +12,7 @@ import { join } from "node:path"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { build } from "vite"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { setOperator } from "../../layers/AdminOperations.ts"
 import { type FakeProvider, startFakeProvider } from "../../programs/fake-provider.ts"
 import { RelayClient, verifyWebhook } from "../../sdks/typescript/src/index.ts"
 import { generateSigningKeyPair } from "../../sdks/typescript/src/wire/crypto/ecdsa.ts"
@@ -317,13 +318,67 @@ describe("portal in Chromium", () => {
     await card.getByRole("button", { name: "Add person" }).click()
     await card.getByText("charles@example.org was invited").waitFor()
     expect(await gw.query("SELECT m.role FROM memberships m JOIN accounts a ON a.id = m.account_id WHERE a.email = 'charles@example.org' AND m.org_id = $1", sub.id)).toEqual([{ role: "member" }])
+    await card.getByText("No keys yet.").waitFor()
     await card.getByLabel("Key name").fill("client app")
     await card.getByRole("button", { name: "Create key" }).click()
     const subKey = (await card.getByTestId("secret").textContent())!
     expect(subKey).toMatch(/^svc_[a-z2-7]+$/)
     expect(await gw.query("SELECT org_id FROM api_keys WHERE name = 'client app'")).toEqual([{ org_id: sub.id }])
+    // The sub-organisation's keys are listed in its card, and can be rotated and revoked from there.
+    const subRow = card.locator("tr", { hasText: "client app" })
+    await subRow.waitFor()
+    expect(await subRow.getAttribute("data-key-prefix")).toBe(subKey.slice(0, 10))
     expect(await axeFindings()).toEqual([])
     await shot("12-sub-organisations")
+
+    await subRow.getByRole("button", { name: "Rotate" }).click()
+    const rotate = page.getByRole("dialog", { name: /^Rotate client app/ })
+    expect(await rotate.textContent()).toContain("deploy the new key at once")
+    await rotate.getByRole("button", { name: "Rotate now" }).click()
+    await card.getByRole("status").filter({ hasText: "Deploy the new key at once" }).waitFor()
+    const rotatedSub = (await card.getByTestId("secret").textContent())!
+    expect(rotatedSub).not.toBe(subKey)
+    expect(await refusal(subKey)).toEqual({ status: 401, code: "key_revoked" })
+    // The successor is accepted (and refused only for the sub-organisation's empty wallet).
+    expect(await refusal(rotatedSub)).toEqual({ status: 402, code: "insufficient_balance" })
+    const successor = card.locator(`tr[data-key-prefix="${rotatedSub.slice(0, 10)}"]`)
+    await successor.getByRole("button", { name: "Revoke" }).click()
+    await page.getByRole("dialog", { name: /^Revoke client app/ }).getByRole("button", { name: "Revoke key" }).click()
+    await expect.poll(() => successor.locator(".badge").first().textContent()).toBe("revoked")
+    expect(await refusal(rotatedSub)).toEqual({ status: 401, code: "key_revoked" })
+    expect(await gw.query("SELECT status FROM api_keys WHERE org_id = $1 ORDER BY created_at", sub.id)).toEqual([{ status: "rotated" }, { status: "revoked" }])
+    await shot("12b-sub-organisation-keys")
+  })
+
+  it("admin view: refused (403 insufficient_ability, nothing listed) until the operator flag is granted, then lists organisations, keys and chains", async () => {
+    expect(await page.getByRole("navigation").getByRole("link", { name: "Admin" }).count()).toBe(0)
+    await go("/admin")
+    const refused = page.getByRole("alert").first()
+    await refused.waitFor()
+    expect(await refused.textContent()).toContain("insufficient_ability")
+    expect(await page.getByTestId("admin-org").count()).toBe(0)
+    expect(await page.getByTestId("admin-key").count()).toBe(0)
+
+    expect(await gw.runtime.runPromise(setOperator({ email: EMAIL, action: "grant" }, "portal-test"))).toMatchObject({ operator: true })
+    await go("/")
+    await page.getByRole("navigation").getByRole("link", { name: "Admin" }).click()
+    await page.getByRole("heading", { name: "Admin", level: 1 }).waitFor()
+    const orgs = page.getByTestId("admin-org")
+    await orgs.first().waitFor()
+    const orgText = await page.locator("table", { has: orgs.first() }).textContent()
+    expect(orgText).toContain("Analytical Engines")
+    expect(orgText).toContain("Lovelace Clients")
+    const keys = page.getByTestId("admin-key")
+    await keys.first().waitFor()
+    expect(await keys.count()).toBe((await gw.query("SELECT id FROM api_keys")).length)
+    expect(await page.locator(`[data-testid=admin-key][data-key-prefix="${firstPrefix}"] .badge`).textContent()).toBe("active")
+    // Metadata only: no key is on the page.
+    expect(await page.locator("main").textContent()).not.toContain(firstKey)
+    const [chains] = await gw.query<{ n: string | number }>("SELECT count(*) AS n FROM receipt_chains")
+    await expect.poll(() => page.getByTestId("admin-chain").count()).toBe(Number(chains.n))
+    expect(await page.getByTestId("chain-summary").textContent()).toContain("none")
+    expect(await axeFindings()).toEqual([])
+    await shot("13-admin")
   })
 
   it("rotates the key after the 'deploy at once' warning (the old key is refused), then revokes the new one", async () => {
@@ -349,11 +404,46 @@ describe("portal in Chromium", () => {
     await shot("14-keys-revoked")
   })
 
+  it("pages through more receipts and usage rows than one page holds (Load older)", async () => {
+    const [own] = await gw.query<{ org_id: string }>("SELECT org_id FROM accounts WHERE email = $1", EMAIL)
+    // Copies of the organisation's first call, older than every real one: 200 usage rows (one usage page) and 50
+    // receipts (one receipt page), each with its own id so the lists can tell them apart.
+    await gw.query(`INSERT INTO usage_records (id, request_id, gateway_request_id, org_id, parent_org_id, key_id, provider, model, capability,
+        key_mode, input_tokens, output_tokens, estimated, partial, upstream_cost_micros, billed_micros, markup_micros, receipt_jti, trace_id, started_at, finished_at)
+      SELECT 'usage_copy_' || g, u.request_id, u.gateway_request_id, u.org_id, u.parent_org_id, u.key_id, u.provider, u.model, u.capability,
+        u.key_mode, u.input_tokens, u.output_tokens, u.estimated, u.partial, u.upstream_cost_micros, u.billed_micros, u.markup_micros, NULL, u.trace_id,
+        u.started_at - g * interval '1 minute', u.finished_at - g * interval '1 minute'
+      FROM (SELECT * FROM usage_records WHERE org_id = $1 ORDER BY finished_at LIMIT 1) u, generate_series(1, 200) g`, own.org_id)
+    await gw.query(`INSERT INTO receipts_v1 (jti, org_id, account_id, chain_id, seq, model, capability, envelope, created_at)
+      SELECT md5('copy' || g), r.org_id, r.account_id, 'copy-chain', g, r.model, r.capability,
+        jsonb_set(r.envelope, '{jti}', to_jsonb(md5('copy' || g))), r.created_at - g * interval '1 minute'
+      FROM (SELECT * FROM receipts_v1 WHERE org_id = $1 ORDER BY created_at LIMIT 1) r, generate_series(1, 50) g`, own.org_id)
+    const [usageTotal] = await gw.query<{ n: string | number }>("SELECT count(*) AS n FROM usage_records WHERE org_id = $1", own.org_id)
+    const [receiptTotal] = await gw.query<{ n: string | number }>("SELECT count(*) AS n FROM receipts_v1 WHERE org_id = $1", own.org_id)
+
+    await go("/usage")
+    const usageRows = page.getByTestId("usage-row")
+    await expect.poll(() => usageRows.count()).toBe(200)
+    await page.getByRole("button", { name: "Load older calls" }).click()
+    await expect.poll(() => usageRows.count()).toBe(Number(usageTotal.n))
+    expect(await page.getByRole("button", { name: "Load older calls" }).count()).toBe(0)
+
+    await go("/receipts")
+    const receiptRows = page.getByTestId("receipt-row")
+    await expect.poll(() => receiptRows.count()).toBe(50)
+    await page.getByRole("button", { name: "Load older receipts" }).click()
+    await expect.poll(() => receiptRows.count()).toBe(Number(receiptTotal.n))
+    expect(await page.getByRole("button", { name: "Load older receipts" }).count()).toBe(0)
+    // The newest (real) receipts still verify; the copies (jti changed after signing) do not.
+    expect(await receiptRows.first().locator(".badge").textContent()).toBe("verified")
+    await expect.poll(() => receiptRows.last().locator(".badge").textContent()).toBe("not valid")
+  })
+
   it("works at 375 px: no page scrolls sideways and every page passes axe", async () => {
     const mobile = await browser.newContext({ viewport: { width: 375, height: 812 }, storageState: await context.storageState() })
     const small = await mobile.newPage()
     try {
-      for (const [path, name] of [["/", "overview"], ["/keys", "keys"], ["/usage", "usage"], ["/receipts", "receipts"], ["/webhooks", "webhooks"], ["/billing", "billing"], ["/organisations", "sub-organisations"]] as const) {
+      for (const [path, name] of [["/", "overview"], ["/keys", "keys"], ["/usage", "usage"], ["/receipts", "receipts"], ["/webhooks", "webhooks"], ["/billing", "billing"], ["/organisations", "sub-organisations"], ["/admin", "admin"]] as const) {
         await go(path, small)
         await small.waitForLoadState("networkidle")
         expect(await small.evaluate(() => document.documentElement.scrollWidth), path).toBeLessThanOrEqual(375)

@@ -80,6 +80,25 @@ describe("operator CLI against a running gateway (embedded: through its admin AP
     expect(bad.json.error.code).toBe("invalid_request")
   }, 120_000)
 
+  it("account operator grant/revoke sets the flag that gives a person's portal sessions ability:admin, audited", async () => {
+    const email = "op@example.org"
+    const signUp = await fetch(`${gw.url}/api/v1/accounts`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password: "long enough password" }) })
+    expect(signUp.status).toBe(201)
+    const unverified = await cli(["account", "operator", "grant", "--email", email], env)
+    expect(unverified.code).toBe(1)
+    expect(unverified.json.error.code).toBe("email_not_verified")
+    await gw.query("UPDATE accounts SET email_verified = true WHERE email = $1", email)
+    const granted = await cli(["account", "operator", "grant", "--email", email], env)
+    expect(granted.code).toBe(0)
+    expect(granted.json).toMatchObject({ account_id: expect.stringMatching(/^acct_/), operator: true, changed: true })
+    const login = await fetch(`${gw.url}/api/v1/portal/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password: "long enough password" }) })
+    expect((await login.json()).abilities).toContain("ability:admin")
+    const revoked = await cli(["account", "operator", "revoke", "--email", email], env)
+    expect(revoked.json).toMatchObject({ operator: false, changed: true })
+    expect(await gw.query("SELECT action FROM audit_log WHERE target = $1 ORDER BY id", granted.json.account_id))
+      .toEqual([{ action: "account.operator_granted" }, { action: "account.operator_revoked" }])
+  }, 120_000)
+
   it("fails with a JSON error and a non-zero status on bad input or an unknown command", async () => {
     const bad = await cli(["wallet", "credit", "--org", "org_nope", "--usd", "-3"], env)
     expect(bad.code).not.toBe(0)
@@ -106,7 +125,7 @@ describe("operator CLI against a running gateway (embedded: through its admin AP
 })
 
 describe("operator CLI help", () => {
-  const commands = ["org create", "portal-token create", "wallet credit", "key revoke", "licence create", "oidc client create", "receipts keys rotate", "mail outbox", "ledger check"]
+  const commands = ["org create", "portal-token create", "wallet credit", "key revoke", "licence create", "oidc client create", "receipts keys rotate", "mail outbox", "ledger check", "account operator grant", "account operator revoke"]
 
   it("--help, -h and help print the command list as plain text on stdout and exit 0", async () => {
     for (const args of [["--help"], ["-h"], ["help"]]) {

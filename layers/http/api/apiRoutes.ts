@@ -1,5 +1,6 @@
 import type { ApiRoute } from "./ApiRoute.ts"
 import { accountRoutes } from "./accounts.ts"
+import { adminRoutes } from "./admin.ts"
 import { billingRoutes } from "./billing.ts"
 import { keyRoutes } from "./keys.ts"
 import { modelRoutes } from "./models.ts"
@@ -17,7 +18,8 @@ export const API_ROUTES: ReadonlyArray<ApiRoute> = [
   ...accountRoutes,
   ...billingRoutes,
   ...webhookRoutes,
-  ...operationRoutes
+  ...operationRoutes,
+  ...adminRoutes
 ]
 
 /** The documented route with this method and router path (`/api/keys/:id`); a route that has none is a bug. */

@@ -12,8 +12,12 @@ const ERRORS_MD = new URL("../../../docs/errors.md", import.meta.url)
 export const renderOpenApiJson = (): string =>
   JSON.stringify(openApiDocument(API_ROUTES, parseErrorCatalogue(readFileSync(ERRORS_MD, "utf8")), { version: packageJson.version }), null, 2) + "\n"
 
-/** The TypeScript types openapi-typescript generates from the document, used with openapi-fetch by the client smoke test. */
-export const CLIENT_TYPES_PATH = fileURLToPath(new URL("../../../test/fixtures/openapi/gateway.ts", import.meta.url))
+/**
+ * The TypeScript types openapi-typescript generates from the document: the SDK publishes them (`GatewaySchemas`,
+ * `GatewayResponse`, sdks/typescript/src/api.ts), the portal uses them, and the client smoke test uses them with
+ * openapi-fetch.
+ */
+export const CLIENT_TYPES_PATH = fileURLToPath(new URL("../../../sdks/typescript/src/openapi/gateway.ts", import.meta.url))
 
 /**
  * The text of the generated client types for `documentJson` (openapi-typescript, a development dependency: loaded

@@ -1,19 +1,13 @@
 /** @jsxImportSource preact */
 // The wallet: balance, top-up (Stripe Checkout, or the development payments provider confirmed here), licence
 // codes, and the ledger of every credit and debit.
+import type { GatewayResponse } from "@privacy-relay/sdk"
 import { useState } from "preact/hooks"
 import { type Account, can, rest } from "../api.ts"
 import { Empty, ErrorNotice, Loading, Notice, TableWrap, useAction, useLoad, useTitle } from "../components/ui.tsx"
 import { dateTime, usd } from "../format.ts"
 
-interface LedgerEntry {
-  readonly id: string
-  readonly kind: string
-  readonly amount_usd: string
-  readonly amount_micros: number
-  readonly reference: string | null
-  readonly created_at: string
-}
+type LedgerEntry = GatewayResponse<"getLedger">["entries"][number]
 
 interface Checkout {
   readonly checkout_id: string

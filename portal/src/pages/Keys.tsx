@@ -1,33 +1,19 @@
 /** @jsxImportSource preact */
 // Gateway keys: create (scopes, model allowlist; the key shown once), rename, rotate (the old key dies at once) and
 // revoke. The portal never sees a key again after showing it: the gateway stores only its hash.
+import type { GatewayResponse, GatewaySchemas } from "@privacy-relay/sdk"
 import { useState } from "preact/hooks"
 import { type Account, call, can, rest } from "../api.ts"
 import { ConfirmButton, Empty, ErrorNotice, Loading, ShownOnce, TableWrap, useAction, useLoad, useTitle } from "../components/ui.tsx"
 import { dateTime } from "../format.ts"
 
-interface Key {
-  readonly id: string
-  readonly key_prefix: string
-  readonly name: string | null
-  readonly permissions: ReadonlyArray<string>
-  readonly models: ReadonlyArray<string> | null
-  readonly status: "active" | "revoked" | "rotated"
-  readonly created_at: string
-  readonly last_used_at: string | null
-  readonly rotation_due: boolean
-}
-
-interface Minted {
-  readonly id: string
-  readonly api_key: string
-  readonly key_prefix: string
-  readonly replaces?: string
-}
+type Key = GatewaySchemas["Key"]
+/** A key just minted (create or rotate): shown once. */
+export type Minted = GatewaySchemas["MintedKey"]
 
 export const Keys = ({ me }: { me: Account }) => {
   useTitle("Keys")
-  const [keys, reload] = useLoad(() => rest.keys.list() as Promise<{ keys: ReadonlyArray<Key> }>)
+  const [keys, reload] = useLoad(() => rest.keys.list() as Promise<GatewayResponse<"listKeys">>)
   const [minted, setMinted] = useState<Minted | undefined>(undefined)
   const writable = can(me, "ability:keys.write")
   const shown = (m: Minted) => {
@@ -51,22 +37,25 @@ export const Keys = ({ me }: { me: Account }) => {
       {keys.state === "error" ? <ErrorNotice error={keys.error} onRetry={reload} /> : null}
       {keys.state === "ready" && keys.data.keys.length === 0 ? <Empty><p>No keys yet. Create one above to make your first call.</p></Empty> : null}
       {keys.state === "ready" && keys.data.keys.length > 0
-        ? (
-          <TableWrap label="Keys">
-            <table>
-              <thead>
-                <tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Status</th><th scope="col">Scopes</th><th scope="col">Models</th><th scope="col">Last used</th>{writable ? <th scope="col">Actions</th> : null}</tr>
-              </thead>
-              <tbody>
-                {keys.data.keys.map((k) => <KeyRow key={k.id} k={k} writable={writable} onChanged={reload} onMinted={shown} />)}
-              </tbody>
-            </table>
-          </TableWrap>
-        )
+        ? <KeyTable label="Keys" keys={keys.data.keys} writable={writable} onChanged={reload} onMinted={shown} />
         : null}
     </section>
   )
 }
+
+/** Keys with their rename, rotate and revoke actions (also a sub-organisation's, on the partner page). */
+export const KeyTable = (props: { label: string; keys: ReadonlyArray<Key>; writable: boolean; onChanged: () => void; onMinted: (m: Minted) => void }) => (
+  <TableWrap label={props.label}>
+    <table>
+      <thead>
+        <tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Status</th><th scope="col">Scopes</th><th scope="col">Models</th><th scope="col">Last used</th>{props.writable ? <th scope="col">Actions</th> : null}</tr>
+      </thead>
+      <tbody>
+        {props.keys.map((k) => <KeyRow key={k.id} k={k} writable={props.writable} onChanged={props.onChanged} onMinted={props.onMinted} />)}
+      </tbody>
+    </table>
+  </TableWrap>
+)
 
 const CreateKey = ({ onCreated }: { onCreated: (m: Minted) => void }) => {
   const [options] = useLoad(async () => {

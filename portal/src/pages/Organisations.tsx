@@ -1,23 +1,20 @@
 /** @jsxImportSource preact */
 // Partner accounts: sub-organisations with their own wallet and keys, one level below yours. Create one, see its
 // balance and last 30 days of usage, and add people to it.
+import type { GatewayResponse } from "@privacy-relay/sdk"
 import { useState } from "preact/hooks"
 import { type Account, call, can, rest } from "../api.ts"
 import { Empty, ErrorNotice, Loading, Notice, ShownOnce, TableWrap, useAction, useLoad, useTitle } from "../components/ui.tsx"
+import { KeyTable, type Minted } from "./Keys.tsx"
 import { count, dateTime, microsToUsd, usd } from "../format.ts"
 
-interface SubOrganisation {
-  readonly org_id: string
-  readonly name: string
-  readonly balance_usd: string
-  readonly created_at: string
-}
+type SubOrganisation = GatewayResponse<"listSubOrganisations">["organisations"][number]
 
 const ROLES = ["member", "admin", "owner"] as const
 
 export const Organisations = ({ me }: { me: Account }) => {
   useTitle("Sub-organisations")
-  const [list, reload] = useLoad(() => call<{ organisations: ReadonlyArray<SubOrganisation> }>("GET", "/api/v1/orgs/sub"))
+  const [list, reload] = useLoad(() => call<GatewayResponse<"listSubOrganisations">>("GET", "/api/v1/orgs/sub"))
   const writable = can(me, "abilities:write")
   return (
     <section>
@@ -29,7 +26,7 @@ export const Organisations = ({ me }: { me: Account }) => {
       {list.state === "error" ? <ErrorNotice error={list.error} onRetry={reload} /> : null}
       {list.state === "ready" && list.data.organisations.length === 0 ? <Empty><p>No sub-organisations yet.</p></Empty> : null}
       {list.state === "ready" && list.data.organisations.length > 0
-        ? <ul class="cards">{list.data.organisations.map((o) => <SubOrganisationCard key={o.org_id} org={o} writable={writable} canCreateKeys={can(me, "ability:keys.write")} />)}</ul>
+        ? <ul class="cards">{list.data.organisations.map((o) => <SubOrganisationCard key={o.org_id} org={o} writable={writable} canReadKeys={can(me, "ability:keys.read")} canWriteKeys={can(me, "ability:keys.write")} />)}</ul>
         : null}
     </section>
   )
@@ -55,20 +52,20 @@ const CreateSubOrganisation = ({ onCreated }: { onCreated: () => void }) => {
   )
 }
 
-const SubOrganisationCard = ({ org, writable, canCreateKeys }: { org: SubOrganisation; writable: boolean; canCreateKeys: boolean }) => {
+const SubOrganisationCard = ({ org, writable, canReadKeys, canWriteKeys }: { org: SubOrganisation; writable: boolean; canReadKeys: boolean; canWriteKeys: boolean }) => {
   const [open, setOpen] = useState(false)
   return (
     <li class="card" data-testid="sub-organisation">
       <p><strong>{org.name}</strong> <span class="muted small"><code>{org.org_id}</code> · created {dateTime(org.created_at)}</span></p>
       <p>Balance: <strong>{usd(org.balance_usd)}</strong></p>
-      <button type="button" aria-expanded={open} onClick={() => setOpen(!open)}>{open ? "Hide details" : "Usage and members"}</button>
-      {open ? <SubOrganisationDetails org={org} writable={writable} canCreateKeys={canCreateKeys} /> : null}
+      <button type="button" aria-expanded={open} onClick={() => setOpen(!open)}>{open ? "Hide details" : "Usage, keys and members"}</button>
+      {open ? <SubOrganisationDetails org={org} writable={writable} canReadKeys={canReadKeys} canWriteKeys={canWriteKeys} /> : null}
     </li>
   )
 }
 
-const SubOrganisationDetails = ({ org, writable, canCreateKeys }: { org: SubOrganisation; writable: boolean; canCreateKeys: boolean }) => {
-  const [usage, reload] = useLoad(() => call<{ summary: ReadonlyArray<{ model: string; calls: number; billed_micros: number }> }>("GET", `/api/v1/orgs/sub/${encodeURIComponent(org.org_id)}/usage?limit=1`), [org.org_id])
+const SubOrganisationDetails = ({ org, writable, canReadKeys, canWriteKeys }: { org: SubOrganisation; writable: boolean; canReadKeys: boolean; canWriteKeys: boolean }) => {
+  const [usage, reload] = useLoad(() => call<GatewayResponse<"getSubOrganisationUsage">>("GET", `/api/v1/orgs/sub/${encodeURIComponent(org.org_id)}/usage?limit=1`), [org.org_id])
   const [email, setEmail] = useState("")
   const [role, setRole] = useState<string>("member")
   const [added, setAdded] = useState<string | undefined>(undefined)
@@ -104,7 +101,7 @@ const SubOrganisationDetails = ({ org, writable, canCreateKeys }: { org: SubOrga
           </TableWrap>
         )
         : null}
-      {canCreateKeys ? <SubOrganisationKey org={org} /> : null}
+      {canReadKeys ? <SubOrganisationKeys org={org} writable={canWriteKeys} /> : null}
       {writable
         ? (
           <form class="inline-block" onSubmit={addMember} aria-label={`Add a person to ${org.name}`}>
@@ -125,26 +122,53 @@ const SubOrganisationDetails = ({ org, writable, canCreateKeys }: { org: SubOrga
   )
 }
 
-/** A gateway key of the sub-organisation (its calls bill its wallet), shown once. */
-const SubOrganisationKey = ({ org }: { org: SubOrganisation }) => {
+/**
+ * The sub-organisation's gateway keys (its calls bill its wallet): create one (shown once), and rename, rotate or
+ * revoke them as on the keys page. The gateway lets a parent reach its sub-organisations' keys and nothing above.
+ */
+const SubOrganisationKeys = ({ org, writable }: { org: SubOrganisation; writable: boolean }) => {
+  const [keys, reload] = useLoad(() => rest.keys.list({ org_id: org.org_id }) as Promise<GatewayResponse<"listKeys">>, [org.org_id])
   const [name, setName] = useState("")
-  const [minted, setMinted] = useState<{ api_key: string; key_prefix: string } | undefined>(undefined)
+  const [minted, setMinted] = useState<Minted | undefined>(undefined)
   const action = useAction()
+  const shown = (m: Minted) => {
+    setMinted(m)
+    reload()
+  }
   const submit = async (event: Event) => {
     event.preventDefault()
     const created = await action.run(() => rest.keys.create({ org_id: org.org_id, ...(name.trim() === "" ? {} : { name: name.trim() }) }))
     if (created !== undefined) {
-      setMinted(created as { api_key: string; key_prefix: string })
       setName("")
+      shown(created as Minted)
     }
   }
   return (
-    <form class="inline-block" onSubmit={submit} aria-label={`Create a key for ${org.name}`}>
-      <h3>Create a key for {org.name}</h3>
-      <label>Key name<input type="text" name="sub-key-name" maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} /></label>
-      {action.error !== undefined ? <ErrorNotice error={action.error} /> : null}
-      {minted !== undefined ? <ShownOnce label={`Key ${minted.key_prefix} of ${org.name}`} value={minted.api_key} /> : null}
-      <button type="submit" disabled={action.busy}>{action.busy ? "Creating…" : "Create key"}</button>
-    </form>
+    <div>
+      <h3>Keys of {org.name}</h3>
+      {minted !== undefined
+        ? (
+          <ShownOnce label={minted.replaces !== undefined ? `New key for ${org.name} (${minted.key_prefix})` : `Key ${minted.key_prefix} of ${org.name}`} value={minted.api_key}>
+            {minted.replaces !== undefined ? <p><strong>Deploy the new key at once:</strong> the previous key already stopped working.</p> : null}
+          </ShownOnce>
+        )
+        : null}
+      {keys.state === "loading" ? <Loading what={`keys of ${org.name}`} /> : null}
+      {keys.state === "error" ? <ErrorNotice error={keys.error} onRetry={reload} /> : null}
+      {keys.state === "ready" && keys.data.keys.length === 0 ? <p class="muted">No keys yet.</p> : null}
+      {keys.state === "ready" && keys.data.keys.length > 0
+        ? <KeyTable label={`Keys of ${org.name}`} keys={keys.data.keys} writable={writable} onChanged={reload} onMinted={shown} />
+        : null}
+      {writable
+        ? (
+          <form class="inline-block" onSubmit={submit} aria-label={`Create a key for ${org.name}`}>
+            <h3>Create a key for {org.name}</h3>
+            <label>Key name<input type="text" name="sub-key-name" maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} /></label>
+            {action.error !== undefined ? <ErrorNotice error={action.error} /> : null}
+            <button type="submit" disabled={action.busy}>{action.busy ? "Creating…" : "Create key"}</button>
+          </form>
+        )
+        : null}
+    </div>
   )
 }

@@ -2,21 +2,14 @@
 // Signed receipts of the organisation's calls: each one verified here, in the browser, against the gateway's
 // published keys (nothing is taken on the gateway's word), the chain linkage of what is shown, and the
 // transparency-log inclusion proof of one receipt.
-import { verifyChain, verifyInclusionProof, verifyReceipt } from "@privacy-relay/sdk"
+import { type GatewaySchemas, verifyChain, verifyInclusionProof, verifyReceipt } from "@privacy-relay/sdk"
 import { useState } from "preact/hooks"
 import { jwks, rest } from "../api.ts"
 import { Empty, ErrorNotice, Loading, TableWrap, useAction, useLoad, useTitle } from "../components/ui.tsx"
 import { dateTime } from "../format.ts"
 import { navigate, onLinkClick } from "../router.ts"
 
-interface ReceiptV1 {
-  readonly jti: string
-  readonly sub: string
-  readonly iat: number
-  readonly kid: string
-  readonly chain: { readonly chain_id: string; readonly seq: number; readonly prev_hash: string }
-  readonly claims: { readonly capability: string; readonly provider: string; readonly model: string; readonly tokens_in: number; readonly tokens_out: number }
-}
+type ReceiptV1 = GatewaySchemas["ReceiptV1"]
 
 type Verdict = { readonly valid: boolean; readonly reason: string | null }
 
@@ -107,7 +100,7 @@ export const Receipts = () => {
                 <thead><tr><th scope="col">Sealed</th><th scope="col">Receipt</th><th scope="col">Model</th><th scope="col">Tokens in / out</th><th scope="col">Key</th><th scope="col">Seq</th><th scope="col">Signature</th></tr></thead>
                 <tbody>
                   {[...list.data.receipts, ...(older?.receipts ?? [])].map((r) => (
-                    <tr key={r.jti}>
+                    <tr key={r.jti} data-testid="receipt-row">
                       <td>{dateTime(r.iat)}</td>
                       <td><a href={`/portal/receipts/${r.jti}`} onClick={onLinkClick(`/receipts/${r.jti}`)}><code>{r.jti.slice(0, 12)}…</code></a></td>
                       <td>{r.claims.model}</td>

@@ -1,27 +1,13 @@
 /** @jsxImportSource preact */
 // Every metered call of the organisation, newest first: filter what is loaded, load more, export what is shown as CSV.
+import type { GatewaySchemas } from "@privacy-relay/sdk"
 import { useMemo, useState } from "preact/hooks"
 import { rest } from "../api.ts"
 import { Empty, ErrorNotice, Loading, TableWrap, useAction, useTitle, useLoad } from "../components/ui.tsx"
 import { dateTime, microsToUsd, usd } from "../format.ts"
 import { onLinkClick } from "../router.ts"
 
-interface UsageRecord {
-  readonly id: string
-  readonly request_id: string
-  readonly key_id: string
-  readonly provider: string
-  readonly model: string
-  readonly capability: string
-  readonly input_tokens: number
-  readonly output_tokens: number
-  readonly billed_micros: number
-  readonly billed_usd: string
-  readonly partial: boolean
-  readonly estimated: boolean
-  readonly receipt_jti: string | null
-  readonly finished_at: string
-}
+type UsageRecord = GatewaySchemas["Usage"]["records"][number]
 
 const CSV_COLUMNS = ["finished_at", "request_id", "key_id", "provider", "model", "capability", "input_tokens", "output_tokens", "billed_usd", "partial", "estimated", "receipt_jti"] as const
 

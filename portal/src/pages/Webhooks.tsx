@@ -1,6 +1,7 @@
 /** @jsxImportSource preact */
 // Webhook endpoints (events, secret shown once, rotate, test, resume, delete) and the delivery log (status,
 // attempts, detail with payload and last error, replay).
+import type { GatewayResponse, GatewaySchemas } from "@privacy-relay/sdk"
 import { useState } from "preact/hooks"
 import { EVENT_CATALOGUE } from "../../../src/webhooks/events.ts"
 import { type Account, can, rest } from "../api.ts"
@@ -8,32 +9,9 @@ import { ConfirmButton, Empty, ErrorNotice, Loading, Notice, ShownOnce, TableWra
 import { dateTime } from "../format.ts"
 import { navigate, onLinkClick } from "../router.ts"
 
-interface Endpoint {
-  readonly id: number
-  readonly url: string
-  readonly events: ReadonlyArray<string>
-  readonly status: "active" | "paused"
-  readonly paused_reason: string | null
-  readonly created_at: string
-}
-
-interface Delivery {
-  readonly id: number
-  readonly endpoint_id: number
-  readonly event: string
-  readonly status: "pending" | "retrying" | "delivered" | "dead"
-  readonly attempt_count: number
-  readonly last_http_code: number | null
-  readonly last_error: string | null
-  readonly next_attempt_at: string | null
-  readonly replay_of: number | null
-  readonly created_at: string
-}
-
-interface DeliveryDetailView extends Delivery {
-  readonly payload: unknown
-  readonly attempts: ReadonlyArray<{ id: number; attempt: number; http_code: number | null; error: string | null; started_at: string; duration_ms: number | null }>
-}
+type Endpoint = GatewaySchemas["WebhookEndpoint"]
+type Delivery = GatewaySchemas["WebhookDelivery"]
+type DeliveryDetailView = GatewayResponse<"getWebhookDelivery">
 
 const STATUSES = ["pending", "retrying", "delivered", "dead"] as const
 

@@ -535,6 +535,16 @@ const deploymentCases: Array<Case> = [
     provoke: async () => sendTo(other.gw, "POST", "/api/admin/receipts/keys/rotate", { body: "{}", headers: { authorization: `Bearer ${await tokenOn(other.gw, "ability:admin")}` } })
   },
   {
+    code: "email_not_verified",
+    where: "POST /api/admin/accounts/operator (an unverified account)",
+    provoke: async () => {
+      const email = `unverified-${crypto.randomUUID().slice(0, 8)}@example.org`
+      await send("POST", "/api/v1/accounts", { body: JSON.stringify({ email, password: "long enough password" }), headers: { "x-forwarded-for": "203.0.113.77" } })
+      const a = await fundedKey(fx.gw)
+      return send("POST", "/api/admin/accounts/operator", { body: JSON.stringify({ email, action: "grant" }), headers: { authorization: `Bearer ${await portalToken(a.orgId, "ability:admin")}` } })
+    }
+  },
+  {
     code: "ambiguous_prefix",
     where: "POST /api/admin/keys/revoke",
     provoke: async () => {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createPortalToken } from "../../../../layers/AdminOperations.ts"
 import { CLIENT_TYPES_PATH, OPENAPI_JSON_PATH, renderClientTypes } from "../../../../layers/http/api/generate.ts"
 import { RoutesLive } from "../../../../layers/GatewayLive.ts"
-import type { paths } from "../../../fixtures/openapi/gateway.ts"
+import type { paths } from "../../../../sdks/typescript/src/openapi/gateway.ts"
 import { attestedHeaders, relayChatAttested } from "../../../support/engine.ts"
 import { useRelayFixture } from "../../../support/relayFixture.ts"
 import { fundedKey } from "../../../support/tenant.ts"
@@ -269,7 +269,7 @@ describe("more real answers: a sweep over the portal, billing, webhook, transpar
  * so a document that stopped describing them would fail the type-check.
  */
 describe("a client generated from the OpenAPI document", () => {
-  it("test/fixtures/openapi/gateway.ts is what openapi-typescript generates from docs/openapi.json now (npm run openapi)", async () => {
+  it("sdks/typescript/src/openapi/gateway.ts is what openapi-typescript generates from docs/openapi.json now (npm run openapi)", async () => {
     expect(readFileSync(CLIENT_TYPES_PATH, "utf8")).toBe(await renderClientTypes(readFileSync(OPENAPI_JSON_PATH, "utf8")))
   })
 

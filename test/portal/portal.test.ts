@@ -312,7 +312,7 @@ describe("portal in Chromium", () => {
     const [sub] = await gw.query<{ id: string; parent_id: string }>("SELECT id, parent_id FROM organisations WHERE name = 'Lovelace Clients'")
     const [own] = await gw.query<{ org_id: string }>("SELECT org_id FROM accounts WHERE email = $1", EMAIL)
     expect(sub.parent_id).toBe(own.org_id)
-    await card.getByRole("button", { name: "Usage and members" }).click()
+    await card.getByRole("button", { name: "Usage, keys and members" }).click()
     await card.getByText("No calls in the last 30 days.").waitFor()
     await card.getByLabel("E-mail").fill("charles@example.org")
     await card.getByRole("button", { name: "Add person" }).click()

@@ -86,7 +86,7 @@ export const Receipts = () => {
               ? (
                 <ul class="chains" aria-label="Chain status">
                   {list.data.chains.map(({ chainId, result }) => (
-                    <li key={chainId} data-testid="chain-status">
+                    <li key={chainId} class="wrap" data-testid="chain-status">
                       Chain <code>{chainId}</code>, seq {result.firstSeq}–{result.lastSeq}:{" "}
                       {result.valid ? <span class="badge verified">linked</span> : <span class="badge failed">broken at seq {result.break?.seq ?? "?"}</span>}
                       {result.valid ? null : <span class="muted small"> {result.break?.reason}</span>}

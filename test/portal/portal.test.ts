@@ -453,7 +453,7 @@ describe("portal in Chromium", () => {
     } finally {
       await mobile.close()
     }
-  })
+  }, 180_000)
 
   it("signs out: the session cookie no longer opens the API", async () => {
     await go("/")

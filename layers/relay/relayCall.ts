@@ -15,7 +15,7 @@ import { issuesReceipts } from "../../src/keys/demo.ts"
 import { countersignAttestation } from "../../sdks/typescript/src/wire/receipts/countersign.ts"
 import { nodeAttestationCrypto } from "../crypto/nodeAttestationCrypto.ts"
 import { sha256HexSync } from "../crypto/nodeSha256.ts"
-import { maxCostHoldMicros } from "../../src/billing/pricing.ts"
+import { DEFAULT_HOLD_OUTPUT_TOKENS, maxCostHoldMicros } from "../../src/billing/pricing.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
 import { formatTraceparent } from "../../src/http/traceparent.ts"
 import { ROUTING_DECISION_HEADER, ROUTING_HEADER } from "../../src/routing/strategy.ts"
@@ -258,7 +258,8 @@ export const relayCall = (route: AttestationRoute, principal: GatewayPrincipal, 
       ...(translation === undefined ? {} : {
         translation: { from: translation.from, to: translation.to, hash_client_request: clientBodyHash }
       }),
-      engineVersion: `${verdict.engine.id}/${verdict.engine.version}`
+      engineVersion: `${verdict.engine.id}/${verdict.engine.version}`,
+      outputTokenCap: shape.maxOutputTokens ?? DEFAULT_HOLD_OUTPUT_TOKENS
     }
     const target_ = used
 
@@ -281,7 +282,10 @@ export const relayCall = (route: AttestationRoute, principal: GatewayPrincipal, 
       )
   })
 
-type CallBase = Omit<CompletedCall, "providerResponseId" | "inputTokens" | "outputTokens" | "estimated" | "partial" | "hashUpstreamResponse">
+type CallBase = Omit<CompletedCall, "providerResponseId" | "inputTokens" | "outputTokens" | "estimated" | "partial" | "hashUpstreamResponse"> & {
+  /** The output tokens the hold was sized for (max_tokens, or the default cap): an estimate never exceeds it. */
+  readonly outputTokenCap: number
+}
 
 /**
  * The metered call from what the provider reported. Missing counts are estimated from the bytes (the record is
@@ -294,12 +298,15 @@ const meteredCall = (
   partial: boolean,
   hashUpstreamResponse: string
 ): CompletedCall => {
+  const { outputTokenCap, ...call } = base
   const noOutput = base.capability === "embeddings"
   return {
-    ...base,
+    ...call,
     providerResponseId: usage.responseId ?? `gateway-${base.requestId}`,
     inputTokens: usage.inputTokens ?? estimateTokens(bytes.request),
-    outputTokens: usage.outputTokens ?? (noOutput ? 0 : estimateTokens(bytes.response)),
+    // Estimated from the bytes relayed (a stream's frames included, so far above the text's tokens): capped at what
+    // the provider was allowed to produce, so an unreported count never bills beyond the call's hold.
+    outputTokens: usage.outputTokens ?? (noOutput ? 0 : Math.min(estimateTokens(bytes.response), outputTokenCap)),
     estimated: usage.inputTokens === undefined || (usage.outputTokens === undefined && !noOutput),
     partial,
     hashUpstreamResponse

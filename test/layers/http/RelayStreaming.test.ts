@@ -112,4 +112,23 @@ describe("streamed relay", () => {
     expect(rows[0].partial).toBe(true)
     expect(await fx.gw.query("SELECT 1 FROM wallet_holds WHERE org_id = $1", orgId)).toHaveLength(0)
   })
+
+  it("a stream without usage is estimated, and never beyond max_tokens (the hold's cap): it bills no more than its hold", async () => {
+    const { apiKey, orgId } = await fundedKey(fx.gw)
+    // No stream_options.include_usage: the provider reports no usage, the gateway estimates from the bytes relayed
+    // (~900 "tokens" of SSE frames for this answer, whose text is a few tokens).
+    const body = JSON.stringify({ model: "local-chat", stream: true, max_tokens: 8, messages: [{ role: "user", content: "one two three four five six seven eight nine ten" }] })
+    const res = await fetch(`${fx.gw.url}/api/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${apiKey}`, ...(await attestedHeaders("chat.completions", body)) },
+      body
+    })
+    expect(res.status).toBe(200)
+    const text = await res.text()
+    expect(text).toContain("event: receipt-v2")
+    expect(text.length / 4).toBeGreaterThan(8)
+    const usage = await fx.gw.query<{ estimated: boolean; output_tokens: number; billed_micros: string }>(
+      "SELECT estimated, output_tokens, billed_micros::text AS billed_micros FROM usage_records WHERE org_id = $1", orgId)
+    expect(usage).toMatchObject([{ estimated: true, output_tokens: 8 }])
+  })
 })

@@ -26,6 +26,7 @@ import { ReadinessRoutes } from "./http/ReadinessRoutes.ts"
 import { RelayRoutes } from "./http/RelayRoutes.ts"
 import { SelfServiceRoutes } from "./http/SelfServiceRoutes.ts"
 import { DemoRoutes } from "./http/DemoRoutes.ts"
+import { drainingHttpServerLayer } from "./http/DrainingHttpServer.ts"
 import { WebhookRoutes } from "./http/WebhookRoutes.ts"
 import { AdmissionCountersMemory } from "./memory/AdmissionCounters.ts"
 import { QuotasMemory } from "./memory/Quotas.ts"
@@ -186,14 +187,22 @@ export const gatewayServicesLayer = (env: Readonly<Record<string, string | undef
   return Layer.mergeAll(withBootstrap, SharedStateLive, relay, orgLimits, routingPolicies, QuotasLive, byok, GatewayMetrics.layer).pipe(Layer.provideMerge(config), Layer.provideMerge(ObservabilityLive.pipe(Layer.provide(config))))
 }
 
-/** The whole gateway: routes served on HOST:PORT. The HttpServer stays in the output so callers can read its address. */
+/**
+ * The whole gateway: routes served on HOST:PORT. The HttpServer stays in the output so callers can read its address.
+ * `shutdown: "drain"` (the programs) stops it the way a deployment needs, over SHUTDOWN_GRACE_MS
+ * (layers/http/DrainingHttpServer.ts); in-process test gateways keep Effect's plain close, which does not wait for
+ * clients to drop their idle connections.
+ */
 export const gatewayLayer = (
   env: Readonly<Record<string, string | undefined>>,
   /** Pass one services layer to several gateways (with a shared MemoMap) to run them over the same storage in one process. */
-  services: ReturnType<typeof gatewayServicesLayer> = gatewayServicesLayer(env)
+  services: ReturnType<typeof gatewayServicesLayer> = gatewayServicesLayer(env),
+  options: { readonly shutdown?: "drain" | "close" } = {}
 ) => {
   const settings = parseGatewayConfig(env)
-  const server = NodeHttpServer.layer(createServer, { port: settings.port, host: settings.host })
+  const server = options.shutdown === "drain"
+    ? drainingHttpServerLayer({ port: settings.port, host: settings.host, graceMs: settings.shutdownGraceMs })
+    : NodeHttpServer.layer(createServer, { port: settings.port, host: settings.host })
   return Layer.mergeAll(HttpRouter.serve(RoutesLive, { disableLogger: true }), AnnounceAddress).pipe(
     Layer.provideMerge(server),
     Layer.provideMerge(services)

@@ -1,4 +1,4 @@
-import { Effect, Layer, Queue } from "effect"
+import { Effect, Fiber, Layer, Queue } from "effect"
 import { SqlClient } from "effect/sql"
 import { AppConfig } from "../services/AppConfig.ts"
 import { KeyEncryption } from "../services/KeyEncryption.ts"
@@ -24,7 +24,7 @@ const LEASE_MARGIN_MS = 60_000
 
 /**
  * The webhook dispatcher: one supervised fiber per process, started in this layer's scope and interrupted when
- * the scope closes. Each round it fans pending outbox events out to deliveries, claims due deliveries up to
+ * the scope closes (attempts already sent are then awaited and recorded, so a shutdown leaves none half done). Each round it fans pending outbox events out to deliveries, claims due deliveries up to
  * its free concurrency and starts one fiber per attempt; it sleeps WEBHOOK_POLL_MS when there was nothing to do
  * unless woken (a test or replay queued here, or an attempt finished). Several dispatchers, in one process or
  * many, share the database safely: claims use FOR UPDATE SKIP LOCKED (see WebhookDeliveryStore).
@@ -133,7 +133,8 @@ export const webhookDispatcherLayer = Layer.effect(
       const claimed = free > 0 ? yield* claimDue(sql, free, timeoutMs + LEASE_MARGIN_MS) : []
       for (const attempt of claimed) {
         inFlight++
-        yield* Effect.forkScoped(runAttempt(attempt))
+        // Not tied to the layer's scope: closing it lets the attempt finish and be recorded (see below).
+        yield* Effect.forkDetach(runAttempt(attempt))
       }
       return fannedOut > 0 || claimed.length > 0
     })
@@ -147,7 +148,15 @@ export const webhookDispatcherLayer = Layer.effect(
       }
     })
 
-    yield* Effect.forkScoped(loop)
+    const looping = yield* Effect.forkScoped(loop)
+    // Shutdown: claim nothing more, then wait for the attempts in flight (each bounded by WEBHOOK_TIMEOUT_MS) to
+    // record their outcome. An attempt cut off instead would keep its lease (timeout + 60 s) before anyone retried.
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function*() {
+        yield* Fiber.interrupt(looping)
+        while (inFlight > 0) yield* Effect.sleep(10)
+      })
+    )
     return WebhookDispatcher.of({ wake })
   })
 )

@@ -4,7 +4,7 @@
  * failed start-up included: one FATAL line saying why in words (port in use, database unreachable, ...), exit 1.
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { Cause, Effect, Layer, Logger } from "effect"
+import { Cause, Effect, Exit, Layer, Logger, Runtime } from "effect"
 import { gatewayLayer } from "../layers/GatewayLive.ts"
 import { describeStartupFailure, ensurePortFree } from "../layers/StartupFailure.ts"
 import { type GatewayConfig, parseGatewayConfig } from "../services/AppConfig.ts"
@@ -14,7 +14,7 @@ let settings: GatewayConfig | undefined
 const program = Effect.gen(function*() {
   settings = parseGatewayConfig(process.env)
   yield* ensurePortFree(settings.host, settings.port)
-  return yield* Layer.launch(gatewayLayer(process.env))
+  return yield* Layer.launch(gatewayLayer(process.env, undefined, { shutdown: "drain" }))
 }).pipe(
   Effect.tapCause((cause) => {
     // SIGINT/SIGTERM end a running gateway by interruption: that is a shutdown, not a failure.
@@ -25,4 +25,9 @@ const program = Effect.gen(function*() {
   Effect.provide(Logger.layer([Logger.consoleJson]))
 )
 
-NodeRuntime.runMain(program, { disableErrorReporting: true })
+// A stop by signal that drained and flushed everything is a clean exit (0), not Effect's 130: systemd and
+// orchestrators then record a normal stop.
+NodeRuntime.runMain(program, {
+  disableErrorReporting: true,
+  teardown: (exit, onExit) => Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
+})

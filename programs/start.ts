@@ -16,5 +16,5 @@ process.stdout.write(JSON.stringify({ level: "info", msg: "fake provider listeni
 // Development defaults: top-ups confirmed by the dev route (never in production: see docs/billing.md).
 const env = { LOCAL_PROVIDER_URL: provider.url, PAYMENTS_PROVIDER: "dev", ...process.env }
 NodeRuntime.runMain(
-  Layer.launch(gatewayLayer(env)).pipe(Effect.ensuring(Effect.promise(() => provider.close())))
+  Layer.launch(gatewayLayer(env, undefined, { shutdown: "drain" })).pipe(Effect.ensuring(Effect.promise(() => provider.close())))
 )

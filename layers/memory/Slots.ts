@@ -21,6 +21,13 @@ export const SlotsMemory = Layer.effect(
           slots.set(key, { owner, expiresAt: now + ttlMs })
           return true
         }),
+      renew: (key, owner, ttlMs) =>
+        Effect.map(Clock.currentTimeMillis, (now) => {
+          const slot = current(key, now)
+          if (slot?.owner !== owner) return false
+          slot.expiresAt = now + ttlMs
+          return true
+        }),
       release: (key, owner) =>
         Effect.sync(() => {
           if (slots.get(key)?.owner === owner) slots.delete(key)

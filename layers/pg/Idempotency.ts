@@ -1,4 +1,4 @@
-import { Clock, Deferred, Duration, Effect, Exit, Layer, Schedule } from "effect"
+import { Clock, Deferred, Duration, Effect, Exit, Fiber, Layer, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
 import {
   type Admission,
@@ -12,8 +12,15 @@ import { ApiError } from "../../src/http/ApiError.ts"
 import { makeKeyedBatcher } from "../KeyedBatcher.ts"
 import { STORED_COLUMNS, STORED_RECORDSET, STORED_UPSERT, storedRow, type StoredRow } from "./idempotencyRecords.ts"
 
-/** The in-flight slot outlives any relay call (provider timeouts are shorter), so a crashed owner frees it. */
-const SLOT_TTL_MS = 10 * 60_000
+/**
+ * The in-flight slot expires this long after its owner last renewed it. The owner renews it every SLOT_RENEW_MS for
+ * as long as the original runs (up to SLOT_MAX_HOLD_MS); a node that died (SIGKILL, crash) stops renewing, so a client's
+ * retry on another node waits at most this long (409 idempotency_in_flight, Retry-After 1) before it may run afresh.
+ */
+const SLOT_TTL_MS = 15_000
+const SLOT_RENEW_MS = 5_000
+/** No relay call runs this long (provider timeouts are shorter): the renewals stop there. */
+const SLOT_MAX_HOLD_MS = 10 * 60_000
 const POLL_MS = 50
 
 // Printable ASCII without spaces: what a UUID or any sane client key looks like.
@@ -131,9 +138,21 @@ export const IdempotencyPg = Layer.effect(
             }
             const done = yield* Deferred.make<void>()
             local.set(slotKey, done)
+            // Keeps the slot while this node runs the original; a failed renewal is tried again at the next tick.
+            // Bounded, as the old fixed expiry was: an admission never finished (a bug) cannot hold its key for ever.
+            const heartbeat = yield* Effect.gen(function*() {
+              for (let renewed = 0; renewed * SLOT_RENEW_MS < SLOT_MAX_HOLD_MS; renewed++) {
+                yield* Effect.sleep(Duration.millis(SLOT_RENEW_MS))
+                yield* slots.renew(slotKey, owner, SLOT_TTL_MS).pipe(Effect.catchCause(() => Effect.void))
+              }
+            }).pipe(Effect.forkIn(layerScope))
             const finish = Effect.suspend(() => {
               if (local.get(slotKey) === done) local.delete(slotKey)
-              return slots.release(slotKey, owner).pipe(Effect.andThen(Deferred.succeed(done, undefined)), Effect.asVoid)
+              return Fiber.interrupt(heartbeat).pipe(
+                Effect.andThen(slots.release(slotKey, owner)),
+                Effect.andThen(Deferred.succeed(done, undefined)),
+                Effect.asVoid
+              )
             })
             const admission: Admission = {
               _tag: "Fresh",

@@ -28,6 +28,11 @@ export interface GatewayConfig {
   readonly traceSampleRatio: number
   /** SERVER_TIMING=off leaves out the Server-Timing header (default on: each response tells how long its stages took). */
   readonly serverTiming: boolean
+  /**
+   * SHUTDOWN_GRACE_MS: after SIGTERM/SIGINT, how long calls and streams already accepted may run on before they are
+   * cut (then queued writes are flushed and the process exits). Shorter than the orchestrator's kill timeout.
+   */
+  readonly shutdownGraceMs: number
   readonly env: Readonly<Record<string, string | undefined>>
 }
 
@@ -59,6 +64,7 @@ export const parseGatewayConfig = (env: Readonly<Record<string, string | undefin
     otlpEndpoint: nonEmpty(env.OTEL_EXPORTER_OTLP_ENDPOINT),
     traceSampleRatio: ratio,
     serverTiming: parseOnOff(env.SERVER_TIMING, "SERVER_TIMING", true),
+    shutdownGraceMs: parseMillis(env.SHUTDOWN_GRACE_MS, "SHUTDOWN_GRACE_MS", 20_000, 600_000),
     env
   }
 }
@@ -89,6 +95,14 @@ const valueOrFile = (env: Readonly<Record<string, string | undefined>>, name: st
   const fromFile = nonEmpty(text)
   if (fromFile === undefined) throw new ConfigInvalid(`${name}_FILE: ${file} is empty`)
   return fromFile
+}
+
+const parseMillis = (raw: string | undefined, name: string, fallback: number, max: number): number => {
+  const v = raw?.trim()
+  if (v === undefined || v === "") return fallback
+  const n = Number(v)
+  if (!/^[0-9]+$/.test(v) || n > max) throw new ConfigInvalid(`${name} must be a whole number of milliseconds from 0 to ${max}`)
+  return n
 }
 
 const nonEmpty = (s: string | undefined) => (s === undefined || s.trim() === "" ? undefined : s.trim())

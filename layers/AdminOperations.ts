@@ -7,6 +7,8 @@ import { Organisations } from "../services/Organisations.ts"
 import { PortalTokens } from "../services/PortalTokens.ts"
 import { ReceiptKeys } from "../services/ReceiptKeys.ts"
 import { ReceiptStore } from "../services/ReceiptStore.ts"
+import { Retention } from "../services/Retention.ts"
+import { retentionCutoff } from "./pg/Retention.ts"
 import { Wallets } from "../services/Wallets.ts"
 import { MAX_FALLBACKS, RoutingPolicies } from "../services/RoutingPolicies.ts"
 import { findModel } from "../src/providers/catalogue.ts"
@@ -140,6 +142,22 @@ export const checkLedger = Effect.gen(function*() {
 })
 
 /** `cli.ts receipts keys rotate`: a new current receipt signing key; every earlier key stays published. */
+/**
+ * `cli.ts retention apply [--days N]`: drops receipts, usage records and finished webhook deliveries older than N
+ * days (default RETENTION_DAYS), keeping every chain verifiable from its anchor (docs/deployment.md, Retention).
+ */
+export const applyRetention = (input: Input, actor = "cli") =>
+  Effect.gen(function*() {
+    const retention = yield* Retention
+    const given = typeof input["days"] === "number" ? String(input["days"]) : str(input, "days")
+    if (given !== undefined && (!/^\d+$/.test(given) || Number(given) < 1 || Number(given) > 36_500)) {
+      return yield* invalid("days", "days must be a whole number from 1 to 36500.")
+    }
+    const days = given === undefined ? retention.days : Number(given)
+    if (days === undefined) return yield* invalid("days", "RETENTION_DAYS is not set: give days (--days N) to apply a retention period once.")
+    return yield* retention.apply(retentionCutoff(days, new Date()), actor)
+  })
+
 export const rotateReceiptKeys = Effect.gen(function*() {
   return yield* (yield* ReceiptKeys).rotate
 })

@@ -7,6 +7,7 @@ import { ChainVerifierPg } from "./pg/ChainVerifier.ts"
 import { ReceiptKeysPg } from "./pg/ReceiptKeys.ts"
 import { ReceiptSealerPg } from "./pg/ReceiptSealer.ts"
 import { ReceiptStorePg } from "./pg/ReceiptStore.ts"
+import { RetentionPg } from "./pg/Retention.ts"
 import { SealerQueue } from "../services/SealerQueue.ts"
 import { TransparencyLogPg } from "./pg/TransparencyLog.ts"
 
@@ -15,7 +16,7 @@ import { TransparencyLogPg } from "./pg/TransparencyLog.ts"
  * verifier (its background fiber lives as long as this layer). Needs SqlClient, AppConfig and Outbox. The KEK
  * layer is the same value webhooks use, so one process holds one KEK.
  */
-export const ReceiptsLive = Layer.mergeAll(ReceiptSealerPg, ReceiptStorePg, TransparencyLogPg, ChainVerifierPg).pipe(
+export const ReceiptsLive = Layer.mergeAll(ReceiptSealerPg, ReceiptStorePg, TransparencyLogPg, ChainVerifierPg, RetentionPg).pipe(
   Layer.provideMerge(ReceiptKeysPg),
   Layer.provideMerge(SealerQueue.layer),
   Layer.provide(KeyEncryptionLive)

@@ -16,6 +16,7 @@ import demoKeys from "./0015_demo_keys.ts"
 import routingPolicies from "./0016_routing_policies.ts"
 import settleMany from "./0017_settle_many.ts"
 import accountOperators from "./0018_account_operators.ts"
+import retention from "./0019_retention.ts"
 
 /**
  * Every migration, by `<number>_<name>`, in order. Imported statically (not read from the file system) so the
@@ -39,5 +40,6 @@ export const migrations = {
   "0015_demo_keys": demoKeys,
   "0016_routing_policies": routingPolicies,
   "0017_settle_many": settleMany,
-  "0018_account_operators": accountOperators
+  "0018_account_operators": accountOperators,
+  "0019_retention": retention
 }

@@ -127,6 +127,17 @@ const COMMANDS: Record<string, Command> = {
     input: () => ({}),
     run: (ops) => ops.rotateReceiptKeys
   },
+  "retention apply": {
+    usage: "retention apply [--days N]",
+    summary: "drop receipts, usage and finished webhook deliveries older than the retention period",
+    details: "--days N (1-36500) overrides RETENTION_DAYS for this run; without either it refuses (invalid_request).\n" +
+      "Each chain keeps verifying from its anchor (the last dropped receipt); transparency leaves stay; recorded in\n" +
+      "the audit log. Gateways with RETENTION_DAYS also run it every RETENTION_INTERVAL_MS (docs/deployment.md).\n" +
+      "Prints {\"cutoff\",\"receipts_v2\",\"receipts_v1\",\"receipts_failed\",\"usage_records\",\"webhook_deliveries\",\"chains_anchored\"}.",
+    route: { method: "POST", path: "/api/admin/retention/apply" },
+    input: (f) => ({ days: f.days }),
+    run: (ops, input) => ops.applyRetention(input)
+  },
   "mail outbox": {
     usage: "mail outbox [--to EMAIL] [--limit N]",
     summary: "show the newest development mails (verification links) kept instead of sent",

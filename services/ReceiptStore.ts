@@ -46,11 +46,21 @@ export class ReceiptStore extends Context.Service<ReceiptStore, {
   >
   /**
    * What storage knows about position `seq` of a chain: `unknown` when the gateway holds no such chain (a receipt
-   * from elsewhere), `missing` when the chain exists and has reached seq but that receipt is gone, else the envelope.
+   * from elsewhere), `dropped` when retention removed it (before the chain's anchor), `missing` when the chain
+   * exists and has reached seq but that receipt is gone otherwise, else the envelope (the anchor's, for the last
+   * dropped receipt, so the first one kept still shows its link).
    */
   readonly stored: (chainId: string, seq: number) => Effect.Effect<
-    { readonly _tag: "unknown" } | { readonly _tag: "missing" } | { readonly _tag: "found"; readonly envelope: unknown }
+    | { readonly _tag: "unknown" }
+    | { readonly _tag: "missing" }
+    | { readonly _tag: "dropped" }
+    | { readonly _tag: "found"; readonly envelope: unknown }
   >
+  /**
+   * True when a receipt with this jti was sealed here (its transparency leaf stays) and is no longer stored because
+   * retention removed it (it was sequenced before the last retention run finished, and no table holds it).
+   */
+  readonly expired: (jti: string) => Effect.Effect<boolean>
   /** The jti of a relayed call of the organisation with exactly these provider, model and upstream hashes. */
   readonly findRelayed: (orgId: string, call: {
     readonly provider: string

@@ -1,11 +1,12 @@
 import { Effect } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { checkLedger, listMailOutbox, createLicence, createOidcClient, createOrg, createPortalToken, creditWallet, revokeKey, setOperator, setRoutingFallbacks } from "../AdminOperations.ts"
+import { applyRetention, checkLedger, listMailOutbox, createLicence, createOidcClient, createOrg, createPortalToken, creditWallet, revokeKey, setOperator, setRoutingFallbacks } from "../AdminOperations.ts"
 import { chainState, listKeys, listOrganisations, type PageQuery } from "../AdminDirectory.ts"
 import { ChainVerifier } from "../../services/ChainVerifier.ts"
 import { actorOf } from "./KeyRoutes.ts"
 import { readPage } from "./pagination.ts"
 import { RoutingPolicies } from "../../services/RoutingPolicies.ts"
+import { Retention } from "../../services/Retention.ts"
 import { SqlClient } from "effect/sql"
 import { Keys } from "../../services/Keys.ts"
 import { OidcProvider } from "../oidc/OidcProvider.ts"
@@ -24,7 +25,7 @@ import { apiRoute } from "./api/apiRoutes.ts"
  * /api/admin/orgs, /keys and /chains are the portal's admin view (an operator's session; layers/AdminDirectory.ts).
  */
 export const AdminRoutes = HttpRouter.use(Effect.fn(function*(router) {
-  const post = (path: HttpRouter.PathInput, op: (input: Record<string, unknown>, actor: string) => Effect.Effect<unknown, ApiError, Keys | Organisations | PortalTokens | Wallets | Licences | OidcProvider | SqlClient.SqlClient | RoutingPolicies>) =>
+  const post = (path: HttpRouter.PathInput, op: (input: Record<string, unknown>, actor: string) => Effect.Effect<unknown, ApiError, Keys | Organisations | PortalTokens | Wallets | Licences | OidcProvider | SqlClient.SqlClient | RoutingPolicies | Retention>) =>
     router.add("POST", path, Effect.gen(function*() {
       const admin = yield* requirePortal("ability:admin")
       const input = yield* readDocumentedBody(apiRoute("POST", path))
@@ -49,6 +50,7 @@ export const AdminRoutes = HttpRouter.use(Effect.fn(function*(router) {
   yield* list("/api/admin/orgs", listOrganisations)
   yield* list("/api/admin/keys", listKeys)
   yield* list("/api/admin/chains", chainState)
+  yield* post("/api/admin/retention/apply", applyRetention)
   yield* router.add("GET", "/api/admin/mail/outbox", Effect.gen(function*() {
     yield* requirePortal("ability:admin")
     const search = new URL((yield* HttpServerRequest.HttpServerRequest).url, "http://x").searchParams

@@ -108,7 +108,16 @@ export const ReceiptRoutes = HttpRouter.use(Effect.fn(function*(router) {
   yield* router.add("GET", "/api/v1/receipts/:jti", Effect.gen(function*() {
     const principal = yield* requireReceiptReader
     const { jti } = yield* HttpRouter.params
-    const receipt = jti !== undefined && /^[0-9a-f]{32}$/.test(jti) ? yield* (yield* ReceiptStore).getV1(principal.orgId, jti) : undefined
+    const store = yield* ReceiptStore
+    const wellFormed = jti !== undefined && /^[0-9a-f]{32}$/.test(jti)
+    const receipt = wellFormed ? yield* store.getV1(principal.orgId, jti) : undefined
+    if (receipt === undefined && wellFormed && (yield* store.expired(jti))) {
+      return yield* new ApiError({
+        status: 410,
+        code: "receipt_expired",
+        message: "This receipt was removed by the gateway's retention period (RETENTION_DAYS); its transparency leaf remains."
+      })
+    }
     if (receipt === undefined) return yield* new ApiError({ status: 404, code: "not_found", message: "No receipt with this jti in your organisation." })
     return HttpServerResponse.jsonUnsafe(receipt)
   }))

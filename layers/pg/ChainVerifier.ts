@@ -6,6 +6,7 @@ import { Outbox } from "../../services/Outbox.ts"
 import { ReceiptKeys } from "../../services/ReceiptKeys.ts"
 import { envelopeHash } from "../../sdks/typescript/src/wire/receipts/chain.ts"
 import { verifyReceipt } from "../../sdks/typescript/src/wire/receipts/verify.ts"
+import { jsonColumn } from "./jsonColumn.ts"
 
 const PAGE = 500
 /** Every this many background passes one walks every chain from seq 1 (the others continue from checkpoints). */
@@ -87,6 +88,29 @@ export const ChainVerifierPg = Layer.effect(
         return null
       })
 
+    /**
+     * Where a chain starts after retention dropped its oldest receipts: the last dropped receipt, kept signed in
+     * receipt_chain_anchors. It is checked like a receipt (signature, position) and must hash to its recorded hash;
+     * the first stored receipt then has to link to it exactly as it linked when the anchor was still stored.
+     */
+    const anchors = Effect.gen(function*() {
+      const rows = yield* sql<{ chain_id: string; seq_text: string; hash: string; envelope: unknown }>`
+        SELECT chain_id, seq::text AS seq_text, hash, envelope FROM receipt_chain_anchors`.pipe(Effect.orDie)
+      return new Map(rows.map((r) => [r.chain_id, { seq: Number(r.seq_text), hash: r.hash, envelope: jsonColumn<Record<string, unknown>>(r.envelope) }]))
+    })
+
+    const anchorProblem = (chainId: string, anchor: { readonly seq: number; readonly hash: string; readonly envelope: Record<string, unknown> }) =>
+      Effect.gen(function*() {
+        const chain = anchor.envelope.chain as { chain_id?: unknown; seq?: unknown } | undefined
+        if (chain?.chain_id !== chainId || chain?.seq !== anchor.seq) return "the retention anchor's chain position differs from its row"
+        if ((yield* Effect.promise(() => envelopeHash(anchor.envelope))) !== anchor.hash) return "the retention anchor does not hash to its recorded hash"
+        const key = yield* keyFor(typeof anchor.envelope.kid === "string" ? anchor.envelope.kid : "")
+        const result = yield* Effect.promise(() =>
+          verifyReceipt(anchor.envelope, { resolveKey: async () => key, nowSeconds: Math.floor(Date.now() / 1000) })
+        )
+        return result.valid ? null : `the retention anchor does not verify: ${result.reason ?? "invalid"}`
+      })
+
     const recordBreak = (head: Head, seq: number, reason: string) =>
       sql.withTransaction(Effect.gen(function*() {
         const opened = yield* sql<{ id: string }>`
@@ -128,15 +152,19 @@ export const ChainVerifierPg = Layer.effect(
       )
       const open = new Set((yield* sql<{ chain_id: string }>`
         SELECT chain_id FROM chain_incidents WHERE repaired_at IS NULL`.pipe(Effect.orDie)).map((r) => r.chain_id))
+      const anchored = yield* anchors
       const verdicts: Array<ChainVerdict> = []
       for (const head of heads) {
         const checkpoint = checkpoints.get(head.chain_id)
-        // A chain with an open incident is always walked whole: only that can show it repaired.
-        const from = full || open.has(head.chain_id) || checkpoint === undefined || checkpoint.seq > Number(head.last_seq)
-          ? undefined
-          : checkpoint
+        const anchor = anchored.get(head.chain_id)
+        // A chain with an open incident is always walked whole (from its anchor, if retention set one): only that
+        // can show it repaired.
+        const fromCheckpoint = !(full || open.has(head.chain_id) || checkpoint === undefined || checkpoint.seq > Number(head.last_seq))
         checkpoints.delete(head.chain_id)
-        const problem = yield* walk(head, from)
+        const anchorBroken = fromCheckpoint || anchor === undefined ? null : yield* anchorProblem(head.chain_id, anchor)
+        const problem = anchorBroken !== null
+          ? { seq: anchor!.seq, reason: anchorBroken }
+          : yield* walk(head, fromCheckpoint ? checkpoint : anchor)
         if (problem === null) {
           if (open.has(head.chain_id)) yield* recordRepair(head)
           verdicts.push({ chain_id: head.chain_id, org_id: head.org_id, checked: Number(head.last_seq), ok: true, seq: null, reason: null })

@@ -4,6 +4,7 @@ import { ReceiptStore } from "../../services/ReceiptStore.ts"
 import { base64UrlDecode, base64UrlEncode } from "../../sdks/typescript/src/wire/crypto/base64.ts"
 import type { ReceiptV1 } from "../../sdks/typescript/src/wire/receipts/envelope-v1.ts"
 import { isoOrNull } from "./audit.ts"
+import { jsonColumn } from "./jsonColumn.ts"
 
 const utf8 = new TextEncoder()
 const utf8Decoder = new TextDecoder("utf-8", { fatal: true })
@@ -79,8 +80,24 @@ export const ReceiptStorePg = Layer.effect(
           const rows = yield* sql<{ envelope: unknown }>`
             SELECT envelope FROM ${sql(table)} WHERE chain_id = ${chainId} AND seq = ${String(seq)}::bigint`
           if (rows.length > 0) return { _tag: "found" as const, envelope: rows[0]!.envelope }
+          const anchors = yield* sql<{ seq_text: string; envelope: unknown }>`
+            SELECT seq::text AS seq_text, envelope FROM receipt_chain_anchors WHERE chain_id = ${chainId}`
+          const anchor = anchors[0]
+          if (anchor !== undefined && BigInt(anchor.seq_text) === BigInt(seq)) return { _tag: "found" as const, envelope: jsonColumn(anchor.envelope) }
+          if (anchor !== undefined && BigInt(anchor.seq_text) > BigInt(seq)) return { _tag: "dropped" as const }
           return BigInt(heads[0]!.last_seq) >= BigInt(seq) ? { _tag: "missing" as const } : { _tag: "unknown" as const }
         }).pipe(Effect.orDie),
+      expired: (jti) =>
+        sql<{ jti: string }>`
+          SELECT l.jti FROM transparency_leaves l
+          WHERE l.jti = ${jti}
+            AND l.sequenced_at < (SELECT max(finished_at) FROM retention_runs)
+            AND NOT EXISTS (SELECT 1 FROM receipts_v1 r WHERE r.jti = l.jti)
+            AND NOT EXISTS (SELECT 1 FROM receipts_v2 r WHERE r.jti = l.jti)
+            AND NOT EXISTS (SELECT 1 FROM receipts_failed r WHERE r.jti = l.jti)`.pipe(
+          Effect.map((rows) => rows.length > 0),
+          Effect.orDie
+        ),
       findRelayed: (orgId, call) =>
         sql<{ jti: string }>`
           SELECT jti FROM receipts_v2

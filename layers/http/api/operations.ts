@@ -71,6 +71,7 @@ export const operationRoutes = [
   adminPost("/api/admin/licences", "adminCreateLicence", "Create a licence code"),
   adminPost("/api/admin/oidc/clients", "adminCreateOidcClient", "Register an OpenID Connect client"),
   adminPost("/api/admin/accounts/operator", "adminSetOperator", "Grant or revoke an account's operator flag (its portal sessions then hold ability:admin)", ["not_found", "email_not_verified"]),
+  adminPost("/api/admin/retention/apply", "adminApplyRetention", "Drop receipts, usage and finished deliveries older than the retention period"),
   route({
     method: "GET", path: "/api/admin/mail/outbox", operationId: "adminMailOutbox", tag: "Admin", summary: "The newest development mails (no SMTP_URL): verification links for newcomers",
     auth: admin,

@@ -199,7 +199,7 @@ export const receiptRoutes = [
     method: "GET", path: "/api/v1/receipts/:jti", operationId: "getReceipt", tag: "Receipts", summary: "One stored receipt of the organisation by jti",
     auth: readers, pathParameters: { jti: "The receipt id (32 lowercase hex)." },
     responses: [{ status: 200, description: "The v1 receipt.", body: ReceiptV1 }],
-    errors: ["auth_required", "not_found"]
+    errors: ["auth_required", "not_found", "receipt_expired"]
   }),
   route({
     method: "GET", path: "/api/v1/receipts", operationId: "listReceipts", tag: "Receipts", summary: "The organisation's stored receipts, newest first",

@@ -10,6 +10,7 @@ import { useRelayFixture } from "../../support/relayFixture.ts"
 import { startTestGateway, type TestGateway } from "../../support/gateway.ts"
 import { startFakeStripe } from "../../support/fake-stripe.ts"
 import { fundedKey } from "../../support/tenant.ts"
+import { seal, sealInput } from "../../support/receipts.ts"
 import { documentedErrors, UNIT_ONLY_CODES } from "../../support/errorCatalogue.ts"
 
 /**
@@ -542,6 +543,20 @@ const deploymentCases: Array<Case> = [
       await send("POST", "/api/v1/accounts", { body: JSON.stringify({ email, password: "long enough password" }), headers: { "x-forwarded-for": "203.0.113.77" } })
       const a = await fundedKey(fx.gw)
       return send("POST", "/api/admin/accounts/operator", { body: JSON.stringify({ email, action: "grant" }), headers: { authorization: `Bearer ${await portalToken(a.orgId, "ability:admin")}` } })
+    }
+  },
+  {
+    code: "receipt_expired",
+    where: "GET /api/v1/receipts/{jti} (removed by retention)",
+    provoke: async () => {
+      const { orgId } = await fundedKey(fx.gw)
+      const sealed = await seal(fx.gw, sealInput(orgId))
+      expect((await send("GET", "/api/v1/transparency/sth")).status).toBe(200) // sequences its leaf
+      await fx.gw.query("UPDATE receipts_v1 SET created_at = now() - interval '3 days' WHERE jti = $1", sealed.jti)
+      await fx.gw.query("UPDATE receipts_v2 SET created_at = now() - interval '3 days' WHERE jti = $1", sealed.jti)
+      const applied = await send("POST", "/api/admin/retention/apply", { body: JSON.stringify({ days: 2 }), headers: { authorization: `Bearer ${await portalToken(orgId, "ability:admin")}` } })
+      expect(applied.status).toBe(200)
+      return send("GET", `/api/v1/receipts/${sealed.jti}`, { headers: { authorization: `Bearer ${await portalToken(orgId, "ability:keys.read")}` } })
     }
   },
   {

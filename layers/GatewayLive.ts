@@ -77,7 +77,7 @@ const QuotasLive = Layer.unwrap(
     config.redisUrl !== undefined ? QuotasRedis.pipe(Layer.provide(RedisClient.layer)) : QuotasMemory)
 )
 
-/** A relay call's quota and window counters in one operation: one script run with Redis, over the two above in memory. */
+/** A relay call's admission (slot, quota, windows, wallet hold) in one operation: one script run with Redis, in process otherwise. */
 const AdmissionCountersLive = Layer.unwrap(
   Effect.map(Effect.service(AppConfig), (config) =>
     config.redisUrl !== undefined
@@ -181,7 +181,8 @@ export const gatewayServicesLayer = (env: Readonly<Record<string, string | undef
   const routingPolicies = RoutingPoliciesPg.pipe(Layer.provide(storage))
   // The same KeyEncryptionLive value as the other capabilities use, so one KEK instance per gateway.
   const byok = ByokPg.pipe(Layer.provide(Layer.mergeAll(storage, KeyEncryptionLive)))
-  const relay = Layer.mergeAll(ProviderRouterLive.pipe(Layer.provide(byok)), RelayLimitsLive.pipe(Layer.provide(Layer.mergeAll(AdmissionCountersLive, orgLimits))), IdempotencyPg.pipe(Layer.provide(storage))).pipe(
+  const wallets = WalletsPg.pipe(Layer.provide(storage))
+  const relay = Layer.mergeAll(ProviderRouterLive.pipe(Layer.provide(byok)), RelayLimitsLive.pipe(Layer.provide(Layer.mergeAll(AdmissionCountersLive, orgLimits, wallets))), IdempotencyPg.pipe(Layer.provide(storage))).pipe(
     Layer.provide(SharedStateLive)
   )
   return Layer.mergeAll(withBootstrap, SharedStateLive, relay, orgLimits, routingPolicies, QuotasLive, byok, GatewayMetrics.layer).pipe(Layer.provideMerge(config), Layer.provideMerge(ObservabilityLive.pipe(Layer.provide(config))))

@@ -1,8 +1,10 @@
 import { Effect, Layer } from "effect"
-import { AdmissionCounters, type WindowSpec } from "../services/AdmissionCounters.ts"
+import { type AdmissionCount, AdmissionCounters, type WindowSpec } from "../services/AdmissionCounters.ts"
 import { AppConfig } from "../services/AppConfig.ts"
 import { OrgLimits } from "../services/OrgLimits.ts"
 import { RelayLimits } from "../services/RelayLimits.ts"
+import type { Hold } from "../services/Settlement.ts"
+import { Wallets } from "../services/Wallets.ts"
 import type { WindowVerdict } from "../services/RateWindows.ts"
 import { limitsForTier, parseTierLimits } from "../src/billing/limits.ts"
 import { monthKey, secondsUntilNextMonth } from "../src/billing/month.ts"
@@ -16,6 +18,28 @@ const rateLimitHeaders = (named: ReadonlyArray<readonly [string, number, WindowV
     .join(", ")
 })
 
+/** A hold lives at most this long; a call that never finishes (its node died) has its hold returned then. */
+const HOLD_TTL_MS = 15 * 60_000
+/**
+ * WALLET_MIRROR_TTL_MS (default 10 s): how long the wallet mirror is trusted before it is read from PostgreSQL again,
+ * the bound on how long a change made behind the gateways' back (SQL by hand, a debit whose node died before telling
+ * the mirror) goes unseen. A refusal always re-reads it first, so a top-up counts at once.
+ */
+const mirrorTtlMs = (env: Readonly<Record<string, string | undefined>>) => {
+  const raw = env.WALLET_MIRROR_TTL_MS
+  const v = Number(raw)
+  return raw !== undefined && raw !== "" && Number.isFinite(v) && v >= 0 ? v : 10_000
+}
+/** Re-reads of the mirror one admission may make (each races at most one debit) before it refuses. */
+const MAX_SEEDS = 4
+
+const insufficientBalance = () =>
+  new ApiError({
+    status: 402,
+    code: "insufficient_balance",
+    message: "The wallet balance is not positive (or fully reserved by calls in flight). Top up to relay calls."
+  })
+
 export const RelayLimitsLive = Layer.effect(
   RelayLimits,
   Effect.gen(function*() {
@@ -23,8 +47,18 @@ export const RelayLimitsLive = Layer.effect(
     const counters = yield* AdmissionCounters
     const tiers = yield* Effect.try(() => parseTierLimits(config.env.RATE_LIMITS_JSON)).pipe(Effect.orDie)
     const orgLimits = yield* OrgLimits
+    const wallets = yield* Wallets
+    const MIRROR_TTL_MS = mirrorTtlMs(config.env)
+    /** The balance as PostgreSQL has it now; an organisation without a wallet has nothing to spend. */
+    const balanceOf = (orgId: string) => wallets.balance(orgId).pipe(Effect.catchTag("ApiError", () => Effect.succeed(0n)))
     return RelayLimits.of({
-      admit: (principal, capability) =>
+      finish: ({ hold, capability, billedMicros, tokens, slot }) =>
+        counters.finish({
+          hold: { orgId: hold.orgId, id: hold.id, debitMicros: billedMicros },
+          quota: tokens > 0 ? { orgId: hold.orgId, capability, month: monthKey(new Date()), tokens } : undefined,
+          slot
+        }),
+      admit: (principal, capability, ask) =>
         Effect.gen(function*() {
           const tier = limitsForTier(tiers, principal.tier)
           const override = yield* orgLimits.forOrg(principal.orgId, capability)
@@ -47,7 +81,22 @@ export const RelayLimitsLive = Layer.effect(
           const quota = limits.monthlyTokens === null
             ? undefined
             : { orgId: principal.orgId, capability, month: monthKey(now), limit: limits.monthlyTokens }
-          const counted = yield* counters.admit({ quota, windows: specs.map(([, , s]) => s) })
+          const hold: Hold = { id: `hold_${crypto.randomUUID().replaceAll("-", "")}`, orgId: principal.orgId, amountMicros: ask.holdMicros }
+          const admit = counters.admit({
+            quota,
+            windows: specs.map(([, , s]) => s),
+            hold: { orgId: hold.orgId, id: hold.id, amountMicros: hold.amountMicros, ttlMs: HOLD_TTL_MS },
+            slot: ask.slot
+          })
+          // The wallet mirror is loaded when missing, and re-read once before a refusal (a top-up since it was read).
+          let counted: AdmissionCount = yield* admit
+          for (let seeds = 0; counted._tag === "Counted" && seeds < MAX_SEEDS; seeds++) {
+            if (counted.hold === "granted" || (counted.hold === "insufficient" && seeds > 0)) break
+            const balanceMicros = yield* balanceOf(principal.orgId)
+            yield* counters.seedBalance({ orgId: principal.orgId, generation: counted.generation, balanceMicros, ttlMs: MIRROR_TTL_MS })
+            counted = yield* admit
+          }
+          if (counted._tag === "SlotTaken") return counted
           const reset = secondsUntilNextMonth(now)
           const quotaHeaders = quota === undefined ? undefined : {
             policy: `"tenant-month";q=${quota.limit};w=2592000`,
@@ -80,7 +129,8 @@ export const RelayLimitsLive = Layer.effect(
               headers: { ...headers, "retry-after": String(Math.max(1, retryAfter)) }
             })
           }
-          return headers
+          if (counted.hold !== "granted") return yield* insufficientBalance()
+          return { _tag: "Admitted", headers, hold } as const
         })
     })
   })

@@ -1,5 +1,5 @@
 import { Context, Effect } from "effect"
-import type { ApiError } from "../src/http/ApiError.ts"
+import { ApiError } from "../src/http/ApiError.ts"
 
 /** A stored 2xx response: replayed byte for byte (for streams, the whole wire transcript, trailer included). */
 export interface StoredResponse {
@@ -50,8 +50,30 @@ export type Admission =
 export class Idempotency extends Context.Service<Idempotency, {
   readonly admit: (input: { readonly scope: string; readonly key: string; readonly bodyHash: string }) =>
     Effect.Effect<Admission, ApiError>
+  /**
+   * Only the look-up, for a relay call, which takes the key's slot in its admission (AdmissionCounters): the stored
+   * response to replay, 409 `idempotency_key_conflict` for another body, or undefined (none stored yet).
+   */
+  readonly find: (input: { readonly scope: string; readonly key: string; readonly bodyHash: string }) =>
+    Effect.Effect<StoredResponse | undefined, ApiError>
 }>()("privacy-relay/Idempotency") {}
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
 export const IDEMPOTENCY_WAIT_MS = 3000
 export const IDEMPOTENCY_KEY_MAX = 128
+
+// Printable ASCII without spaces: what a UUID or any sane client key looks like.
+const KEY_SHAPE = /^[\x21-\x7e]+$/
+
+/** 400 `invalid_idempotency_key` for a key that is empty, too long or not printable; undefined for a good one. */
+export const invalidIdempotencyKey = (key: string): ApiError | undefined =>
+  key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX || !KEY_SHAPE.test(key)
+    ? new ApiError({
+      status: 400,
+      code: "invalid_idempotency_key",
+      message: `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} printable characters (a UUID v4 is recommended).`
+    })
+    : undefined
+
+/** The in-flight slot of an idempotency key (Slots / AdmissionCounters). */
+export const idempotencySlotKey = (scope: string, key: string) => `idem:${scope}:${key}`

@@ -18,21 +18,43 @@ export const jcsSha256HexSync = (value: unknown): string => sha256HexSync(canoni
  */
 export const jsonBodySha256HexSync = (bodyBytes: Uint8Array): string => jcsSha256HexSync(parseJsonBytes(bodyBytes))
 
-/** Request body buffer -> its hash. Weak keys: an entry goes with its request. */
-const requestBodyHashes = new WeakMap<ArrayBufferLike, string>()
+/** Request body buffer -> what was worked out from it. Weak keys: an entry goes with its request. */
+const requestBodies = new WeakMap<ArrayBufferLike, { json?: { readonly value: unknown }; hash?: string }>()
+
+/** Only a view of a whole buffer is remembered (a view into a shared pool could be another body). */
+const entryOf = (bodyBytes: Uint8Array) => {
+  if (bodyBytes.byteOffset !== 0 || bodyBytes.byteLength !== bodyBytes.buffer.byteLength) return undefined
+  let entry = requestBodies.get(bodyBytes.buffer)
+  if (entry === undefined) {
+    entry = {}
+    requestBodies.set(bodyBytes.buffer, entry)
+  }
+  return entry
+}
+
+/**
+ * An HTTP request body parsed as JSON (strict UTF-8), ONCE per request: the attestation's JCS hash, the idempotency
+ * key's body identity and the relay's shape checks all read the same value, which none of them modifies. The server
+ * hands every reader of a request the same buffer, and request bodies are never written to after they are read.
+ * Throws as parseJsonBytes does (every time it is asked).
+ */
+export const requestBodyJson = (bodyBytes: Uint8Array): unknown => {
+  const entry = entryOf(bodyBytes)
+  if (entry?.json !== undefined) return entry.json.value
+  const value = parseJsonBytes(bodyBytes)
+  if (entry !== undefined) entry.json = { value }
+  return value
+}
 
 /**
  * jsonBodySha256HexSync for an HTTP request body, computed once per request: a relay call with an Idempotency-Key
- * needs it twice (the key's body identity and the attestation's egress_sha256 check), and the server hands every
- * reader of a request the same buffer, so the second caller gets the first one's answer instead of canonicalising
- * a possibly large body again. Only for request bodies, which are never written to after they are read; only a
- * view of a whole buffer is remembered (a view into a shared pool could be another body).
+ * needs it twice (the key's body identity and the attestation's egress_sha256 check), so the second caller gets the
+ * first one's answer instead of canonicalising a possibly large body again (from the body parsed once).
  */
 export const requestBodySha256HexSync = (bodyBytes: Uint8Array): string => {
-  const whole = bodyBytes.byteOffset === 0 && bodyBytes.byteLength === bodyBytes.buffer.byteLength
-  const known = whole ? requestBodyHashes.get(bodyBytes.buffer) : undefined
-  if (known !== undefined) return known
-  const hex = jsonBodySha256HexSync(bodyBytes)
-  if (whole) requestBodyHashes.set(bodyBytes.buffer, hex)
+  const entry = entryOf(bodyBytes)
+  if (entry?.hash !== undefined) return entry.hash
+  const hex = jcsSha256HexSync(requestBodyJson(bodyBytes))
+  if (entry !== undefined) entry.hash = hex
   return hex
 }

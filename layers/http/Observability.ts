@@ -53,6 +53,9 @@ export const ObservabilityMiddleware = HttpRouter.middleware(
       const response = request.method === "OPTIONS"
         ? HttpServerResponse.empty({ status: 204 })
         : yield* httpEffect.pipe(
+          // An unsampled request's spans are never exported: no-op spans instead of building them (clock reads,
+          // attributes) inside every layer it touches (SQL statements, batches).
+          sampled ? (effect) => effect : Effect.withTracerEnabled(false),
           Effect.withParentSpan(Tracer.externalSpan({ traceId: trace.traceId, spanId, sampled })),
           Effect.provideService(RequestContext, { requestId, traceId: trace.traceId, spanId, sampled, startedAt, stages, access }),
           Effect.catchCause((cause) => causeToResponse(cause, requestId))

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { HttpRouter } from "effect/http"
+import { HttpRouter, HttpServerRequest } from "effect/http"
 import { AppConfig } from "../../services/AppConfig.ts"
 import { ReceiptSealer } from "../../services/ReceiptSealer.ts"
 import { RequestContext } from "../../services/RequestContext.ts"
@@ -10,7 +10,6 @@ import type { Scope } from "../../src/keys/scopes.ts"
 import { createProviderHealth, providerCoolDownMs } from "../relay/providerHealth.ts"
 import { relayCall } from "../relay/relayCall.ts"
 import { checkScope, requireGatewayKey } from "./auth.ts"
-import { withIdempotency } from "./idempotent.ts"
 
 /** ENGINE_ALLOWLIST_JSON overrides the official engines: `[{"id":"relay-ts","minVersion":"0.1.0","sha256":[...]}]`. */
 const engineAllowlist = (json: string | undefined): EngineAllowlist => (json ? JSON.parse(json) : DEFAULT_ENGINE_ALLOWLIST)
@@ -32,7 +31,9 @@ export const RelayRoutes = HttpRouter.use(Effect.fn(function*(router) {
       const { stages } = yield* RequestContext
       stages.end("auth")
       // From here the key is accepted: a failure, a missing scope included, carries a signed failed-call receipt.
-      return yield* Effect.andThen(checkScope(principal, scope), withIdempotency(`${principal.orgId}|${route}`, relayCall(route, principal, settings))).pipe(
+      // The Idempotency-Key (if any) is handled inside the call: its slot is part of the call's one admission step.
+      const key = (yield* HttpServerRequest.HttpServerRequest).headers["idempotency-key"]
+      return yield* Effect.andThen(checkScope(principal, scope), relayCall(route, principal, settings, key)).pipe(
         Effect.catchTag("ApiError", (error) =>
           Effect.gen(function*() {
             // A demo key gets no receipt of any kind, failed-call receipts included.

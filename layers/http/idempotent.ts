@@ -47,7 +47,7 @@ export const replayableHeaders = (headers: Readonly<Record<string, string | unde
  * The request body's identity: SHA-256 of its JCS form when it is JSON (key order and spacing do not matter), else
  * of the bytes. For a relay body this is the attested egress_sha256, computed once for both checks.
  */
-const bodyHashOf = (bytes: Uint8Array) => {
+export const bodyHashOf = (bytes: Uint8Array) => {
   try {
     return requestBodySha256HexSync(bytes)
   } catch {
@@ -55,7 +55,7 @@ const bodyHashOf = (bytes: Uint8Array) => {
   }
 }
 
-const replay = (stored: StoredResponse) => {
+export const replay = (stored: StoredResponse) => {
   const { "content-type": contentType, ...rest } = stored.headers
   return HttpServerResponse.uint8Array(stored.body, {
     status: stored.status,

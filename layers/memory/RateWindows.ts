@@ -8,6 +8,21 @@ import { RateWindows, type WindowVerdict } from "../../services/RateWindows.ts"
 export const RateWindowsMemory = Layer.effect(
   RateWindows,
   Effect.sync(() => {
+    const { hitAllAt } = makeWindowLogs()
+    const hitAll = (windows: ReadonlyArray<{ key: string; windowMs: number; limit: number }>) =>
+      Effect.map(Clock.currentTimeMillis, (now) => hitAllAt(windows, now, true))
+    return RateWindows.of({
+      hitAll,
+      hit: (key, windowMs, limit) => Effect.map(hitAll([{ key, windowMs, limit }]), (v) => v[0])
+    })
+  })
+)
+
+/**
+ * Timestamp logs per key, synchronous: `hitAllAt` counts the event in every window when all allow it (and `count`
+ * is true); with `count` false it only reports, so a caller can check windows and decide on something else first.
+ */
+export const makeWindowLogs = () => {
     const logs = new Map<string, Array<number>>()
     let sweeps = 0
 
@@ -38,23 +53,17 @@ export const RateWindowsMemory = Layer.effect(
       for (const [key, log] of logs) if (log.length === 0 || log[log.length - 1] < now - 86_400_000) logs.delete(key)
     }
 
-    const hitAll = (windows: ReadonlyArray<{ key: string; windowMs: number; limit: number }>) =>
-      Effect.map(Clock.currentTimeMillis, (now) => {
-        maybeSweep(now)
-        const current = windows.map((w) => live(w.key, now, w.windowMs))
-        const allowed = current.every((log, i) => log.length < windows[i].limit)
-        return current.map((log, i) => {
-          if (allowed) {
-            log.push(now)
-            logs.set(windows[i].key, log)
-          }
-          return verdict(log, now, windows[i].windowMs, windows[i].limit, allowed)
-        })
+    const hitAllAt = (windows: ReadonlyArray<{ key: string; windowMs: number; limit: number }>, now: number, count: boolean): Array<WindowVerdict> => {
+      maybeSweep(now)
+      const current = windows.map((w) => live(w.key, now, w.windowMs))
+      const allowed = current.every((log, i) => log.length < windows[i].limit)
+      return current.map((log, i) => {
+        if (allowed && count) {
+          log.push(now)
+          logs.set(windows[i].key, log)
+        }
+        return verdict(log, now, windows[i].windowMs, windows[i].limit, allowed)
       })
-
-    return RateWindows.of({
-      hitAll,
-      hit: (key, windowMs, limit) => Effect.map(hitAll([{ key, windowMs, limit }]), (v) => v[0])
-    })
-  })
-)
+    }
+    return { hitAllAt }
+}

@@ -2,9 +2,10 @@ import { Clock, Deferred, Duration, Effect, Exit, Fiber, Layer, Schedule } from 
 import { SqlClient } from "effect/sql"
 import {
   type Admission,
-  IDEMPOTENCY_KEY_MAX,
   IDEMPOTENCY_WAIT_MS,
   Idempotency,
+  idempotencySlotKey,
+  invalidIdempotencyKey,
   type StoredResponse
 } from "../../services/Idempotency.ts"
 import { Slots } from "../../services/Slots.ts"
@@ -22,9 +23,6 @@ const SLOT_RENEW_MS = 5_000
 /** No relay call runs this long (provider timeouts are shorter): the renewals stop there. */
 const SLOT_MAX_HOLD_MS = 10 * 60_000
 const POLL_MS = 50
-
-// Printable ASCII without spaces: what a UUID or any sane client key looks like.
-const KEY_SHAPE = /^[\x21-\x7e]+$/
 
 interface Row {
   readonly body_hash: string
@@ -116,14 +114,9 @@ export const IdempotencyPg = Layer.effect(
 
     const admit = ({ scope, key, bodyHash }: { scope: string; key: string; bodyHash: string }) =>
       Effect.gen(function*() {
-        if (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX || !KEY_SHAPE.test(key)) {
-          return yield* new ApiError({
-            status: 400,
-            code: "invalid_idempotency_key",
-            message: `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} printable characters (a UUID v4 is recommended).`
-          })
-        }
-        const slotKey = `idem:${scope}:${key}`
+        const invalid = invalidIdempotencyKey(key)
+        if (invalid !== undefined) return yield* invalid
+        const slotKey = idempotencySlotKey(scope, key)
         const deadline = (yield* Clock.currentTimeMillis) + IDEMPOTENCY_WAIT_MS
         for (;;) {
           const now = yield* Clock.currentTimeMillis
@@ -193,6 +186,15 @@ export const IdempotencyPg = Layer.effect(
     }).pipe(Effect.catchCause((cause) => Effect.logError("idempotency sweep failed", cause)))
     yield* Effect.forkScoped(Effect.repeat(sweep, Schedule.spaced("10 minutes")))
 
-    return Idempotency.of({ admit })
+    return Idempotency.of({
+      admit,
+      find: ({ scope, key, bodyHash }) =>
+        Effect.gen(function*() {
+          const row = yield* find(scope, key, yield* Clock.currentTimeMillis)
+          if (row === undefined) return undefined
+          if (row.body_hash !== bodyHash) return yield* conflict()
+          return toStored(row)
+        })
+    })
   })
 )

@@ -1,15 +1,12 @@
 import { Effect, Layer, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
 import { AppConfig } from "../../services/AppConfig.ts"
-import { Quotas } from "../../services/Quotas.ts"
 import { ReceiptSealer } from "../../services/ReceiptSealer.ts"
 import { Settlement } from "../../services/Settlement.ts"
 import { parseUsd } from "../../src/billing/money.ts"
-import { monthKey } from "../../src/billing/month.ts"
 import { billCall } from "../../src/billing/pricing.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
 import { issuesReceipts } from "../../src/keys/demo.ts"
-import { capabilityOf } from "../../src/relay/requestShape.ts"
 
 /** A hold lives at most this long; the sweep returns holds of calls that never settled (a crashed node). */
 const HOLD_TTL_MS = 15 * 60_000
@@ -26,7 +23,6 @@ export const SettlementPg = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const sealer = yield* ReceiptSealer
-    const quotas = yield* Quotas
     const config = yield* AppConfig
     const lowBalanceMicros = yield* Effect.try(() => parseUsd(config.env.LOW_BALANCE_THRESHOLD_USD?.trim() || "1.00")).pipe(Effect.orDie)
 
@@ -129,8 +125,8 @@ export const SettlementPg = Layer.effect(
               }
             }
           })
-          // Counted after the commit: the quota counter lives in Redis (or memory), outside the transaction.
-          yield* quotas.add(call.principal.orgId, capabilityOf[call.capability], monthKey(new Date()), call.inputTokens + call.outputTokens)
+          // The tokens reach the monthly quota (Redis or memory, outside the transaction) with the call's finish
+          // (RelayLimits.finish), in the same operation that returns its hold.
           return {
             usageId,
             billedMicros: bill.billedMicros,

@@ -1,26 +1,41 @@
 import { Effect, Layer } from "effect"
 import { AdmissionCounters } from "../../services/AdmissionCounters.ts"
 import { quotaKey } from "../../services/Quotas.ts"
-import { makeAdmit, windowKey } from "./admitScript.ts"
+import { makeAdmission } from "./admitScript.ts"
 import { RedisClient } from "./RedisClient.ts"
 
 /**
- * A relay call's admission in ONE Redis round trip: the monthly quota counter (the key QuotasRedis adds to) and the
- * sliding windows (the keys RateWindowsRedis uses), in one script (admitScript.ts).
+ * A relay call's admission in ONE Redis round trip: the idempotency slot (the key SlotsRedis uses), the monthly quota
+ * counter (the key QuotasRedis adds to), the sliding windows (the keys RateWindowsRedis uses) and the wallet hold, in
+ * one script (admitScript.ts); its end (hold, debit, tokens, slot) in one more, after the settlement.
  */
 export const AdmissionCountersRedis = Layer.effect(
   AdmissionCounters,
   Effect.gen(function*() {
     const { redis, prefix } = yield* RedisClient
-    const admit = makeAdmit(redis)
+    const scripts = makeAdmission(redis, prefix)
     return AdmissionCounters.of({
-      admit: ({ quota, windows }) =>
+      admit: ({ quota, windows, hold, slot }) =>
         Effect.tryPromise(() =>
-          admit(
-            quota === undefined ? undefined : { key: prefix + quotaKey(quota.orgId, quota.capability, quota.month), limit: quota.limit },
-            windows.map((w) => ({ ...w, key: windowKey(prefix, w.key) }))
-          )
-        ).pipe(Effect.orDie)
+          scripts.admit({
+            quota: quota === undefined ? undefined : { key: quotaKey(quota.orgId, quota.capability, quota.month), limit: quota.limit },
+            windows,
+            hold,
+            slot
+          })
+        ).pipe(Effect.orDie),
+      seedBalance: (input) => Effect.tryPromise(() => scripts.seed(input)).pipe(Effect.orDie),
+      // The command is queued on the connection at once (ioredis keeps its order), so a call this process starts
+      // after answering sees the release, the debit and the tokens; the caller need not wait for the reply.
+      finish: (input) =>
+        Effect.sync(() => {
+          scripts.finish({
+            ...input,
+            quotaKey: input.quota === undefined ? undefined : quotaKey(input.quota.orgId, input.quota.capability, input.quota.month)
+          }).catch(() => {
+            // A lost finish leaves the hold to expire and the mirror to be re-read (it lags on the safe side).
+          })
+        })
     })
   })
 )

@@ -1,14 +1,15 @@
-import { Clock, Effect, Result, Stream } from "effect"
+import { Deferred, Duration, Effect, Fiber, Result, Stream } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { createHash } from "node:crypto"
 import { AppConfig } from "../../services/AppConfig.ts"
-import type { StoredResponse } from "../../services/Idempotency.ts"
+import { IDEMPOTENCY_WAIT_MS, Idempotency, idempotencySlotKey, invalidIdempotencyKey, type StoredResponse } from "../../services/Idempotency.ts"
 import type { GatewayPrincipal } from "../../services/Keys.ts"
 import { ProviderRouter, type RouteTarget } from "../../services/ProviderRouter.ts"
 import { ReceiptKeys } from "../../services/ReceiptKeys.ts"
 import { RelayLimits } from "../../services/RelayLimits.ts"
+import { Slots } from "../../services/Slots.ts"
 import { RequestContext } from "../../services/RequestContext.ts"
-import { type CompletedCall, type Hold, Settlement } from "../../services/Settlement.ts"
+import { type CompletedCall, Settlement } from "../../services/Settlement.ts"
 import type { EngineAllowlist } from "../../sdks/typescript/src/wire/attestation/engine-allowlist.ts"
 import { type AttestationRoute, type V3Envelope, verifyAttestation } from "../../sdks/typescript/src/wire/attestation/v3.ts"
 import { issuesReceipts } from "../../src/keys/demo.ts"
@@ -22,10 +23,11 @@ import { ROUTING_DECISION_HEADER, ROUTING_HEADER } from "../../src/routing/strat
 import { capabilityOf, isShapeProblem, readRelayShape } from "../../src/relay/requestShape.ts"
 import { createSseUsageReader, type UpstreamUsage, usageFromJson } from "../../src/relay/usage.ts"
 import { readBodyBytes } from "../http/body.ts"
+import { requestBodyJson } from "../crypto/nodeSha256.ts"
 import type { StreamTranslator } from "../../src/relay/translate/streamTranslator.ts"
-import { type Translation, translationFor } from "../../src/relay/translate/translation.ts"
+import type { Translation } from "../../src/relay/translate/translation.ts"
 import { MalformedUpstream, UntranslatableField, untranslatableError } from "../../src/relay/translate/translationError.ts"
-import { type IdempotentCall, IdempotentCallRef } from "../http/idempotent.ts"
+import { bodyHashOf, replay } from "../http/idempotent.ts"
 import { postUpstream, type UpstreamResponse } from "./UpstreamClient.ts"
 import { allAttemptsFailed, fallbackDecision, isRetryableStatus, orderByHealth, type UpstreamAttempt } from "./fallback.ts"
 import { type PreparedRequest, prepareRequest } from "./preparedRequest.ts"
@@ -33,7 +35,6 @@ import { awsErrorType, signedHeaders } from "./signedRequest.ts"
 import type { ProviderHealth } from "./providerHealth.ts"
 import { RoutingPolicies } from "../../services/RoutingPolicies.ts"
 
-const decoder = new TextDecoder()
 
 /** A translated answer the gateway could not read as its provider's format. */
 const malformedAnswer = (provider: string, status: number) =>
@@ -50,6 +51,44 @@ const MAX_UPSTREAM_BODY = 32 * 1024 * 1024
 
 /** Headers from the client that an upstream provider legitimately needs; nothing else is passed on. */
 const PASS_THROUGH = ["anthropic-beta"] as const
+
+/**
+ * The in-flight slot expires this long after its owner last renewed it (every SLOT_RENEW_MS while the call runs, up to
+ * SLOT_MAX_HOLD_MS), as layers/pg/Idempotency.ts does: a node that died frees its keys' retries within 15 s.
+ */
+const SLOT_TTL_MS = 15_000
+const SLOT_RENEW_MS = 5_000
+const SLOT_MAX_HOLD_MS = 10 * 60_000
+/** A duplicate on another node looks for the original's response this often while it waits. */
+const POLL_MS = 50
+/** Same-node duplicates wait on the original's Deferred instead of polling. */
+const localOriginals = new Map<string, Deferred.Deferred<void>>()
+
+const stillInFlight = () =>
+  new ApiError({
+    status: 409,
+    code: "idempotency_in_flight",
+    message: "The original request with this Idempotency-Key is still running; retry shortly to get its response.",
+    headers: { "retry-after": "1" }
+  })
+
+/** A span only for a sampled request: building one (stack capture, attributes) costs every call that is not exported. */
+const spanIf = (sampled: boolean, name: string, attributes?: Record<string, unknown>) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    sampled ? Effect.withSpan(effect, name, attributes === undefined ? undefined : { attributes }) : effect
+
+/** The idempotency key of a call: its identity for the stored response, and the slot its admission took. */
+interface IdempotentRelay {
+  readonly scope: string
+  readonly key: string
+  readonly bodyHash: string
+}
+
+/**
+ * How a call ends, once: the hold back, the mirror debited by what was billed, the tokens counted, the slot
+ * released (`stored`: the settlement stored the response). Safe to run again (a no-op).
+ */
+type Finish = (billedMicros: bigint, tokens: number, stored: boolean) => Effect.Effect<void>
 
 const readAll = async (body: AsyncIterable<Uint8Array>) => {
   const parts: Array<Uint8Array> = []
@@ -94,13 +133,33 @@ export interface RelaySettings {
  * body shape (400), model (404/403), limits (429), balance hold (402), then the upstream call and settlement.
  * Nothing is forwarded unless every check passed.
  */
-export const relayCall = (route: AttestationRoute, principal: GatewayPrincipal, settings: RelaySettings) =>
+export const relayCall = (
+  route: AttestationRoute,
+  principal: GatewayPrincipal,
+  settings: RelaySettings,
+  idempotencyKey: string | undefined
+) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const ctx = yield* RequestContext
     const config = yield* AppConfig
+    const idempotency = yield* Idempotency
     const startedAt = new Date()
     const bodyBytes = yield* readBodyBytes
+
+    // With an Idempotency-Key the stored response is looked for WHILE the attestation is checked: a replay needs no
+    // fresh attestation, and the look-up's round trip overlaps the signature check. The key's slot is taken by the
+    // admission below; a response stored between this look-up and that admission is caught by the slot's done mark.
+    let idem: IdempotentRelay | undefined
+    let lookup: Fiber.Fiber<StoredResponse | undefined, ApiError> | undefined
+    if (idempotencyKey !== undefined) {
+      const invalid = invalidIdempotencyKey(idempotencyKey)
+      if (invalid !== undefined) return yield* invalid
+      idem = { scope: `${principal.orgId}|${route}`, key: idempotencyKey, bodyHash: bodyHashOf(bodyBytes) }
+      lookup = yield* Effect.forkChild(idempotency.find(idem), { startImmediately: true })
+      // Lets the look-up's query go out before the (synchronous) signature check takes the thread.
+      yield* Effect.yieldNow
+    }
 
     const verdict = yield* Effect.promise(() =>
       verifyAttestation({
@@ -113,13 +172,19 @@ export const relayCall = (route: AttestationRoute, principal: GatewayPrincipal, 
         // Synchronous node:crypto with a bounded cache of attester keys instead of a WebCrypto import per call.
         crypto: nodeAttestationCrypto
       })
-    ).pipe(Effect.withSpan("relay.attestation"))
+    ).pipe(spanIf(ctx.sampled, "relay.attestation"))
     ctx.stages.end("attestation")
+    if (lookup !== undefined) {
+      const found = yield* Fiber.join(lookup)
+      ctx.stages.end("idempotency")
+      if (found !== undefined) return replay(found)
+    }
     if (!verdict.ok) return yield* new ApiError({ status: verdict.status, code: verdict.code, message: verdict.message })
     // The attested egress_sha256 was just checked to equal the JCS SHA-256 of this exact body.
     const clientBodyHash = verdict.attestation.claims["v3-attestation"].egress_sha256
 
-    const clientBody = JSON.parse(decoder.decode(bodyBytes))
+    // Parsed once for the whole call (the attestation's body hash already did: the same value).
+    const clientBody = requestBodyJson(bodyBytes) as Record<string, unknown>
     const shape = readRelayShape(route, clientBody)
     if (isShapeProblem(shape)) {
       return yield* new ApiError({ status: 400, code: "invalid_request", message: shape.message, extra: { details: { path: shape.path } } })
@@ -162,8 +227,6 @@ export const relayCall = (route: AttestationRoute, principal: GatewayPrincipal, 
     }
     const candidates = orderByHealth([primary, ...fallbacks], settings.health)
     ctx.stages.end("routing")
-    const limitHeaders = yield* (yield* RelayLimits).admit(principal, capability)
-    ctx.stages.end("limits")
 
     const settlement = yield* Settlement
     // Enough for the most expensive candidate the call may end up at.
@@ -178,8 +241,53 @@ export const relayCall = (route: AttestationRoute, principal: GatewayPrincipal, 
       })
       if (m > holdMicros) holdMicros = m
     }
-    const hold = yield* settlement.hold(principal.orgId, holdMicros)
-    ctx.stages.end("hold")
+    // Admission in ONE operation on the shared state: the key's slot, quota, rate windows and the wallet hold.
+    const limits = yield* RelayLimits
+    const slot = idem === undefined ? undefined : { key: idempotencySlotKey(idem.scope, idem.key), owner: crypto.randomUUID(), ttlMs: SLOT_TTL_MS }
+    const deadline = Date.now() + IDEMPOTENCY_WAIT_MS
+    const admit = limits.admit(principal, capability, { holdMicros, slot }).pipe(
+      Effect.onError(() => Effect.sync(() => ctx.stages.end("admission")))
+    )
+    let admission = yield* admit
+    while (admission._tag === "SlotTaken") {
+      // The original with this key is in flight (here or on another node), or has just stored its response.
+      const found = yield* idempotency.find(idem!)
+      if (found !== undefined) return replay(found)
+      const remaining = deadline - Date.now()
+      if (remaining <= 0) return yield* stillInFlight()
+      const original = localOriginals.get(slot!.key)
+      if (original !== undefined) yield* Deferred.await(original).pipe(Effect.timeoutOption(Duration.millis(remaining)))
+      else yield* Effect.sleep(Duration.millis(Math.min(POLL_MS, remaining)))
+      admission = yield* admit
+    }
+    const { hold, headers: limitHeaders } = admission
+    ctx.stages.end("admission")
+    const slots = yield* Slots
+    // Keeps the slot while this node runs the call; a failed renewal is tried again at the next tick.
+    const heartbeat = slot === undefined ? undefined : yield* Effect.forkDetach(Effect.gen(function*() {
+      for (let renewed = 0; renewed * SLOT_RENEW_MS < SLOT_MAX_HOLD_MS; renewed++) {
+        yield* Effect.sleep(Duration.millis(SLOT_RENEW_MS))
+        yield* slots.renew(slot.key, slot.owner, SLOT_TTL_MS).pipe(Effect.catchCause(() => Effect.void))
+      }
+    }))
+    const wakeDuplicates = slot === undefined ? undefined : Deferred.makeUnsafe<void>()
+    if (slot !== undefined) localOriginals.set(slot.key, wakeDuplicates!)
+    let finished = false
+    const finish: Finish = (billedMicros, tokens, stored) =>
+      Effect.suspend(() => {
+        if (finished) return Effect.void
+        finished = true
+        if (slot !== undefined && localOriginals.get(slot.key) === wakeDuplicates) localOriginals.delete(slot.key)
+        return (heartbeat === undefined ? Effect.void : Fiber.interrupt(heartbeat)).pipe(Effect.andThen(limits.finish({
+          hold,
+          capability,
+          billedMicros,
+          tokens,
+          slot: slot === undefined ? undefined : { key: slot.key, owner: slot.owner, stored }
+        }))).pipe(Effect.andThen(wakeDuplicates === undefined ? Effect.void : Deferred.succeed(wakeDuplicates, undefined)), Effect.asVoid)
+      })
+    /** Nothing billed: the hold goes back whole, the slot is free for a retry. */
+    const giveBack = finish(0n, 0, false)
 
     const headersFor = (t: RouteTarget): Record<string, string> => {
       const headers: Record<string, string> = {
@@ -211,7 +319,7 @@ export const relayCall = (route: AttestationRoute, principal: GatewayPrincipal, 
           headers: t.sign === undefined ? headersFor(t) : yield* signedHeaders(t.sign, prepared, headersFor(t)),
           body: prepared.body,
           timeoutMs: t.timeoutMs
-        }).pipe(Effect.withSpan("relay.upstream.headers", { attributes: { provider: t.provider.slug, model: t.model.id } })))
+        }).pipe(spanIf(ctx.sampled, "relay.upstream.headers", { provider: t.provider.slug, model: t.model.id })))
         if (Result.isFailure(sent)) {
           lastError = sent.failure
           attempts.push({ provider: t.provider.slug, model: t.model.id, provider_status: null, error: sent.failure.code })
@@ -231,10 +339,10 @@ export const relayCall = (route: AttestationRoute, principal: GatewayPrincipal, 
         chosen = { prepared, upstream }
         return
       }
-    }).pipe(Effect.onInterrupt(() => settlement.release(hold)))
+    }).pipe(Effect.onError(() => giveBack))
     ctx.stages.end("upstream")
     if (chosen === undefined) {
-      yield* settlement.release(hold)
+      yield* giveBack
       // One candidate, or a refusal the request itself caused: the provider's own error, as without fallbacks.
       const last = attempts[attempts.length - 1]
       if (attempts.length === 1 || (last?.provider_status !== null && last !== undefined && !isRetryableStatus(last.provider_status))) {
@@ -265,9 +373,8 @@ export const relayCall = (route: AttestationRoute, principal: GatewayPrincipal, 
 
     const responseHeaders: Record<string, string> = { ...limitHeaders }
     if (target_.routingDecision !== undefined) responseHeaders[ROUTING_DECISION_HEADER] = JSON.stringify(target_.routingDecision)
-    const idempotent = yield* IdempotentCallRef
     return shape.stream
-      ? streamedResponse(base, upstream, settlement, responseHeaders, bodyBytes.byteLength, idempotent, translation?.stream(clientBody, upstream.headers))
+      ? streamedResponse(base, upstream, settlement, responseHeaders, bodyBytes.byteLength, idem, finish, translation?.stream(clientBody, upstream.headers))
       : yield* bufferedResponse(
         base,
         upstream,
@@ -277,9 +384,11 @@ export const relayCall = (route: AttestationRoute, principal: GatewayPrincipal, 
         // A demo key gets no receipt of any kind, the countersignature included. A fallback that replaced the body's
         // model relayed a body the client did not attest, so the gateway cannot countersign the attestation for it.
         issuesReceipts(principal) && !prepared.modelRewritten ? { attestation: verdict.attestation, iss: config.publicBaseUrl } : undefined,
-        idempotent,
-        translation
-      )
+        idem,
+        finish,
+        translation,
+        ctx.sampled
+      ).pipe(Effect.onError(() => giveBack))
   })
 
 type CallBase = Omit<CompletedCall, "providerResponseId" | "inputTokens" | "outputTokens" | "estimated" | "partial" | "hashUpstreamResponse"> & {
@@ -320,8 +429,10 @@ const bufferedResponse = (
   headers: Record<string, string>,
   requestBytes: number,
   witness: { readonly attestation: V3Envelope; readonly iss: string } | undefined,
-  idempotent: IdempotentCall | undefined,
-  translation: Translation | undefined
+  idempotent: IdempotentRelay | undefined,
+  finish: Finish,
+  translation: Translation | undefined,
+  sampled: boolean
 ) =>
   Effect.gen(function*() {
     const body = yield* Effect.tryPromise({
@@ -333,11 +444,7 @@ const bufferedResponse = (
           message: `The upstream provider "${base.target.provider.slug}" broke off its answer.`,
           extra: { provider: base.target.provider.slug, provider_status: upstream.status }
         })
-    }).pipe(
-      Effect.ensuring(Effect.sync(upstream.done)),
-      Effect.tapError(() => settlement.release(base.hold)),
-      Effect.onInterrupt(() => settlement.release(base.hold))
-    )
+    }).pipe(Effect.ensuring(Effect.sync(upstream.done)))
     let parsed: unknown
     try {
       parsed = JSON.parse(body.toString("utf8"))
@@ -346,7 +453,6 @@ const bufferedResponse = (
     }
     // A 2xx answer that is not JSON is nothing the client could use: 502, and nothing is billed.
     if (parsed === undefined) {
-      yield* settlement.release(base.hold)
       return yield* malformedAnswer(base.target.provider.slug, upstream.status)
     }
     // The client gets the answer in its own format; an answer that is not the shape its format promises is a 502
@@ -357,7 +463,6 @@ const bufferedResponse = (
         clientAnswer = Buffer.from(JSON.stringify(translation.response(parsed, upstream.headers)))
       } catch (e) {
         if (!(e instanceof MalformedUpstream)) throw e
-        yield* settlement.release(base.hold)
         return yield* malformedAnswer(base.target.provider.slug, upstream.status)
       }
     }
@@ -393,16 +498,11 @@ const bufferedResponse = (
     }
     // With an Idempotency-Key, a 2xx answer is stored by the settlement itself (same statement as the debit).
     const record = idempotent !== undefined && upstream.status >= 200 && upstream.status < 300 ? { ...idempotent, render } : undefined
-    const settled = yield* settlement.settle({
-      ...meteredCall(base, translation?.usage?.(parsed, upstream.headers) ?? usageFromJson(parsed), { request: requestBytes, response: body.byteLength }, false, hashUpstreamResponse),
-      response: record
-    }).pipe(
-      Effect.withSpan("relay.settle"),
-      // A settlement that failed wrote nothing: return the hold now instead of at its expiry (a no-op if it was released).
-      Effect.onError(() => settlement.release(base.hold))
-    )
+    const metered = meteredCall(base, translation?.usage?.(parsed) ?? usageFromJson(parsed), { request: requestBytes, response: body.byteLength }, false, hashUpstreamResponse)
+    // A settlement that fails wrote nothing: the caller's error handler gives the hold back now, not at its expiry.
+    const settled = yield* settlement.settle({ ...metered, response: record }).pipe(spanIf(sampled, "relay.settle"))
     stages.end("settle")
-    if (settled.response !== undefined && idempotent !== undefined) yield* idempotent.stored
+    yield* finish(settled.billedMicros, metered.inputTokens + metered.outputTokens, settled.response !== undefined)
     const answer = settled.response ?? (yield* Effect.promise(() => render(settled.receipt)))
     stages.end("receipt-headers")
     const { "content-type": answerType, ...answerHeaders } = answer.headers
@@ -435,7 +535,8 @@ const streamedResponse = (
   settlement: Settlement["Service"],
   headers: Record<string, string>,
   requestBytes: number,
-  idempotent: IdempotentCall | undefined,
+  idempotent: IdempotentRelay | undefined,
+  finish: Finish,
   translator: StreamTranslator | undefined
 ) => {
   const hasher = createHash("sha256")
@@ -460,12 +561,10 @@ const streamedResponse = (
           streamed: true
         })
       }
-      return settlement.settle({
-        ...meteredCall(base, translator?.usage?.() ?? reader.usage(), { request: requestBytes, response: relayedBytes }, partial, hasher.copy().digest("hex")),
-        response: record
-      }).pipe(
-        Effect.map((s) => s.receipt),
-        Effect.onError(() => settlement.release(base.hold))
+      const metered = meteredCall(base, translator?.usage?.() ?? reader.usage(), { request: requestBytes, response: relayedBytes }, partial, hasher.copy().digest("hex"))
+      return settlement.settle({ ...metered, response: record }).pipe(
+        Effect.tap((s) => finish(s.billedMicros, metered.inputTokens + metered.outputTokens, s.response !== undefined)),
+        Effect.map((s) => s.receipt)
       )
     })
 
@@ -499,7 +598,8 @@ const streamedResponse = (
       Effect.suspend(() => {
         upstream.done()
         upstream.body.destroy()
-        return settle(true).pipe(Effect.andThen(idempotent === undefined ? Effect.void : idempotent.release))
+        // Whatever happened, the hold and the slot go back (a no-op after a settlement's finish).
+        return settle(true).pipe(Effect.ensuring(finish(0n, 0, false)))
       }).pipe(Effect.ignore)
     )
   )

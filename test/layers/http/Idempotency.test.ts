@@ -31,6 +31,15 @@ const relay = async (target: TestGateway, apiKey: string, body: string, idempote
     body
   })
 
+/** Until the original has reached the provider (it is in flight, its slot taken), however slow the machine is. */
+const untilForwarded = async () => {
+  const deadline = Date.now() + 10_000
+  while (provider.received.length === 0) {
+    if (Date.now() > deadline) throw new Error("the original never reached the provider")
+    await new Promise((r) => setTimeout(r, 10))
+  }
+}
+
 const debits = (g: TestGateway, orgId: string) =>
   g.query("SELECT 1 FROM ledger_entries WHERE org_id = $1 AND kind = 'debit'", orgId).then((r) => r.length)
 
@@ -96,7 +105,7 @@ describe("Idempotency-Key on the relay routes", () => {
     const key = crypto.randomUUID()
     const body = chatBody("slow")
     const original = relay(gw, apiKey, body, key)
-    await new Promise((r) => setTimeout(r, 200))
+    await untilForwarded()
     const duplicate = await relay(gw, apiKey, body, key)
     const first = await original
     expect(first.status).toBe(200)
@@ -112,7 +121,7 @@ describe("Idempotency-Key on the relay routes", () => {
     const key = crypto.randomUUID()
     const body = chatBody("very slow")
     const original = relay(gw, apiKey, body, key)
-    await new Promise((r) => setTimeout(r, 200))
+    await untilForwarded()
     const started = Date.now()
     const duplicate = await relay(gw, apiKey, body, key)
     const waited = Date.now() - started
@@ -251,7 +260,7 @@ describe("Idempotency-Key across two gateway nodes", () => {
       const key = crypto.randomUUID()
       const body = chatBody("two nodes")
       const original = relay(a, apiKey, body, key)
-      await new Promise((r) => setTimeout(r, 250))
+      await untilForwarded()
       const duplicate = await relay(b, apiKey, body, key)
       const first = await original
       expect(first.status).toBe(200)

@@ -266,8 +266,7 @@ describe("Server-Timing: where a relay call spent its time", () => {
       "auth",
       "attestation",
       "routing",
-      "limits",
-      "hold",
+      "admission",
       "upstream",
       "settle",
       "receipt-headers",
@@ -283,14 +282,14 @@ describe("Server-Timing: where a relay call spent its time", () => {
     const { apiKey } = await fundedKey(fx.gw)
     const res = await relayChat(apiKey, chatBody("timed"), { "idempotency-key": crypto.randomUUID() })
     expect(res.status).toBe(200)
-    expect(stagesOf(res).map((s) => s.name).slice(0, 3)).toEqual(["auth", "idempotency", "attestation"])
+    expect(stagesOf(res).map((s) => s.name).slice(0, 3)).toEqual(["auth", "attestation", "idempotency"])
   })
 
   it("a refused call shows how far it got and the sealing of its failed-call receipt", async () => {
     const { apiKey } = await fundedKey(fx.gw, "0")
     const res = await relayChat(apiKey)
     expect(res.status).toBe(402)
-    expect(stagesOf(res).map((s) => s.name)).toEqual(["auth", "attestation", "routing", "limits", "refused", "failed-receipt", "total"])
+    expect(stagesOf(res).map((s) => s.name)).toEqual(["auth", "attestation", "routing", "admission", "refused", "failed-receipt", "total"])
     expect(fx.provider.received).toHaveLength(0)
   })
 })

@@ -2,11 +2,11 @@ import { Layer } from "effect"
 import { describe } from "vitest"
 import { AdmissionCountersMemory } from "../../../layers/memory/AdmissionCounters.ts"
 import { QuotasMemory } from "../../../layers/memory/Quotas.ts"
-import { RateWindowsMemory } from "../../../layers/memory/RateWindows.ts"
+import { SlotsMemory } from "../../../layers/memory/Slots.ts"
 import { admissionCountersContract } from "../../support/admissionCountersContract.ts"
 
 describe("AdmissionCountersMemory", () => {
   admissionCountersContract(() =>
-    AdmissionCountersMemory.pipe(Layer.provideMerge(Layer.mergeAll(QuotasMemory, RateWindowsMemory)))
+    AdmissionCountersMemory.pipe(Layer.provideMerge(Layer.mergeAll(QuotasMemory, SlotsMemory)))
   )
 })

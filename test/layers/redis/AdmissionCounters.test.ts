@@ -2,7 +2,7 @@ import { Effect, Layer, ManagedRuntime } from "effect"
 import { type Command, Redis } from "ioredis"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { AdmissionCountersRedis } from "../../../layers/redis/AdmissionCounters.ts"
-import { makeAdmit } from "../../../layers/redis/admitScript.ts"
+import { makeAdmission } from "../../../layers/redis/admitScript.ts"
 import { QuotasRedis } from "../../../layers/redis/Quotas.ts"
 import { RedisClient } from "../../../layers/redis/RedisClient.ts"
 import { AdmissionCounters } from "../../../services/AdmissionCounters.ts"
@@ -60,13 +60,12 @@ describe.skipIf(redisUrl === undefined)("AdmissionCountersRedis", () => {
       return (send as (...args: Array<unknown>) => unknown)(command, ...rest)
     }) as typeof redis.sendCommand
     try {
-      const admit = makeAdmit(redis)
-      const prefix = storage.env.REDIS_PREFIX
-      const quota = { key: `${prefix}quota:script-test`, limit: 1_000 }
-      const windows = [{ key: `${prefix}rw:script-test`, windowMs: 60_000, limit: 1_000 }]
+      const { admit } = makeAdmission(redis, storage.env.REDIS_PREFIX)
+      const quota = { key: "quota:script-test", limit: 1_000 }
+      const windows = [{ key: "script-test", windowMs: 60_000, limit: 1_000 }]
       const names = async () => {
         sent.length = 0
-        expect(await admit(quota, windows)).toMatchObject({ _tag: "Counted" })
+        expect(await admit({ quota, windows })).toMatchObject({ _tag: "Counted" })
         return sent.map((c) => c.name)
       }
       expect(await names()).toEqual(["eval"])

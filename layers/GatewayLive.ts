@@ -182,7 +182,7 @@ export const gatewayServicesLayer = (env: Readonly<Record<string, string | undef
   // The same KeyEncryptionLive value as the other capabilities use, so one KEK instance per gateway.
   const byok = ByokPg.pipe(Layer.provide(Layer.mergeAll(storage, KeyEncryptionLive)))
   const wallets = WalletsPg.pipe(Layer.provide(storage))
-  const relay = Layer.mergeAll(ProviderRouterLive.pipe(Layer.provide(byok)), RelayLimitsLive.pipe(Layer.provide(Layer.mergeAll(AdmissionCountersLive, orgLimits, wallets))), IdempotencyPg.pipe(Layer.provide(storage))).pipe(
+  const relay = Layer.mergeAll(ProviderRouterLive.pipe(Layer.provide(byok)), RelayLimitsLive.pipe(Layer.provideMerge(AdmissionCountersLive), Layer.provide(Layer.mergeAll(orgLimits, wallets))), IdempotencyPg.pipe(Layer.provide(storage))).pipe(
     Layer.provide(SharedStateLive)
   )
   return Layer.mergeAll(withBootstrap, SharedStateLive, relay, orgLimits, routingPolicies, QuotasLive, byok, GatewayMetrics.layer).pipe(Layer.provideMerge(config), Layer.provideMerge(ObservabilityLive.pipe(Layer.provide(config))))

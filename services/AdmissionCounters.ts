@@ -99,6 +99,8 @@ export class AdmissionCounters extends Context.Service<AdmissionCounters, {
    * later operations of this process, so a call that starts after this one answered sees its effects.
    */
   readonly finish: (input: AdmissionFinish) => Effect.Effect<void>
+  /** Holds taken and neither finished nor expired (every node's, with Redis): the open-holds metrics gauge. */
+  readonly openHolds: Effect.Effect<number>
 }>()("privacy-relay/AdmissionCounters") {}
 
 /** How long a stored response's `done` mark outlives the slot: longer than any gap between a look-up and admission. */

@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs"
 import { Effect, Option } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { SqlClient } from "effect/sql"
+import { AdmissionCounters } from "../../services/AdmissionCounters.ts"
 import { AppConfig } from "../../services/AppConfig.ts"
 import { GatewayMetrics } from "../../services/GatewayMetrics.ts"
 import { SealerQueue } from "../../services/SealerQueue.ts"
@@ -35,14 +36,15 @@ const metricsAccess = (env: Readonly<Record<string, string | undefined>>) => {
 }
 
 /** Figures read from the database at scrape time: work accepted but not finished, shared by every node. */
-const backlogGauges = (sql: SqlClient.SqlClient) =>
+const backlogGauges = (sql: SqlClient.SqlClient, counters: AdmissionCounters["Service"]) =>
   Effect.gen(function*() {
-    const [row] = yield* sql<{ holds: string; deliveries: string; events: string }>`
-      SELECT (SELECT count(*) FROM wallet_holds)::text AS holds,
-             (SELECT count(*) FROM webhook_deliveries WHERE status IN ('pending', 'retrying'))::text AS deliveries,
+    const [row] = yield* sql<{ deliveries: string; events: string }>`
+      SELECT (SELECT count(*) FROM webhook_deliveries WHERE status IN ('pending', 'retrying'))::text AS deliveries,
              (SELECT count(*) FROM outbox_events WHERE fanned_out_at IS NULL)::text AS events`
+    // Relay holds are taken at admission (Redis, or in process), not in the database.
+    const holds = yield* counters.openHolds
     const gauges: Array<Gauge> = [
-      { name: "gateway_settlement_open_holds", help: "Relay calls admitted (wallet hold taken) and not yet settled, across all nodes.", value: Number(row!.holds) },
+      { name: "gateway_settlement_open_holds", help: "Relay calls admitted (wallet hold taken) and not yet settled, across all nodes.", value: holds },
       { name: "gateway_webhook_deliveries_backlog", help: "Webhook deliveries waiting for a first attempt or a retry, across all nodes.", value: Number(row!.deliveries) },
       { name: "gateway_webhook_events_unfanned", help: "Outbox events not yet turned into webhook deliveries.", value: Number(row!.events) }
     ]
@@ -55,11 +57,12 @@ export const MetricsRoutes = HttpRouter.use(Effect.fn(function*(router) {
   const metrics = yield* GatewayMetrics
   const sql = yield* SqlClient.SqlClient
   const sealer = yield* SealerQueue
+  const counters = yield* AdmissionCounters
   const allowed = metricsAccess(config.env)
   yield* router.add("GET", "/metrics", Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     if (!allowed(request)) return yield* notFound()
-    const gauges = yield* backlogGauges(sql).pipe(
+    const gauges = yield* backlogGauges(sql, counters).pipe(
       Effect.map((g): ReadonlyArray<Gauge> => [...g, { name: "gateway_metrics_database_up", help: "1 when the backlog figures could be read.", value: 1 }]),
       Effect.catchCause(() => Effect.succeed<ReadonlyArray<Gauge>>([{ name: "gateway_metrics_database_up", help: "1 when the backlog figures could be read.", value: 0 }]))
     )

@@ -87,6 +87,11 @@ export const AdmissionCountersMemory = Layer.effect(
           }
           return { _tag: "Counted", used, windows: counted, hold: verdict, generation } as const
         })),
+      openHolds: Effect.map(Clock.currentTimeMillis, (now) => {
+        let open = 0
+        for (const w of wallets.values()) for (const h of w.holds.values()) if (h.expiresAt > now) open++
+        return open
+      }),
       seedBalance: ({ orgId, generation, balanceMicros, ttlMs }) =>
         lock.withPermits(1)(Effect.map(Clock.currentTimeMillis, (now) => {
           const w = walletOf(orgId)

@@ -24,6 +24,7 @@ export const AdmissionCountersRedis = Layer.effect(
             slot
           })
         ).pipe(Effect.orDie),
+      openHolds: Effect.tryPromise(() => scripts.openHolds()).pipe(Effect.orDie),
       seedBalance: (input) => Effect.tryPromise(() => scripts.seed(input)).pipe(Effect.orDie),
       // The command is queued on the connection at once (ioredis keeps its order), so a call this process starts
       // after answering sees the release, the debit and the tokens; the caller need not wait for the reply.

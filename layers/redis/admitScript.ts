@@ -13,7 +13,8 @@ import { scriptCommand } from "./scriptCommand.ts"
  * nodes with skewed clocks still agree.
  *
  * KEYS: 1 slot, 2 slot's done mark, 3 balance mirror, 4 held sum, 5 holds (hash id -> micros), 6 hold expiries
- * (sorted set), 7 mirror generation, 8 quota counter, then one key per window.
+ * (sorted set), 7 mirror generation, 8 quota counter, 9 every node's open holds (sorted set by expiry, for the
+ * metrics gauge), then one key per window.
  * ARGV: 1 member, 2 slot owner ('' = no slot), 3 slot TTL ms, 4 hold id ('' = no hold), 5 hold micros, 6 hold TTL ms,
  * 7 quota limit (-1: no quota), then (windowMs, limit) per window.
  * Returns: status (1 counted, 0 rate limited, 2 quota exceeded, 3 slot taken), quota used (slot taken: 1 when done),
@@ -32,11 +33,11 @@ if quota >= 0 then
 end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local n = #KEYS - 8
+local n = #KEYS - 9
 local counts = {}
 local allowed = 1
 for i = 1, n do
-  local key = KEYS[8 + i]
+  local key = KEYS[9 + i]
   local win = tonumber(ARGV[6 + 2 * i])
   local limit = tonumber(ARGV[7 + 2 * i])
   redis.call('ZREMRANGEBYSCORE', key, '-inf', now - win)
@@ -55,6 +56,7 @@ if allowed == 1 and ARGV[4] ~= '' then
       redis.call('HDEL', KEYS[5], id)
     end
     redis.call('ZREM', KEYS[6], id)
+    redis.call('ZREM', KEYS[9], id)
   end
   local bal = redis.call('GET', KEYS[3])
   if not bal then
@@ -68,6 +70,7 @@ if take and ARGV[4] ~= '' then
   local ttl = tonumber(ARGV[6])
   redis.call('HSET', KEYS[5], ARGV[4], ARGV[5])
   redis.call('ZADD', KEYS[6], now + ttl, ARGV[4])
+  redis.call('ZADD', KEYS[9], now + ttl, ARGV[4])
   redis.call('INCRBY', KEYS[4], ARGV[5])
   redis.call('PEXPIRE', KEYS[4], ttl)
   redis.call('PEXPIRE', KEYS[5], ttl)
@@ -78,7 +81,7 @@ if take and ARGV[2] ~= '' then
 end
 local out = {allowed, used, hold, gen}
 for i = 1, n do
-  local key = KEYS[8 + i]
+  local key = KEYS[9 + i]
   local win = tonumber(ARGV[6 + 2 * i])
   if take then
     redis.call('ZADD', key, now, ARGV[1] .. ':' .. i)
@@ -101,7 +104,8 @@ return out
  * tokens added to the monthly quota, the slot released by its owner and, when a response was stored under it,
  * marked done for a while (a request that looked for the record just before it was written then looks again).
  *
- * KEYS: 1 slot, 2 done mark, 3 balance mirror, 4 held sum, 5 holds, 6 hold expiries, 7 generation, 8 quota counter.
+ * KEYS: 1 slot, 2 done mark, 3 balance mirror, 4 held sum, 5 holds, 6 hold expiries, 7 generation, 8 quota counter,
+ * 9 open holds.
  * ARGV: 1 slot owner ('' = none), 2 stored ('1'/'0'), 3 done TTL ms, 4 hold id ('' = none), 5 debit micros,
  * 6 quota tokens (-1 = none), 7 quota expiry (Unix seconds).
  */
@@ -113,6 +117,7 @@ if ARGV[4] ~= '' then
     redis.call('HDEL', KEYS[5], ARGV[4])
     redis.call('ZREM', KEYS[6], ARGV[4])
   end
+  redis.call('ZREM', KEYS[9], ARGV[4])
   if ARGV[5] ~= '0' then
     if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('DECRBY', KEYS[3], ARGV[5]) end
     redis.call('INCR', KEYS[7])
@@ -141,6 +146,9 @@ return 1
 export const windowKey = (prefix: string, key: string) => `${prefix}rw:${key}`
 /** The Redis key of a slot, shared with SlotsRedis. */
 export const slotKey = (prefix: string, key: string) => `${prefix}slot:${key}`
+
+/** Every node's holds by expiry: what the metrics gauge counts (a hold past its expiry no longer counts). */
+const openHoldsKey = (prefix: string) => `${prefix}holds-open`
 
 /** Keys outlive their month by this much, then Redis drops them (as QuotasRedis). */
 const KEEP_AFTER_MONTH_S = 40 * 86_400
@@ -181,6 +189,7 @@ export const makeAdmission = (redis: Redis, prefix: string) => {
     const keys = [
       ...walletKeys(prefix, hold?.orgId ?? "-", slot?.key),
       input.quota === undefined ? `${prefix}quota:-` : prefix + input.quota.key,
+      openHoldsKey(prefix),
       ...windows.map((w) => windowKey(prefix, w.key))
     ]
     const out = await admitRun(
@@ -223,7 +232,8 @@ export const makeAdmission = (redis: Redis, prefix: string) => {
   const finish = (input: AdmissionFinish & { readonly quotaKey?: string }) => {
     const keys = [
       ...walletKeys(prefix, input.hold?.orgId ?? "-", input.slot?.key),
-      input.quotaKey === undefined ? `${prefix}quota:-` : prefix + input.quotaKey
+      input.quotaKey === undefined ? `${prefix}quota:-` : prefix + input.quotaKey,
+      openHoldsKey(prefix)
     ]
     return finishRun(
       keys.length,
@@ -243,7 +253,14 @@ export const makeAdmission = (redis: Redis, prefix: string) => {
     return Number(await seedRun(2, bal, gen, input.generation, input.balanceMicros.toString(), input.ttlMs)) === 1
   }
 
-  return { admit, finish, seed }
+  /** Holds taken and neither finished nor expired, across all nodes (expired entries are trimmed on the way). */
+  const openHolds = async () => {
+    const key = openHoldsKey(prefix)
+    await redis.zremrangebyscore(key, "-inf", Date.now())
+    return redis.zcard(key)
+  }
+
+  return { admit, finish, seed, openHolds }
 }
 
 /** Window-only admission (RateWindowsRedis): the same script without slot, quota or hold. */

@@ -83,14 +83,12 @@ describe("GET /metrics from this host (no METRICS_TOKEN_FILE)", () => {
     for (let i = 1; i < buckets.length; i++) expect(buckets[i]!).toBeGreaterThanOrEqual(buckets[i - 1]!)
     expect(buckets.at(-1)).toBe(get(after, `gateway_http_request_duration_seconds_count${CHAT}}`))
 
-    // the backlog gauges are the database's figures (the call settled: its hold is gone)
-    const [db] = await fx.gw.query<{ holds: string; deliveries: string; events: string }>(
-      `SELECT (SELECT count(*) FROM wallet_holds)::text AS holds,
-              (SELECT count(*) FROM webhook_deliveries WHERE status IN ('pending', 'retrying'))::text AS deliveries,
+    // the webhook backlog gauges are the database's figures; the call settled, so its hold is gone
+    const [db] = await fx.gw.query<{ deliveries: string; events: string }>(
+      `SELECT (SELECT count(*) FROM webhook_deliveries WHERE status IN ('pending', 'retrying'))::text AS deliveries,
               (SELECT count(*) FROM outbox_events WHERE fanned_out_at IS NULL)::text AS events`
     )
     expect(get(after, "gateway_settlement_open_holds")).toBe(0)
-    expect(Number(db!.holds)).toBe(0)
     expect(after.samples.get("gateway_webhook_deliveries_backlog")).toBe(Number(db!.deliveries))
     expect(after.samples.get("gateway_webhook_events_unfanned")).toBe(Number(db!.events))
     expect(after.samples.get("gateway_metrics_database_up")).toBe(1)
@@ -149,6 +147,25 @@ describe("GET /metrics from this host (no METRICS_TOKEN_FILE)", () => {
     const { samples } = await scrape()
     expect(samples.get("gateway_sealer_pending_jobs")).toBe(0)
     expect(samples.get("gateway_sealer_active_tenants")).toBe(0)
+  })
+
+  it("counts a call's wallet hold as open while the call is in flight, and not once it has settled", async () => {
+    const { apiKey } = await fundedKey(fx.gw)
+    fx.provider.setBehaviour({ kind: "delay", ms: 1500 })
+    const body = JSON.stringify({ model: "local-chat", messages: [{ role: "user", content: "slow" }] })
+    const call = fetch(`${fx.gw.url}/api/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json", ...(await attestedHeaders("chat.completions", body)) },
+      body
+    })
+    const deadline = Date.now() + 10_000
+    while (fx.provider.received.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
+    expect(fx.provider.received).toHaveLength(1)
+    expect((await scrape()).samples.get("gateway_settlement_open_holds")).toBe(1)
+    const res = await call
+    expect(res.status).toBe(200)
+    await res.text()
+    expect((await scrape()).samples.get("gateway_settlement_open_holds")).toBe(0)
   })
 
   it("answers 404 not_found to a request that came through a proxy (X-Forwarded-For), with no figures", async () => {

@@ -4,6 +4,7 @@
  * Messages API cannot express is refused (`UntranslatableField`), not dropped.
  */
 import { DEFAULT_HOLD_OUTPUT_TOKENS } from "../../billing/pricing.ts"
+import { openaiToolCalls } from "./openaiToolCalls.ts"
 import { untranslatable } from "./translationError.ts"
 
 type Json = Record<string, unknown>
@@ -35,25 +36,8 @@ const contentBlocks = (content: unknown, path: string): Array<Json> => {
   })
 }
 
-const toolUseBlocks = (toolCalls: unknown, path: string): Array<Json> => {
-  if (toolCalls === undefined || toolCalls === null) return []
-  if (!Array.isArray(toolCalls)) return untranslatable(path, `"tool_calls" must be an array`)
-  return toolCalls.map((call, i) => {
-    const p = `${path}[${i}]`
-    const fn = isObject(call) ? call.function : undefined
-    if (!isObject(call) || typeof call.id !== "string" || !isObject(fn) || typeof fn.name !== "string") {
-      return untranslatable(p, "a tool call needs an id and a function name")
-    }
-    let input: unknown
-    try {
-      input = JSON.parse(typeof fn.arguments === "string" && fn.arguments !== "" ? fn.arguments : "{}")
-    } catch {
-      return untranslatable(`${p}.function.arguments`, "tool call arguments must be a JSON object to be translated")
-    }
-    if (!isObject(input)) return untranslatable(`${p}.function.arguments`, "tool call arguments must be a JSON object to be translated")
-    return { type: "tool_use", id: call.id, name: fn.name, input }
-  })
-}
+const toolUseBlocks = (toolCalls: unknown, path: string): Array<Json> =>
+  openaiToolCalls(toolCalls, path).map(({ id, name, args }) => ({ type: "tool_use", id, name, input: args }))
 
 /** A tool message's content as a tool_result's: a string stays a string, text parts become text blocks. */
 const toolResultContent = (content: unknown, path: string): unknown =>

@@ -7,6 +7,7 @@
  * The model is named in the URL, and streaming is a different method, so neither travels in the body.
  */
 import { DEFAULT_HOLD_OUTPUT_TOKENS } from "../../billing/pricing.ts"
+import { openaiToolCalls } from "./openaiToolCalls.ts"
 import { untranslatable } from "./translationError.ts"
 
 type Json = Record<string, unknown>
@@ -49,26 +50,11 @@ const textParts = (content: unknown, path: string, allowImages: boolean): Array<
   })
 }
 
-const functionCallParts = (toolCalls: unknown, path: string, names: Map<string, string>): Array<Json> => {
-  if (toolCalls === undefined || toolCalls === null) return []
-  if (!Array.isArray(toolCalls)) return untranslatable(path, `"tool_calls" must be an array`)
-  return toolCalls.map((call, i) => {
-    const p = `${path}[${i}]`
-    const fn = isObject(call) ? call.function : undefined
-    if (!isObject(call) || typeof call.id !== "string" || !isObject(fn) || typeof fn.name !== "string") {
-      return untranslatable(p, "a tool call needs an id and a function name")
-    }
-    let args: unknown
-    try {
-      args = JSON.parse(typeof fn.arguments === "string" && fn.arguments !== "" ? fn.arguments : "{}")
-    } catch {
-      return untranslatable(`${p}.function.arguments`, "tool call arguments must be a JSON object to be translated")
-    }
-    if (!isObject(args)) return untranslatable(`${p}.function.arguments`, "tool call arguments must be a JSON object to be translated")
-    names.set(call.id, fn.name)
-    return { functionCall: { id: call.id, name: fn.name, args } }
+const functionCallParts = (toolCalls: unknown, path: string, names: Map<string, string>): Array<Json> =>
+  openaiToolCalls(toolCalls, path).map(({ id, name, args }) => {
+    names.set(id, name)
+    return { functionCall: { id, name, args } }
   })
-}
 
 /** A tool message: Gemini wants the function's name (from the assistant turn that called it) and an object. */
 const functionResponsePart = (m: Json, path: string, names: ReadonlyMap<string, string>): Json => {

@@ -1,0 +1,36 @@
+/**
+ * An OpenAI assistant message's `tool_calls`, read for translation into another format: each call's id, function
+ * name and arguments parsed as the JSON object every other format carries them as. Shared by the Anthropic and
+ * Gemini request translators, so both refuse the same malformed calls with the same paths and reasons.
+ */
+import { untranslatable } from "./translationError.ts"
+
+type Json = Record<string, unknown>
+
+const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v)
+
+export interface OpenaiToolCall {
+  readonly id: string
+  readonly name: string
+  readonly args: Json
+}
+
+export const openaiToolCalls = (toolCalls: unknown, path: string): Array<OpenaiToolCall> => {
+  if (toolCalls === undefined || toolCalls === null) return []
+  if (!Array.isArray(toolCalls)) return untranslatable(path, `"tool_calls" must be an array`)
+  return toolCalls.map((call, i) => {
+    const p = `${path}[${i}]`
+    const fn = isObject(call) ? call.function : undefined
+    if (!isObject(call) || typeof call.id !== "string" || !isObject(fn) || typeof fn.name !== "string") {
+      return untranslatable(p, "a tool call needs an id and a function name")
+    }
+    let args: unknown
+    try {
+      args = JSON.parse(typeof fn.arguments === "string" && fn.arguments !== "" ? fn.arguments : "{}")
+    } catch {
+      return untranslatable(`${p}.function.arguments`, "tool call arguments must be a JSON object to be translated")
+    }
+    if (!isObject(args)) return untranslatable(`${p}.function.arguments`, "tool call arguments must be a JSON object to be translated")
+    return { id: call.id, name: fn.name, args }
+  })
+}

@@ -498,7 +498,7 @@ const bufferedResponse = (
     }
     // With an Idempotency-Key, a 2xx answer is stored by the settlement itself (same statement as the debit).
     const record = idempotent !== undefined && upstream.status >= 200 && upstream.status < 300 ? { ...idempotent, render } : undefined
-    const metered = meteredCall(base, translation?.usage?.(parsed) ?? usageFromJson(parsed), { request: requestBytes, response: body.byteLength }, false, hashUpstreamResponse)
+    const metered = meteredCall(base, translation?.usage?.(parsed, upstream.headers) ?? usageFromJson(parsed), { request: requestBytes, response: body.byteLength }, false, hashUpstreamResponse)
     // A settlement that fails wrote nothing: the caller's error handler gives the hold back now, not at its expiry.
     const settled = yield* settlement.settle({ ...metered, response: record }).pipe(spanIf(sampled, "relay.settle"))
     stages.end("settle")

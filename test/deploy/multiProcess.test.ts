@@ -5,6 +5,7 @@ import { createConnection } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect, type Layer, ManagedRuntime } from "effect"
+import { Redis } from "ioredis"
 import { SqlClient } from "effect/sql"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { checkLedger, createPortalToken, creditWallet } from "../../layers/AdminOperations.ts"
@@ -481,12 +482,15 @@ describe.skipIf(!PG_AND_REDIS)("two gateway processes on PostgreSQL + Redis behi
   it("two nodes hammering one nearly empty wallet (c=64): the balance never goes below minus one call's hold, chains never fork", async () => {
     const tenant = await newTenant("0.002")
     const [{ b: before }] = await query<{ b: string }>("SELECT balance_micros::text AS b FROM wallets WHERE org_id = $1", tenant.orgId)
+    // The relay's holds live in Redis (layers/redis/admitScript.ts: hash hold id -> micros per organisation, under the
+    // run's REDIS_PREFIX); the largest one seen while the load runs is "one call's hold".
     let maxHold = 0n
     let sampling = true
+    const redis = new Redis(process.env.REDIS_URL!)
+    const holdsKey = `${storage.env.REDIS_PREFIX ?? ""}holds:${tenant.orgId}`
     const sampler = (async () => {
       while (sampling) {
-        const [row] = await query<{ m: string | null }>("SELECT max(amount_micros)::text AS m FROM wallet_holds WHERE org_id = $1", tenant.orgId)
-        if (row?.m != null && BigInt(row.m) > maxHold) maxHold = BigInt(row.m)
+        for (const micros of await redis.hvals(holdsKey)) if (BigInt(micros) > maxHold) maxHold = BigInt(micros)
         await new Promise((r) => setTimeout(r, 5))
       }
     })()
@@ -497,6 +501,7 @@ describe.skipIf(!PG_AND_REDIS)("two gateway processes on PostgreSQL + Redis behi
     const results = await runLoad(specs, 64)
     sampling = false
     await sampler
+    await redis.quit()
 
     const statuses = new Map<number, number>()
     for (const r of results) statuses.set(r.attempts[0]!.status, (statuses.get(r.attempts[0]!.status) ?? 0) + 1)

@@ -250,7 +250,9 @@ export const makeAdmission = (redis: Redis, prefix: string) => {
 
   const seed = async (input: { readonly orgId: string; readonly generation: string; readonly balanceMicros: bigint; readonly ttlMs: number }) => {
     const [, , bal, , , , gen] = walletKeys(prefix, input.orgId, undefined)
-    return Number(await seedRun(2, bal, gen, input.generation, input.balanceMicros.toString(), input.ttlMs)) === 1
+    // Redis refuses PX 0; WALLET_MIRROR_TTL_MS=0 ("re-read every call") keeps the mirror 1 ms, long enough for the
+    // admission that follows the read, as the in-process mirror does with its same-millisecond expiry.
+    return Number(await seedRun(2, bal, gen, input.generation, input.balanceMicros.toString(), Math.max(1, input.ttlMs))) === 1
   }
 
   /** Holds taken and neither finished nor expired, across all nodes (expired entries are trimmed on the way). */

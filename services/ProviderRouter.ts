@@ -20,6 +20,12 @@ export interface RouteTarget {
    */
   readonly sign?: (request: { readonly url: string; readonly headers: Readonly<Record<string, string>>; readonly body: Uint8Array }) => Promise<Record<string, string>>
   readonly keyMode: "pooled" | "byok"
+  /**
+   * Set when the provider has several pooled keys (docs/providers.md): which one this target carries (0-based), and
+   * one target per key in slot order, the relay choosing among them per call. Never the key itself.
+   */
+  readonly keySlot?: { readonly index: number; readonly count: number }
+  readonly keyTargets?: ReadonlyArray<RouteTarget>
   readonly timeoutMs: number
   /** Set when the content-blind router ran (docs/routing.md): sealed into the receipts, echoed as a header. */
   readonly routingDecision?: RoutingDecision

@@ -8,6 +8,7 @@ import type { AttestationRoute } from "../../sdks/typescript/src/wire/attestatio
 import { issuesReceipts } from "../../src/keys/demo.ts"
 import type { Scope } from "../../src/keys/scopes.ts"
 import { createProviderHealth, providerCoolDownMs } from "../relay/providerHealth.ts"
+import { createKeyRotation } from "../relay/keyRotation.ts"
 import { relayCall } from "../relay/relayCall.ts"
 import { checkScope, requireGatewayKey } from "./auth.ts"
 
@@ -23,7 +24,8 @@ export const RelayRoutes = HttpRouter.use(Effect.fn(function*(router) {
   const sealer = yield* ReceiptSealer
   const settings = {
     allowlist: engineAllowlist(config.env.ENGINE_ALLOWLIST_JSON),
-    health: createProviderHealth(providerCoolDownMs(config.env))
+    health: createProviderHealth(providerCoolDownMs(config.env)),
+    keys: createKeyRotation(providerCoolDownMs(config.env))
   }
   const relay = (route: AttestationRoute, scope: Scope) =>
     Effect.gen(function*() {

@@ -90,7 +90,8 @@ export const sealCompleted = async (
         chosen_model: r.chosen_model,
         classifier: r.classifier,
         savings_pct: r.savings_pct,
-        strategy: r.strategy
+        strategy: r.strategy,
+        ...(r.key_slot === undefined ? {} : { key_slot: r.key_slot })
       }
     }),
     input_tokens: input.inputTokens,

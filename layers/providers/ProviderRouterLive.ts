@@ -17,6 +17,7 @@ import {
   upstreamCapabilityFor
 } from "../../src/providers/catalogue.ts"
 import { providerEnvStem, providerKeyFileEnv } from "../../src/providers/env.ts"
+import { parseKeyFile } from "../../src/providers/keyFile.ts"
 import { upstreamAuthHeaders, upstreamUrl } from "../../src/providers/upstream.ts"
 import { bedrockRuntimeOrigin, parseBedrockCredential } from "../../src/providers/bedrock/credentials.ts"
 import { bedrockRequestSigner } from "../../src/providers/bedrock/sigv4.ts"
@@ -28,19 +29,19 @@ const BUILT_IN = new Set([LOCAL_PROVIDER_SLUG, LOCAL_ECONOMY_PROVIDER_SLUG])
 
 /**
  * Pooled provider keys are read once at start from the files named by PROVIDER_<SLUG>_API_KEY_FILE (never from
- * the environment itself, never logged). The built-in providers need none.
+ * the environment itself, never logged), one key per line. The built-in providers need none.
  */
 const loadPooledKeys = (env: Readonly<Record<string, string | undefined>>) => {
-  const keys = new Map<string, string>()
+  const keys = new Map<string, ReadonlyArray<string>>()
   for (const provider of PROVIDERS) {
     if (!provider.pooled) continue
     const file = env[providerKeyFileEnv(provider.slug)]
     if (file !== undefined && file !== "") {
-      const key = readFileSync(file, "utf8").trim()
-      if (key === "") throw new Error(`${providerKeyFileEnv(provider.slug)} names an empty file`)
-      keys.set(provider.slug, key)
+      const pool = parseKeyFile(readFileSync(file, "utf8"))
+      if (pool.length === 0) throw new Error(`${providerKeyFileEnv(provider.slug)} names a file holding no key`)
+      keys.set(provider.slug, pool)
     } else if (BUILT_IN.has(provider.slug)) {
-      keys.set(provider.slug, "local")
+      keys.set(provider.slug, ["local"])
     }
   }
   return keys
@@ -64,13 +65,31 @@ export const ProviderRouterLive = Layer.effect(
 
     /** The target for one (provider, model) with this organisation's keys; undefined when it cannot be called. */
     const targetOf = (lookup: ModelLookup, capability: Capability, credentials: ReadonlyMap<string, string>): RouteTarget | undefined => {
+      // The organisation's own key wins: it chose to pay the provider itself (5% markup instead of 15%).
+      const own = credentials.get(lookup.provider.slug)
+      if (own !== undefined) return targetWithKey(lookup, capability, own, "byok")
+      const pool = pooledKeys.get(lookup.provider.slug)
+      if (pool === undefined) return targetWithKey(lookup, capability, undefined, "pooled")
+      if (pool.length === 1) return targetWithKey(lookup, capability, pool[0], "pooled")
+      const keyTargets: Array<RouteTarget> = []
+      for (const [index, key] of pool.entries()) {
+        const t = targetWithKey(lookup, capability, key, "pooled")
+        if (t === undefined) return undefined
+        keyTargets.push({ ...t, keySlot: { index, count: pool.length } })
+      }
+      return { ...keyTargets[0]!, keyTargets }
+    }
+
+    const targetWithKey = (
+      lookup: ModelLookup,
+      capability: Capability,
+      key: string | undefined,
+      keyMode: RouteTarget["keyMode"]
+    ): RouteTarget | undefined => {
       const { provider, model } = lookup
       // Chat and messages may be served by the other format's endpoint (the relay translates the body).
       const upstreamCapability = upstreamCapabilityFor(lookup, capability)
       if (upstreamCapability === undefined) return undefined
-      // The organisation's own key wins: it chose to pay the provider itself (5% markup instead of 15%).
-      const own = credentials.get(provider.slug)
-      const key = own ?? pooledKeys.get(provider.slug)
       const endpoint = provider.endpoints[upstreamCapability]!
       // An AWS key pair names its region, whose origin serves the call (PROVIDER_AWS_BEDROCK_BASE_URL still wins);
       // each request is then signed as it goes out instead of carrying the key.
@@ -87,7 +106,7 @@ export const ProviderRouterLive = Layer.effect(
         ...(aws?.kind === "sigv4"
           ? { authHeaders: endpoint.headers, sign: bedrockRequestSigner(aws.aws) }
           : { authHeaders: upstreamAuthHeaders(endpoint, aws?.kind === "api-key" ? aws.apiKey : key) }),
-        keyMode: own === undefined ? "pooled" : "byok",
+        keyMode,
         timeoutMs: timeoutOf(provider.slug, provider.timeoutMs)
       }
     }

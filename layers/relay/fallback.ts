@@ -2,6 +2,7 @@ import type { RouteTarget } from "../../services/ProviderRouter.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
 import type { RoutingDecision } from "../../src/routing/costRouter.ts"
 import type { PreparedRequest } from "./preparedRequest.ts"
+import type { KeyRotation } from "./keyRotation.ts"
 import type { ProviderHealth } from "./providerHealth.ts"
 
 /** One provider tried before the first byte, as the caller sees it in a 502: no provider message, no content. */
@@ -12,6 +13,8 @@ export interface UpstreamAttempt {
   readonly provider_status: number | null
   /** The gateway's error code for this attempt (`upstream_error`, `upstream_timeout`). */
   readonly error: string
+  /** Which pooled key was tried (`key 2 of 3`), when the provider has several. Never the key. */
+  readonly key_slot?: string
 }
 
 /** The classifier id of a fallback decision in `routing_decision.classifier`. */
@@ -29,6 +32,24 @@ export const orderByHealth = (candidates: ReadonlyArray<PreparedRequest>, health
   const healthy = candidates.filter((c) => !health.isCoolingDown(c.target.provider.slug))
   const cooling = candidates.filter((c) => health.isCoolingDown(c.target.provider.slug))
   return [...healthy, ...cooling]
+}
+
+/**
+ * A candidate expanded into one request per pooled key to try, in the rotation's order (docs/providers.md): a
+ * failing key is retried on the provider's next healthy key before the next fallback. Other candidates unchanged.
+ */
+export const expandPooledKeys = (prepared: PreparedRequest, keys: KeyRotation, stream: boolean): ReadonlyArray<PreparedRequest> => {
+  const keyTargets = prepared.target.keyTargets
+  if (keyTargets === undefined) return [prepared]
+  const decision = prepared.target.routingDecision
+  return keys.order(prepared.target.provider.slug, keyTargets.length).map((slot) => {
+    const t = keyTargets[slot]!
+    return {
+      ...prepared,
+      target: decision === undefined ? t : { ...t, routingDecision: decision },
+      url: stream ? t.streamUrl : t.url
+    }
+  })
 }
 
 /** Sealed into the receipts and echoed in X-Service-Routing-Decision when a fallback answered. */

@@ -29,7 +29,9 @@ import type { Translation } from "../../src/relay/translate/translation.ts"
 import { MalformedUpstream, UntranslatableField, untranslatableError } from "../../src/relay/translate/translationError.ts"
 import { bodyHashOf, replay } from "../http/idempotent.ts"
 import { postUpstream, type UpstreamResponse } from "./UpstreamClient.ts"
-import { allAttemptsFailed, fallbackDecision, isRetryableStatus, orderByHealth, type UpstreamAttempt } from "./fallback.ts"
+import { allAttemptsFailed, expandPooledKeys, fallbackDecision, isRetryableStatus, orderByHealth, type UpstreamAttempt } from "./fallback.ts"
+import type { KeyRotation } from "./keyRotation.ts"
+import { keySlotLabel } from "../../src/providers/keyFile.ts"
 import { type PreparedRequest, prepareRequest } from "./preparedRequest.ts"
 import { awsErrorType, signedHeaders } from "./signedRequest.ts"
 import type { ProviderHealth } from "./providerHealth.ts"
@@ -122,10 +124,26 @@ const upstreamError = async (target: RouteTarget, res: UpstreamResponse) => {
   })
 }
 
+/**
+ * The target that answered, with the routing decision its receipts seal: a fallback model is recorded as one; a
+ * provider with several pooled keys records the key slot (`key 2 of 3`) whenever there is a decision, and a retry
+ * on another key of the requested provider is a fallback decision from the provider to itself.
+ */
+const usedTarget = (requested: RouteTarget, answered: RouteTarget, retried: boolean): RouteTarget => {
+  const sameModel = answered.provider.slug === requested.provider.slug && answered.model.id === requested.model.id
+  const decision = !sameModel || (retried && answered.keySlot !== undefined)
+    ? fallbackDecision(requested, answered)
+    : requested.routingDecision
+  if (answered.keySlot === undefined || decision === undefined) return { ...answered, routingDecision: decision }
+  return { ...answered, routingDecision: { ...decision, key_slot: keySlotLabel(answered.keySlot) } }
+}
+
 export interface RelaySettings {
   readonly allowlist: EngineAllowlist
   /** Providers that failed recently, skipped (for a cool-down) when a call has somewhere else to go. */
   readonly health: ProviderHealth
+  /** The rotation over a provider's pooled keys, each skipped for a cool-down after failing. */
+  readonly keys: KeyRotation
 }
 
 /**
@@ -226,6 +244,7 @@ export const relayCall = (
       }
     }
     const candidates = orderByHealth([primary, ...fallbacks], settings.health)
+      .flatMap((c) => expandPooledKeys(c, settings.keys, shape.stream))
     ctx.stages.end("routing")
 
     const settlement = yield* Settlement
@@ -311,8 +330,15 @@ export const relayCall = (
     let chosen: { readonly prepared: PreparedRequest; readonly upstream: UpstreamResponse } | undefined
     let lastError: ApiError | undefined
     yield* Effect.gen(function*() {
-      for (const prepared of candidates) {
+      for (const [i, prepared] of candidates.entries()) {
         const t = prepared.target
+        const keySlot = t.keySlot === undefined ? {} : { key_slot: keySlotLabel(t.keySlot) }
+        // A failed key cools down on its own; the provider only when none of its keys tried in this call answered
+        // (the next candidate is another provider or model), so provider health keeps its meaning.
+        const failed = () => {
+          if (t.keySlot !== undefined) settings.keys.markFailed(t.provider.slug, t.keySlot.index)
+          if (candidates[i + 1]?.target.provider.slug !== t.provider.slug) settings.health.markFailed(t.provider.slug)
+        }
         const sent = yield* Effect.result(postUpstream({
           provider: t.provider.slug,
           url: prepared.url,
@@ -322,19 +348,20 @@ export const relayCall = (
         }).pipe(spanIf(ctx.sampled, "relay.upstream.headers", { provider: t.provider.slug, model: t.model.id })))
         if (Result.isFailure(sent)) {
           lastError = sent.failure
-          attempts.push({ provider: t.provider.slug, model: t.model.id, provider_status: null, error: sent.failure.code })
-          settings.health.markFailed(t.provider.slug)
+          attempts.push({ provider: t.provider.slug, model: t.model.id, provider_status: null, error: sent.failure.code, ...keySlot })
+          failed()
           continue
         }
         const upstream = sent.success
         if (upstream.status >= 400) {
           const error = yield* Effect.promise(() => upstreamError(t, upstream)).pipe(Effect.ensuring(Effect.sync(upstream.done)))
           lastError = error
-          attempts.push({ provider: t.provider.slug, model: t.model.id, provider_status: upstream.status, error: error.code })
+          attempts.push({ provider: t.provider.slug, model: t.model.id, provider_status: upstream.status, error: error.code, ...keySlot })
           if (!isRetryableStatus(upstream.status)) return
-          settings.health.markFailed(t.provider.slug)
+          failed()
           continue
         }
+        if (t.keySlot !== undefined) settings.keys.markHealthy(t.provider.slug, t.keySlot.index)
         settings.health.markHealthy(t.provider.slug)
         chosen = { prepared, upstream }
         return
@@ -352,7 +379,7 @@ export const relayCall = (
     }
     const { prepared, upstream } = chosen
     const translation = prepared.translation
-    const used: RouteTarget = prepared === primary ? target : { ...prepared.target, routingDecision: fallbackDecision(target, prepared.target) }
+    const used = usedTarget(target, prepared.target, attempts.length > 0)
 
     const base = {
       principal,

@@ -51,6 +51,8 @@ export interface RoutingDecision {
   readonly savings_pct: number
   /** `cost` (the router moved the call) or `fallback` (the requested provider failed before its first byte). */
   readonly strategy: RoutingStrategy | "fallback"
+  /** Which of the provider's pooled keys served the call (`key 2 of 3`), when it has several. Never the key. */
+  readonly key_slot?: string
 }
 
 /** The estimated billed price (micro-USD, what the wallet would be debited) of this call at a candidate. */

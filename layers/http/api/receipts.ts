@@ -58,7 +58,8 @@ export const ReceiptV2 = Schema.Struct({
   provider: Schema.String,
   model: Schema.String,
   routing_decision: Schema.optionalKey(Schema.Struct({
-    from: Schema.String, to: Schema.String, chosen_model: Schema.String, classifier: Schema.String, savings_pct: Schema.Number, strategy: Schema.String
+    from: Schema.String, to: Schema.String, chosen_model: Schema.String, classifier: Schema.String, savings_pct: Schema.Number, strategy: Schema.String,
+    key_slot: Schema.optionalKey(Schema.String.annotate({ description: "Which of the provider's pooled keys served the call (`key 2 of 3`), when it has several. Never the key." }))
   })),
   input_tokens: Schema.Int,
   output_tokens: Schema.Int,

@@ -12,6 +12,8 @@ export interface RoutingDecisionV2 {
   readonly classifier: string
   readonly savings_pct: number
   readonly strategy: string
+  /** Which of the provider's pooled keys served the call (`key 2 of 3`), when it has several. Never the key. */
+  readonly key_slot?: string
 }
 
 export interface ReceiptV2 {

@@ -28,8 +28,13 @@ const HOLD_TTL_MS = 15 * 60_000
 const mirrorTtlMs = (env: Readonly<Record<string, string | undefined>>) => {
   const raw = env.WALLET_MIRROR_TTL_MS
   const v = Number(raw)
-  return raw !== undefined && raw !== "" && Number.isFinite(v) && v >= 0 ? v : 10_000
+  return raw !== undefined && raw !== "" && Number.isFinite(v) && v >= 0 ? Math.max(MIN_MIRROR_TTL_MS, v) : 10_000
 }
+/**
+ * A mirror read must outlive the admission it was read for (the next step, one more Redis round trip away): with a
+ * shorter life the admission finds it gone again and refuses the call as if the wallet were empty.
+ */
+const MIN_MIRROR_TTL_MS = 50
 /** Re-reads of the mirror one admission may make (each races at most one debit) before it refuses. */
 const MAX_SEEDS = 4
 

@@ -156,8 +156,9 @@ describe("npm run demo, piped stdin", () => {
 })
 
 describe("npm run demo, when the key can no longer be used", () => {
-  // The test spends the credit by hand in SQL, behind the gateway's back: its wallet mirror must not outlive that.
-  const fx = useRelayFixture({ WALLET_MIRROR_TTL_MS: "0" })
+  // The test spends the credit by hand in SQL, behind the gateway's back: its wallet mirror must not outlive that, so
+  // it is trusted for 100 ms only and the test waits longer than that before the next turn.
+  const fx = useRelayFixture({ WALLET_MIRROR_TTL_MS: "100" })
 
   /** The demo's organisation, from the key prefix it printed. */
   const orgOf = async (demo: Demo) => {
@@ -171,6 +172,7 @@ describe("npm run demo, when the key can no longer be used", () => {
     await demo.waitFor("answer> Echo: hello\n")
     const orgId = await orgOf(demo)
     await fx.gw.query("UPDATE wallets SET balance_micros = 0 WHERE org_id = $1", orgId)
+    await new Promise((r) => setTimeout(r, 250))
     fx.provider.reset()
     demo.child.stdin!.write(`Email ${EMAIL}\n`)
     expect(await demo.exited).toBe(1)

@@ -14,6 +14,7 @@ import { attestedHeaders, attestingFetch } from "../support/engine.ts"
 import { startTestGateway, type TestGateway } from "../support/gateway.ts"
 import { fetchJwks, independentlyVerify } from "../support/receipts.ts"
 import { balanceMicros, fundedKey } from "../support/tenant.ts"
+import { UPSTREAM_TIMER_SLACK_MS } from "../support/upstreamTimerSlack.ts"
 
 // Amazon Bedrock through its native Converse API: the fake provider plays Bedrock Runtime (it checks every SigV4
 // signature by signing again and streams real AWS event-stream frames); a second fake plays OpenAI for fallbacks.
@@ -361,7 +362,7 @@ describe("faults", () => {
     const res = await rawCall("chat.completions", { model: NOVA, stream: true, messages: [{ role: "user", content: "hi" }] })
     expect(res.status).toBe(504)
     expect((await res.json()).error.code).toBe("upstream_timeout")
-    expect(Date.now() - started).toBeGreaterThanOrEqual(BEDROCK_TIMEOUT_MS - 50)
+    expect(Date.now() - started).toBeGreaterThanOrEqual(BEDROCK_TIMEOUT_MS - UPSTREAM_TIMER_SLACK_MS)
     expect(await balanceMicros(gw, orgId)).toBe(before)
 
     await policy([GPT])

@@ -13,6 +13,7 @@ import { attestedHeaders, attestingFetch } from "../support/engine.ts"
 import { startTestGateway, type TestGateway } from "../support/gateway.ts"
 import { fetchJwks, independentlyVerify, portalToken } from "../support/receipts.ts"
 import { balanceMicros, fundedKey } from "../support/tenant.ts"
+import { UPSTREAM_TIMER_SLACK_MS } from "../support/upstreamTimerSlack.ts"
 
 // Google's Gemini models are served through Gemini's own generateContent API (not its OpenAI-compatibility layer):
 // a fake provider plays Google (native routes, key in x-goog-api-key), another the built-in `local` provider as a
@@ -361,7 +362,7 @@ describe("Gemini faults", () => {
     const res = await rawCall("chat.completions", { model: GEMINI, messages: [{ role: "user", content: "x" }] })
     expect(res.status).toBe(504)
     expect((await res.json()).error.code).toBe("upstream_timeout")
-    expect(Date.now() - started).toBeGreaterThanOrEqual(GOOGLE_TIMEOUT_MS - 50)
+    expect(Date.now() - started).toBeGreaterThanOrEqual(GOOGLE_TIMEOUT_MS - UPSTREAM_TIMER_SLACK_MS)
     expect(await balanceMicros(gw, orgId)).toBe(before)
   })
 })

@@ -11,6 +11,7 @@ import { attestedHeaders, attestingFetch } from "../../support/engine.ts"
 import { startTestGateway, type TestGateway } from "../../support/gateway.ts"
 import { fetchJwks, independentlyVerify } from "../../support/receipts.ts"
 import { balanceMicros, fundedKey } from "../../support/tenant.ts"
+import { UPSTREAM_TIMER_SLACK_MS } from "../../support/upstreamTimerSlack.ts"
 
 // Two fake providers: `anthropic` (Messages format) and `openai` (Chat Completions format), so each can fail on its
 // own. The organisation's policy names the fallbacks; the requested model's provider is tried first.
@@ -154,7 +155,7 @@ describe("fallbacks before the first byte", () => {
     const started = Date.now()
     const res = await call({ model: CLAUDE, messages: [{ role: "user", content: "slow" }] })
     expect(res.status).toBe(200)
-    expect(Date.now() - started).toBeGreaterThanOrEqual(ANTHROPIC_TIMEOUT_MS - 50)
+    expect(Date.now() - started).toBeGreaterThanOrEqual(ANTHROPIC_TIMEOUT_MS - UPSTREAM_TIMER_SLACK_MS)
     expect((await res.json()).choices[0].message.content).toBe("Echo: slow")
     expect(receiptOf(res).routing_decision).toMatchObject({ from: "anthropic", to: "openai", strategy: "fallback" })
     await expect.poll(() => anthropicFake.openRequests()).toBe(0)

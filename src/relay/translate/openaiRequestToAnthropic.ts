@@ -4,7 +4,7 @@
  * Messages API cannot express is refused (`UntranslatableField`), not dropped.
  */
 import { DEFAULT_HOLD_OUTPUT_TOKENS } from "../../billing/pricing.ts"
-import { openaiToolCalls } from "./openaiToolCalls.ts"
+import { openaiFunctionTools, openaiToolCalls } from "./openaiToolCalls.ts"
 import { untranslatable } from "./translationError.ts"
 
 type Json = Record<string, unknown>
@@ -43,20 +43,12 @@ const toolUseBlocks = (toolCalls: unknown, path: string): Array<Json> =>
 const toolResultContent = (content: unknown, path: string): unknown =>
   typeof content === "string" ? content : contentBlocks(content, path)
 
-const toolsOf = (tools: unknown): Array<Json> => {
-  if (!Array.isArray(tools)) return untranslatable("tools", `"tools" must be an array`)
-  return tools.map((tool, i) => {
-    const fn = isObject(tool) ? tool.function : undefined
-    if (!isObject(tool) || tool.type !== "function" || !isObject(fn) || typeof fn.name !== "string") {
-      return untranslatable(`tools[${i}]`, "only function tools can be translated")
-    }
-    return {
-      name: fn.name,
-      ...(typeof fn.description === "string" ? { description: fn.description } : {}),
-      input_schema: isObject(fn.parameters) ? fn.parameters : { type: "object", properties: {} }
-    }
-  })
-}
+const toolsOf = (tools: unknown): Array<Json> =>
+  openaiFunctionTools(tools).map(({ name, description, parameters }) => ({
+    name,
+    ...(description !== undefined ? { description } : {}),
+    input_schema: parameters ?? { type: "object", properties: {} }
+  }))
 
 const toolChoiceOf = (choice: unknown, parallel: unknown): Json | undefined => {
   const noParallel = parallel === false ? { disable_parallel_tool_use: true } : {}

@@ -7,7 +7,7 @@
  * The model is named in the URL, and streaming is a different method, so neither travels in the body.
  */
 import { DEFAULT_HOLD_OUTPUT_TOKENS } from "../../billing/pricing.ts"
-import { openaiToolCalls } from "./openaiToolCalls.ts"
+import { openaiFunctionTools, openaiToolCalls } from "./openaiToolCalls.ts"
 import { untranslatable } from "./translationError.ts"
 
 type Json = Record<string, unknown>
@@ -68,19 +68,12 @@ const functionResponsePart = (m: Json, path: string, names: ReadonlyMap<string, 
 }
 
 const toolsOf = (tools: unknown): Array<Json> => {
-  if (!Array.isArray(tools)) return untranslatable("tools", `"tools" must be an array`)
-  const declarations = tools.map((tool, i) => {
-    const fn = isObject(tool) ? tool.function : undefined
-    if (!isObject(tool) || tool.type !== "function" || !isObject(fn) || typeof fn.name !== "string") {
-      return untranslatable(`tools[${i}]`, "only function tools can be translated")
-    }
-    return {
-      name: fn.name,
-      ...(typeof fn.description === "string" ? { description: fn.description } : {}),
-      // JSON Schema as given (Gemini's `parameters` takes only an OpenAPI subset; `parametersJsonSchema` takes it whole).
-      ...(isObject(fn.parameters) ? { parametersJsonSchema: fn.parameters } : {})
-    }
-  })
+  const declarations = openaiFunctionTools(tools).map(({ name, description, parameters }) => ({
+    name,
+    ...(description !== undefined ? { description } : {}),
+    // JSON Schema as given (Gemini's `parameters` takes only an OpenAPI subset; `parametersJsonSchema` takes it whole).
+    ...(parameters !== undefined ? { parametersJsonSchema: parameters } : {})
+  }))
   return declarations.length === 0 ? [] : [{ functionDeclarations: declarations }]
 }
 

@@ -1,5 +1,5 @@
 /**
- * An OpenAI assistant message's `tool_calls`, read for translation into another format: each call's id, function
+ * An OpenAI request's tool calls and function tools, read once for translation into another format: each call's id, function
  * name and arguments parsed as the JSON object every other format carries them as. Shared by the Anthropic and
  * Gemini request translators, so both refuse the same malformed calls with the same paths and reasons.
  */
@@ -32,5 +32,27 @@ export const openaiToolCalls = (toolCalls: unknown, path: string): Array<OpenaiT
     }
     if (!isObject(args)) return untranslatable(`${p}.function.arguments`, "tool call arguments must be a JSON object to be translated")
     return { id: call.id, name: fn.name, args }
+  })
+}
+
+export interface OpenaiFunctionTool {
+  readonly name: string
+  readonly description: string | undefined
+  readonly parameters: Json | undefined
+}
+
+/** An OpenAI request's `tools`: function tools only (anything else cannot be translated), read the same for every format. */
+export const openaiFunctionTools = (tools: unknown): Array<OpenaiFunctionTool> => {
+  if (!Array.isArray(tools)) return untranslatable("tools", `"tools" must be an array`)
+  return tools.map((tool, i) => {
+    const fn = isObject(tool) ? tool.function : undefined
+    if (!isObject(tool) || tool.type !== "function" || !isObject(fn) || typeof fn.name !== "string") {
+      return untranslatable(`tools[${i}]`, "only function tools can be translated")
+    }
+    return {
+      name: fn.name,
+      description: typeof fn.description === "string" ? fn.description : undefined,
+      parameters: isObject(fn.parameters) ? fn.parameters : undefined
+    }
   })
 }

@@ -86,7 +86,9 @@ describe("deploy/kubernetes", () => {
     const container = pod.containers[0]
     expect(deployment!.spec.replicas).toBeGreaterThanOrEqual(2)
     expect(container.readinessProbe.httpGet).toEqual({ path: "/healthz", port: "http" })
-    expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(30)
+    // A pause before SIGTERM while the pod leaves the endpoints, then the drain (20 s default grace) and the flush.
+    expect(container.lifecycle.preStop.exec.command).toEqual(["sleep", "5"])
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(5 + 30)
     const settings = byKind("ConfigMap")[0]!.data
     const mount = container.volumeMounts.find((m: any) => m.name === "secrets")
     const secretVolume = pod.volumes.find((v: any) => v.name === "secrets").secret

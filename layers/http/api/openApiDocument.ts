@@ -77,7 +77,7 @@ const authDescription = (auth: RouteAuth): string => {
     case "gatewayKey":
       return `${auth.optional ? "Optionally a" : "A"} gateway key (\`Authorization: Bearer svc_...\`)${auth.scope ? ` with the \`${auth.scope}\` scope` : ""}${auth.demo ? "; demo keys allowed" : "; demo keys refused"}. Portal tokens are refused.`
     case "portal":
-      return `A portal token (\`Authorization: Bearer spt_...\`) or the portal session cookie${auth.abilities.length === 0 ? "" : `, holding ${auth.abilities.map((a) => `\`${a}\``).join(" or ")} (or \`ability:admin\`)`}. Gateway keys are refused.`
+      return `A portal token (\`Authorization: Bearer spt_...\`) or the portal session cookie${auth.abilities.length === 0 ? "" : `, holding ${auth.abilities.map((a) => `\`${a}\``).join(" or ")}${auth.abilities.includes("ability:admin") ? "" : " (or \`ability:admin\`)"}`}. Gateway keys are refused.`
     case "session":
       return "The portal session cookie of a signed-in person (portal tokens and gateway keys are refused)."
   }

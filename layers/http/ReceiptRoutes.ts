@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { envelopeHashSync } from "../crypto/envelopeHashSync.ts"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { AppConfig } from "../../services/AppConfig.ts"
 import { ReceiptKeys } from "../../services/ReceiptKeys.ts"
@@ -195,7 +196,8 @@ export const ReceiptRoutes = HttpRouter.use(Effect.fn(function*(router) {
         iss,
         signer: key.signer,
         witness: relayed === undefined ? "asserted" : "relayed",
-        receiptJti: relayed ?? null
+        receiptJti: relayed ?? null,
+        envelopeHash: envelopeHashSync
       })
     )
     return HttpServerResponse.jsonUnsafe(countersignature)

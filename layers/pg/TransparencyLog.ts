@@ -5,8 +5,9 @@ import { ReceiptKeys } from "../../services/ReceiptKeys.ts"
 import { type InclusionProof, type SignedTreeHead, TransparencyLog } from "../../services/TransparencyLog.ts"
 import { bytesToHex, hexToBytes } from "../../sdks/typescript/src/wire/crypto/hex.ts"
 import { rfc3339Millis } from "../../sdks/typescript/src/wire/receipts/chain.ts"
-import { MerkleTree, receiptLeafHash } from "../../sdks/typescript/src/wire/receipts/merkle.ts"
+import { MerkleTree } from "../../sdks/typescript/src/wire/receipts/merkle.ts"
 import { signEnvelope } from "../../sdks/typescript/src/wire/receipts/signer.ts"
+import { receiptLeafHashHexSync } from "../crypto/receiptLeafHashSync.ts"
 
 const SEQUENCE_BATCH = 1000
 
@@ -32,14 +33,12 @@ export const TransparencyLogPg = Layer.effect(
       const pending = yield* sql<{ jti: string; receipt_hash: string }>`
         SELECT jti, receipt_hash FROM transparency_pending ORDER BY created_at, jti LIMIT ${SEQUENCE_BATCH}`
       if (pending.length === 0) return { size, more: false }
-      const leaves = yield* Effect.promise(() =>
-        Promise.all(pending.map(async (p, i) => ({
-          leaf_index: String(size + i),
-          jti: p.jti,
-          receipt_hash: p.receipt_hash,
-          leaf_hash: bytesToHex(await receiptLeafHash(p.receipt_hash))
-        })))
-      )
+      const leaves = pending.map((p, i) => ({
+        leaf_index: String(size + i),
+        jti: p.jti,
+        receipt_hash: p.receipt_hash,
+        leaf_hash: receiptLeafHashHexSync(p.receipt_hash)
+      }))
       yield* sql`INSERT INTO transparency_leaves ${sql.insert(leaves as [typeof leaves[number], ...Array<typeof leaves[number]>])}`
       yield* sql`DELETE FROM transparency_pending WHERE ${sql.in("jti", pending.map((p) => p.jti))}`
       yield* sql`UPDATE transparency_log SET tree_size = ${String(size + leaves.length)}::bigint WHERE id = 1`

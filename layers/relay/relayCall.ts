@@ -16,6 +16,7 @@ import { issuesReceipts } from "../../src/keys/demo.ts"
 import { countersignAttestation } from "../../sdks/typescript/src/wire/receipts/countersign.ts"
 import { nodeAttestationCrypto } from "../crypto/nodeAttestationCrypto.ts"
 import { sha256HexSync } from "../crypto/nodeSha256.ts"
+import { envelopeHashSync } from "../crypto/envelopeHashSync.ts"
 import { DEFAULT_HOLD_OUTPUT_TOKENS, maxCostHoldMicros } from "../../src/billing/pricing.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
 import { formatTraceparent } from "../../src/http/traceparent.ts"
@@ -518,6 +519,7 @@ const bufferedResponse = (
         iss: witness.iss,
         signer,
         receiptJti: receipt?.jti ?? null,
+        envelopeHash: envelopeHashSync,
         ...(base.translation === undefined ? {} : { translation: { from: base.translation.from, to: base.translation.to } })
       })
       receiptHeaders["x-service-receipt-v3"] = Buffer.from(JSON.stringify(countersignature)).toString("base64")

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest"
+import { describe, expect, it, vi } from "vitest"
 import { ALIAS_PATTERN, createSession, detokenise, tokeniseText } from "../../../../sdks/typescript/src/tokeniser/index.ts"
 
 describe("aliases within and across requests", () => {
@@ -60,5 +60,30 @@ describe("aliases within and across requests", () => {
     const reply = `${t} <EMAIL_2_abcd> <EMAIL_1> <${t}>`
     expect(detokenise(reply, session.map)).toBe("x@example.com <EMAIL_2_abcd> <EMAIL_1> <x@example.com>")
     expect(t.match(new RegExp(ALIAS_PATTERN.source, "g"))).toEqual([t])
+  })
+})
+
+describe("the session's keys are made only when an alias is minted", () => {
+  it("imports no HMAC key and draws no secret for text without personal data, one key for text with some", async () => {
+    const subtle = globalThis.crypto.subtle
+    const importKey = vi.spyOn(subtle, "importKey")
+    const getRandomValues = vi.spyOn(globalThis.crypto, "getRandomValues")
+    try {
+      const clean = createSession({ names: "off" })
+      expect(await tokeniseText("Say hello.", clean)).toBe("Say hello.")
+      expect(importKey).not.toHaveBeenCalled()
+      expect(getRandomValues).not.toHaveBeenCalled()
+
+      const withData = createSession({ names: "off" })
+      const out = await tokeniseText("mail a@example.com or b@example.com", withData)
+      expect(out).toMatch(/^mail <EMAIL_1_[a-z2-9]{4}> or <EMAIL_2_[a-z2-9]{4}>$/)
+      // One per-request key for the whole session, from one fresh 32-byte secret.
+      expect(importKey).toHaveBeenCalledTimes(1)
+      expect(getRandomValues).toHaveBeenCalledTimes(1)
+      expect(detokenise(out, withData.map)).toBe("mail a@example.com or b@example.com")
+    } finally {
+      importKey.mockRestore()
+      getRandomValues.mockRestore()
+    }
   })
 })

@@ -116,6 +116,15 @@ class ClientGone extends Error {
   }
 }
 
+/** Aborted (with ClientGone) when the client's connection closes before it has its whole answer. */
+const clientGoneSignal = (res: ServerResponse): AbortSignal => {
+  const client = new AbortController()
+  res.once("close", () => {
+    if (!res.writableFinished) client.abort(new ClientGone())
+  })
+  return client.signal
+}
+
 const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
   const text = JSON.stringify(body)
   res.writeHead(status, {
@@ -274,11 +283,7 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
   }
 
   const relay = async (req: IncomingMessage, res: ServerResponse, target: (typeof RELAY_ROUTES)[string]) => {
-    // Aborted when the client's connection closes before it has its answer.
-    const client = new AbortController()
-    res.once("close", () => {
-      if (!res.writableFinished) client.abort(new ClientGone())
-    })
+    const client = clientGoneSignal(res)
     const raw = await readBody(req, maxBodyBytes)
     let body: unknown
     try {
@@ -295,7 +300,7 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
       )
     }
     // Attached files are read here (prepareCall) and become text parts; a file that cannot be read refuses the request.
-    const prepared = await prepare(target.route, body, client.signal)
+    const prepared = await prepare(target.route, body, client)
     const forwarded: Record<string, string> = {}
     for (const name of FORWARDED_REQUEST_HEADERS) {
       const value = req.headers[name]
@@ -304,7 +309,7 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
     const response = await callGateway(
       RELAY_PATHS[target.route],
       relayRequestInit(prepared, { apiKey: deps.gatewayKey, stream, headers: forwarded }),
-      client.signal
+      client
     )
     // Errors carry no user content (the gateway is content-blind), so they pass through, on the Anthropic
     // route in Anthropic's error shape.
@@ -325,7 +330,7 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
    * across frames included) and the gateway's `receipt-v2` trailer passed on unchanged. A client that goes away
    * cancels the gateway stream; a malformed frame from the gateway ends the stream (the status is already sent).
    */
-  const relayStream = async (res: ServerResponse, response: Response, restored: ReadableStream<Uint8Array>, client: AbortController) => {
+  const relayStream = async (res: ServerResponse, response: Response, restored: ReadableStream<Uint8Array>, client: AbortSignal) => {
     res.writeHead(response.status, {
       ...passBackHeaders(response, res),
       "content-type": response.headers.get("content-type") ?? "text/event-stream; charset=utf-8",
@@ -341,7 +346,7 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
       }
     } catch (error) {
       await reader.cancel().catch(() => {})
-      if (client.signal.aborted) return
+      if (client.aborted) return
       log("WARN", "stream from the gateway ended badly", { error: (error as Error).message })
     } finally {
       res.end()
@@ -349,14 +354,17 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
   }
 
   const models = async (res: ServerResponse) => {
+    // As on the relay routes: a client that leaves cancels the gateway call (and gets no catalogue fallback).
+    const client = clientGoneSignal(res)
     let response: Response | undefined
     try {
       response = await gatewayFetch(`${deps.gatewayUrl}/api/v1/models`, {
         headers: { authorization: `Bearer ${deps.gatewayKey}`, accept: "application/json" },
         redirect: "error",
-        signal: AbortSignal.timeout(timeoutMs)
+        signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), client])
       })
     } catch {
+      if (client.aborted) throw client.reason
       response = undefined
     }
     if (response === undefined || response.status === 404) {

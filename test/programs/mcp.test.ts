@@ -225,6 +225,12 @@ describe("MCP server over stdio: receipts", () => {
     expect(local.receipts.map((r: any) => r.jti)).toContain(receipt.jti)
     const gateway = await callOk(mcp, "list_receipts", { source: "gateway", limit: 10 })
     expect(gateway.receipts.length).toBeGreaterThanOrEqual(3)
+    // Stored v1 receipts are listed as the same summaries as local ones (model and tokens from their claims).
+    for (const r of gateway.receipts) {
+      expect(r).toMatchObject({ v: "v1", jti: expect.stringMatching(/^[0-9a-f]{32}$/), model: expect.any(String), input_tokens: expect.any(Number), output_tokens: expect.any(Number), chain_id: expect.any(String), seq: expect.any(Number) })
+      expect(Number.isNaN(Date.parse(r.timestamp))).toBe(false)
+    }
+    expect(gateway.receipts.map((r: any) => r.model)).toContain(receipt.model)
     const v1 = await callOk(mcp, "get_receipt", { jti: "0".repeat(31) + "1" }).catch((e) => e)
     expect(v1).toBeInstanceOf(Error)
     await callFails(mcp, "get_receipt", { jti: "0".repeat(32) }, /not_found/)

@@ -4,6 +4,7 @@
  * gateway key, or nothing. Writes carry an Idempotency-Key (generated when the caller gives none) so a retried write
  * is never applied twice; reads are retried freely.
  */
+import type { GatewayOk, GatewayOperations } from "./api.ts"
 import type { VerificationResult } from "./wire/receipts/verify.ts"
 import { ConfigurationError } from "./errors.ts"
 import { newTraceparent, type Transport } from "./transport.ts"
@@ -54,7 +55,8 @@ export class RestApi {
     this.#verify = input.verify
   }
 
-  async #call(method: string, path: string, auth: Auth, body?: unknown, options: RestOptions = {}): Promise<Json> {
+  /** One REST call; resolves to the success body typed from the gateway's OpenAPI document for `_operation`. */
+  async #call<Op extends keyof GatewayOperations>(_operation: Op, method: string, path: string, auth: Auth, body?: unknown, options: RestOptions = {}): Promise<GatewayOk<Op>> {
     const headers: Record<string, string> = { accept: "application/json", traceparent: options.traceparent ?? newTraceparent() }
     if (auth === "key") headers.authorization = `Bearer ${this.#apiKey()}`
     const write = method !== "GET"
@@ -79,22 +81,24 @@ export class RestApi {
       { retry: true, signal: options.signal, timeoutMs: options.timeoutMs }
     )
     const text = await response.text()
-    return text === "" ? {} : JSON.parse(text)
+    // The body as the gateway's OpenAPI document describes it (test/layers/http/api/OpenApiConformance validates real answers against it
+    // answer what it says); a 204 has none.
+    return (text === "" ? {} : JSON.parse(text)) as GatewayOk<Op>
   }
 
   readonly keys = {
     create: (input: { name?: string; permissions?: Array<string>; models?: Array<string>; rotation_days?: number; org_id?: string } = {}, o?: RestOptions) =>
-      this.#call("POST", "/api/keys", "portal", input, o),
-    list: (query: { org_id?: string } = {}, o?: RestOptions) => this.#call("GET", `/api/v1/keys${queryString(query)}`, "portal", undefined, o),
+      this.#call("createKey", "POST", "/api/keys", "portal", input, o),
+    list: (query: { org_id?: string } = {}, o?: RestOptions) => this.#call("listKeys", "GET", `/api/v1/keys${queryString(query)}`, "portal", undefined, o),
     update: (id: string, changes: { name?: string | null; permissions?: Array<string> | null; models?: Array<string> | null; rotation_days?: number | null }, o?: RestOptions) =>
-      this.#call("PATCH", `/api/keys/${encodeURIComponent(id)}`, "portal", changes, o),
-    rotate: (id: string, o?: RestOptions) => this.#call("POST", `/api/keys/${encodeURIComponent(id)}/rotate`, "portal", {}, o),
-    revoke: (id: string, o?: RestOptions) => this.#call("POST", `/api/keys/${encodeURIComponent(id)}/revoke`, "portal", {}, o),
+      this.#call("updateKey", "PATCH", `/api/keys/${encodeURIComponent(id)}`, "portal", changes, o),
+    rotate: (id: string, o?: RestOptions) => this.#call("rotateKey", "POST", `/api/keys/${encodeURIComponent(id)}/rotate`, "portal", {}, o),
+    revoke: (id: string, o?: RestOptions) => this.#call("revokeKey", "POST", `/api/keys/${encodeURIComponent(id)}/revoke`, "portal", {}, o),
     /** The scopes and model allowlist of a key, as the portal lists it. */
     scopes: async (id: string, o?: RestOptions) => {
-      const { keys } = await this.#call("GET", "/api/v1/keys", "portal", undefined, o)
-      const key = (keys as Array<Json>).find((k) => k.id === id)
-      return key === undefined ? undefined : { permissions: key.permissions as Array<string>, models: key.models as Array<string> | null }
+      const { keys } = await this.#call("listKeys", "GET", "/api/v1/keys", "portal", undefined, o)
+      const key = keys.find((k) => k.id === id)
+      return key === undefined ? undefined : { permissions: key.permissions, models: key.models }
     }
   }
 
@@ -103,58 +107,58 @@ export class RestApi {
     verify: (headerValueOrEnvelope: unknown): Promise<VerificationResult> => this.#verify(headerValueOrEnvelope),
     /** Online: the gateway's own verify route. */
     verifyOnline: (headerValueOrEnvelope: unknown, o?: RestOptions) =>
-      this.#call("POST", "/api/v1/receipts/verify", "none", envelopeOrRaw(headerValueOrEnvelope), o),
+      this.#call("verifyReceipt", "POST", "/api/v1/receipts/verify", "none", envelopeOrRaw(headerValueOrEnvelope), o),
     list: (query: { limit?: number; cursor?: string; from?: string; to?: string; model?: string } = {}, o?: RestOptions) =>
-      this.#call("GET", `/api/v1/receipts${queryString(query)}`, "portal", undefined, o),
-    get: (jti: string, o?: RestOptions) => this.#call("GET", `/api/v1/receipts/${encodeURIComponent(jti)}`, "portal", undefined, o),
-    countersign: (input: Json, o?: RestOptions) => this.#call("POST", "/api/v1/receipts/countersign", "key", input, o),
-    signedTreeHead: (o?: RestOptions) => this.#call("GET", "/api/v1/transparency/sth", "none", undefined, o),
-    inclusionProof: (jti: string, o?: RestOptions) => this.#call("GET", `/api/v1/transparency/proof/${encodeURIComponent(jti)}`, "none", undefined, o)
+      this.#call("listReceipts", "GET", `/api/v1/receipts${queryString(query)}`, "portal", undefined, o),
+    get: (jti: string, o?: RestOptions) => this.#call("getReceipt", "GET", `/api/v1/receipts/${encodeURIComponent(jti)}`, "portal", undefined, o),
+    countersign: (input: Json, o?: RestOptions) => this.#call("countersignAttestation", "POST", "/api/v1/receipts/countersign", "key", input, o),
+    signedTreeHead: (o?: RestOptions) => this.#call("transparencyHead", "GET", "/api/v1/transparency/sth", "none", undefined, o),
+    inclusionProof: (jti: string, o?: RestOptions) => this.#call("transparencyProof", "GET", `/api/v1/transparency/proof/${encodeURIComponent(jti)}`, "none", undefined, o)
   }
 
   readonly webhooks = {
     endpoints: {
       create: (input: { url: string; events?: Array<string> }, o?: RestOptions) =>
-        this.#call("POST", "/api/v1/webhooks/endpoints", "portal", input, o),
-      list: (o?: RestOptions) => this.#call("GET", "/api/v1/webhooks/endpoints", "portal", undefined, o),
-      get: (id: string | number, o?: RestOptions) => this.#call("GET", `/api/v1/webhooks/endpoints/${id}`, "portal", undefined, o),
-      update: (id: string | number, changes: Json, o?: RestOptions) => this.#call("PATCH", `/api/v1/webhooks/endpoints/${id}`, "portal", changes, o),
-      delete: (id: string | number, o?: RestOptions) => this.#call("DELETE", `/api/v1/webhooks/endpoints/${id}`, "portal", undefined, o),
-      rotateSecret: (id: string | number, o?: RestOptions) => this.#call("POST", `/api/v1/webhooks/endpoints/${id}/rotate`, "portal", {}, o),
-      test: (id: string | number, o?: RestOptions) => this.#call("POST", `/api/v1/webhooks/endpoints/${id}/test`, "portal", {}, o),
-      resume: (id: string | number, o?: RestOptions) => this.#call("POST", `/api/v1/webhooks/endpoints/${id}/resume`, "portal", {}, o)
+        this.#call("createWebhookEndpoint", "POST", "/api/v1/webhooks/endpoints", "portal", input, o),
+      list: (o?: RestOptions) => this.#call("listWebhookEndpoints", "GET", "/api/v1/webhooks/endpoints", "portal", undefined, o),
+      get: (id: string | number, o?: RestOptions) => this.#call("getWebhookEndpoint", "GET", `/api/v1/webhooks/endpoints/${id}`, "portal", undefined, o),
+      update: (id: string | number, changes: Json, o?: RestOptions) => this.#call("updateWebhookEndpoint", "PATCH", `/api/v1/webhooks/endpoints/${id}`, "portal", changes, o),
+      delete: (id: string | number, o?: RestOptions) => this.#call("deleteWebhookEndpoint", "DELETE", `/api/v1/webhooks/endpoints/${id}`, "portal", undefined, o),
+      rotateSecret: (id: string | number, o?: RestOptions) => this.#call("rotateWebhookSecret", "POST", `/api/v1/webhooks/endpoints/${id}/rotate`, "portal", {}, o),
+      test: (id: string | number, o?: RestOptions) => this.#call("testWebhookEndpoint", "POST", `/api/v1/webhooks/endpoints/${id}/test`, "portal", {}, o),
+      resume: (id: string | number, o?: RestOptions) => this.#call("resumeWebhookEndpoint", "POST", `/api/v1/webhooks/endpoints/${id}/resume`, "portal", {}, o)
     },
     deliveries: {
       list: (query: Record<string, string | number> = {}, o?: RestOptions) =>
-        this.#call("GET", `/api/v1/webhooks/deliveries${queryString(query)}`, "portal", undefined, o),
-      get: (id: string | number, o?: RestOptions) => this.#call("GET", `/api/v1/webhooks/deliveries/${id}`, "portal", undefined, o),
-      replay: (id: string | number, o?: RestOptions) => this.#call("POST", `/api/v1/webhooks/deliveries/${id}/replay`, "portal", {}, o)
+        this.#call("listWebhookDeliveries", "GET", `/api/v1/webhooks/deliveries${queryString(query)}`, "portal", undefined, o),
+      get: (id: string | number, o?: RestOptions) => this.#call("getWebhookDelivery", "GET", `/api/v1/webhooks/deliveries/${id}`, "portal", undefined, o),
+      replay: (id: string | number, o?: RestOptions) => this.#call("replayWebhookDelivery", "POST", `/api/v1/webhooks/deliveries/${id}/replay`, "portal", {}, o)
     }
   }
 
   readonly billing = {
-    balance: (o?: RestOptions) => this.#call("GET", "/api/v1/billing/balance", "portal", undefined, o),
+    balance: (o?: RestOptions) => this.#call("getBalance", "GET", "/api/v1/billing/balance", "portal", undefined, o),
     /** Starts a top-up checkout (Stripe Checkout, or the development payments provider); answers its `checkout_url`. */
-    topUp: (input: { amount_usd: string | number }, o?: RestOptions) => this.#call("POST", "/api/v1/billing/topup", "portal", input, o),
+    topUp: (input: { amount_usd: string | number }, o?: RestOptions) => this.#call("createTopup", "POST", "/api/v1/billing/topup", "portal", input, o),
     /** Development payments only: completes a checkout as if it had been paid. */
     completeDevCheckout: (checkoutId: string, o?: RestOptions) =>
-      this.#call("POST", `/api/v1/billing/dev/checkouts/${encodeURIComponent(checkoutId)}/complete`, "portal", {}, o),
-    redeemLicence: (input: { code: string }, o?: RestOptions) => this.#call("POST", "/api/v1/billing/redeem-license", "portal", input, o),
-    ledger: (query: Record<string, string | number> = {}, o?: RestOptions) => this.#call("GET", `/api/v1/billing/ledger${queryString(query)}`, "portal", undefined, o),
-    usage: (query: Record<string, string | number> = {}, o?: RestOptions) => this.#call("GET", `/api/v1/billing/usage${queryString(query)}`, "portal", undefined, o)
+      this.#call("completeDevCheckout", "POST", `/api/v1/billing/dev/checkouts/${encodeURIComponent(checkoutId)}/complete`, "portal", {}, o),
+    redeemLicence: (input: { code: string }, o?: RestOptions) => this.#call("redeemLicence", "POST", "/api/v1/billing/redeem-license", "portal", input, o),
+    ledger: (query: Record<string, string | number> = {}, o?: RestOptions) => this.#call("getLedger", "GET", `/api/v1/billing/ledger${queryString(query)}`, "portal", undefined, o),
+    usage: (query: Record<string, string | number> = {}, o?: RestOptions) => this.#call("getUsage", "GET", `/api/v1/billing/usage${queryString(query)}`, "portal", undefined, o)
   }
 
   /** The gateway key's own organisation, read-only, with the gateway key alone: balance, usage, the key's scopes. */
   readonly self = {
-    balance: (o?: RestOptions) => this.#call("GET", "/api/v1/self/balance", "key", undefined, o),
-    usage: (query: { from?: string; to?: string } = {}, o?: RestOptions) => this.#call("GET", `/api/v1/self/usage${queryString(query)}`, "key", undefined, o),
-    key: (o?: RestOptions) => this.#call("GET", "/api/v1/self/key", "key", undefined, o)
+    balance: (o?: RestOptions) => this.#call("selfBalance", "GET", "/api/v1/self/balance", "key", undefined, o),
+    usage: (query: { from?: string; to?: string } = {}, o?: RestOptions) => this.#call("selfUsage", "GET", `/api/v1/self/usage${queryString(query)}`, "key", undefined, o),
+    key: (o?: RestOptions) => this.#call("selfKey", "GET", "/api/v1/self/key", "key", undefined, o)
   }
 
   /** A free-tier key (shown once). No auth. */
-  readonly selfServiceKey = (input: { email?: string; name?: string } = {}, o?: RestOptions) => this.#call("POST", "/api/v1/self-service/key", "none", input, o)
+  readonly selfServiceKey = (input: { email?: string; name?: string } = {}, o?: RestOptions) => this.#call("issueSelfServiceKey", "POST", "/api/v1/self-service/key", "none", input, o)
   /** An anonymous demo key: $2, 24 hours, relay only, no receipts (shown once). No auth. */
-  readonly demoKey = (o?: RestOptions) => this.#call("POST", "/api/v1/demo/key", "none", {}, o)
+  readonly demoKey = (o?: RestOptions) => this.#call("issueDemoKey", "POST", "/api/v1/demo/key", "none", {}, o)
 }
 
 const queryString = (query: Record<string, unknown>) => {

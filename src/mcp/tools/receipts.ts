@@ -5,6 +5,7 @@
  * transparency_inclusion (the gateway's proof, checked here against its signed tree head).
  */
 import { z } from "zod"
+import type { GatewayResponse } from "../../../sdks/typescript/src/api.ts"
 import { verifyChain, verifyInclusionProof, verifyReceipt } from "../../../sdks/typescript/src/verify/index.ts"
 import type { SessionContext, ToolDefinition } from "../context.ts"
 import type { Receipt } from "../localReceipts.ts"
@@ -40,6 +41,19 @@ const summary = (r: Receipt) => ({
   seq: r.chain?.seq ?? null
 })
 
+/** The same summary for a v1 receipt the gateway stored (its figures are in `claims`; `iat` is in seconds). */
+const storedSummary = (r: GatewayResponse<"listReceipts">["receipts"][number]) => ({
+  jti: r.jti,
+  v: r.v,
+  provider: r.claims.provider,
+  model: r.claims.model,
+  input_tokens: r.claims.tokens_in,
+  output_tokens: r.claims.tokens_out,
+  timestamp: new Date(r.iat * 1000).toISOString(),
+  chain_id: r.chain.chain_id,
+  seq: r.chain.seq
+})
+
 const getReceipt: ToolDefinition<{ jti: string }> = {
   name: "get_receipt",
   title: "Get a receipt",
@@ -71,8 +85,8 @@ const listReceipts: ToolDefinition<{ source?: "local" | "gateway"; limit?: numbe
   run: async ({ source = "local", limit = 50 }, session) => {
     if (source === "gateway") {
       const page = await (await session.shared.client()).rest.receipts.list({ limit })
-      const receipts: Array<Receipt> = Array.isArray(page.receipts) ? page.receipts : Array.isArray(page.items) ? page.items : []
-      return ok({ source, receipts, next_cursor: page.next_cursor ?? null }, receipts.map((r) => `${r.jti} ${r.model ?? ""}`).join("\n") || "No receipts.")
+      const receipts = page.receipts.map(storedSummary)
+      return ok({ source, receipts, next_cursor: page.next_cursor }, receipts.map((r) => `${r.jti} ${r.model} ${r.input_tokens}+${r.output_tokens} tokens ${r.timestamp}`).join("\n") || "No receipts stored at the gateway.")
     }
     const receipts = [...session.shared.receipts.all()].reverse().slice(0, limit).map(summary)
     return ok({ source, receipts }, receipts.map((r) => `${r.jti} ${r.model} ${r.input_tokens}+${r.output_tokens} tokens ${r.timestamp}`).join("\n") || "No receipts kept on this device yet.")

@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { beforeAll, describe, expect, it } from "vitest"
+import { beforeAll, describe, expect, expectTypeOf, it } from "vitest"
 import { createLicence, createOrg, createPortalToken, creditWallet } from "../../../layers/AdminOperations.ts"
 import { AuthenticationError, ConfigurationError, GatewayIdentityError, NotFoundError, RelayClient } from "../../../sdks/typescript/src/index.ts"
 import { generateSigningKeyPair } from "../../../sdks/typescript/src/wire/crypto/ecdsa.ts"
@@ -31,6 +31,9 @@ describe("RelayClient.rest", () => {
     const client = portal()
     const created = await client.rest.keys.create({ name: "backend", permissions: ["completions"] })
     expect(created).toMatchObject({ name: "backend", permissions: ["completions"], api_key: expect.stringMatching(/^svc_/) })
+    // Answers are typed from the gateway's OpenAPI document (checked by tsc, which CI runs over the tests).
+    expectTypeOf(created.api_key).toEqualTypeOf<string>()
+    expectTypeOf(created.permissions).toEqualTypeOf<Array<string>>()
     expect((await client.rest.keys.list()).keys.map((k: { id: string }) => k.id)).toContain(created.id)
     expect(await client.rest.keys.update(created.id, { name: "renamed" })).toMatchObject({ name: "renamed" })
     expect(await client.rest.keys.scopes(created.id)).toEqual({ permissions: ["completions"], models: null })
@@ -47,6 +50,8 @@ describe("RelayClient.rest", () => {
     const answer = await client.chat.completions.create({ model: "local-chat", messages: [{ role: "user", content: "hello" }] })
     const jti = answer.receipt!.jti as string
     const listed = await client.rest.receipts.list({ limit: 10 })
+    expectTypeOf(listed.receipts[0]!.claims.model).toEqualTypeOf<string>()
+    expectTypeOf(listed.next_cursor).toEqualTypeOf<string | null>()
     expect(listed.receipts.map((r: { jti: string }) => r.jti)).toContain(jti)
     const v1 = await client.rest.receipts.get(jti)
     expect(v1).toMatchObject({ v: "v1", jti })

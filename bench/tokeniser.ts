@@ -9,7 +9,8 @@
  * and bench/results/latest-tokeniser.md.
  *
  * Settings (environment): BENCH_SIZES ("10KB,100KB,1MB,10MB"), BENCH_RUNS (runs per size up to 1 MB,
- * median reported; default 3; larger sizes run once).
+ * median reported; default 3; larger sizes run once), BENCH_KINDS ("prose,repeated,digit-run"; a run of some
+ * kinds only writes bench/results/latest-tokeniser-<kinds>.md, so latest-tokeniser.md stays a full run).
  */
 import { gitCommit } from "./gitCommit.ts"
 import { mkdirSync, writeFileSync } from "node:fs"
@@ -17,7 +18,7 @@ import { availableParallelism, cpus, loadavg } from "node:os"
 import { join } from "node:path"
 import { monitorEventLoopDelay } from "node:perf_hooks"
 import { workerTokeniser } from "../src/proxy/workerTokeniser.ts"
-import { proseText, repeatedText } from "./lib/sampleText.ts"
+import { digitRunText, proseText, repeatedText } from "./lib/sampleText.ts"
 import { label, MB, tokeniserReport, type Measurement, type TokeniserRun } from "./lib/tokeniserReport.ts"
 import { median } from "./lib/stats.ts"
 
@@ -31,7 +32,10 @@ const parseSize = (raw: string): number => {
 }
 const sizes = (process.env.BENCH_SIZES ?? "10KB,100KB,1MB,10MB").split(",").map(parseSize)
 const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? "3"))
-const KINDS = { prose: proseText, repeated: repeatedText } as const
+const KINDS = { prose: proseText, repeated: repeatedText, "digit-run": digitRunText } as const
+const ALL_KINDS = Object.keys(KINDS) as Array<keyof typeof KINDS>
+const kinds = (process.env.BENCH_KINDS ?? ALL_KINDS.join(",")).split(",").map((k) => k.trim()) as Array<keyof typeof KINDS>
+for (const k of kinds) if (!(k in KINDS)) throw new Error(`BENCH_KINDS entries are ${ALL_KINDS.join(", ")}, not ${JSON.stringify(k)}`)
 
 // One worker, as on a 2-core machine: one request is tokenised by one worker whatever the pool size.
 const tokeniser = workerTokeniser({ kind: "builtin" }, { workers: 1 })
@@ -78,7 +82,7 @@ const loadAtStart = loadavg()
 await tokenise({ model: "m", messages: [{ role: "user", content: proseText(64 * 1024, 7) }] })
 
 const results: Array<Measurement> = []
-for (const kind of Object.keys(KINDS) as Array<keyof typeof KINDS>) {
+for (const kind of kinds) {
   for (const bytes of sizes) {
     const m = await measure(kind, bytes)
     results.push(m)
@@ -106,4 +110,5 @@ process.stdout.write(`${report}\n`)
 mkdirSync(resultsDir, { recursive: true })
 const stamp = startedAt.toISOString().replace(/:/g, "-").replace(/\.\d+Z$/, "Z")
 writeFileSync(join(resultsDir, `tokeniser-${stamp}.json`), `${JSON.stringify(run, null, 2)}\n`)
-writeFileSync(join(resultsDir, "latest-tokeniser.md"), report)
+const latest = kinds.length === ALL_KINDS.length ? "latest-tokeniser.md" : `latest-tokeniser-${kinds.join("-")}.md`
+writeFileSync(join(resultsDir, latest), report)

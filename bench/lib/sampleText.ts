@@ -3,6 +3,8 @@
  *  - prose: varied sentences, about one personal name per 80 characters (thousands of different names),
  *    with an e-mail address or phone number now and then, in paragraphs of a few lines.
  *  - repeated: one short line over and over, the input that made the name library's matcher quadratic.
+ *  - digit-run: "12 " over and over, one run of digit groups with no phone in it, the input that took the phone
+ *    detector seconds per 100 KB (the library re-read every group of every candidate, once per region).
  */
 const FIRST = [
   "Alice", "Bob", "Maria", "Peter", "Chen", "Fatima", "Olga", "Jean", "Liam", "Sofia", "Ahmed", "Yuki", "Carlos",
@@ -56,3 +58,5 @@ export const repeatedText = (chars: number): string => {
   const line = "Please call Maria Garcia about the quarterly report before the meeting on Friday.\n"
   return line.repeat(Math.ceil(chars / line.length)).slice(0, chars)
 }
+
+export const digitRunText = (chars: number): string => "12 ".repeat(Math.ceil(chars / 3)).slice(0, chars)

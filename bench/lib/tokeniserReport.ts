@@ -6,7 +6,7 @@ export const MB = 1024 * 1024
 const TARGET_MS_PER_MB = 2000
 
 export interface Measurement {
-  readonly kind: "prose" | "repeated"
+  readonly kind: "prose" | "repeated" | "digit-run"
   readonly bytes: number
   readonly runs: number
   /** median wall time of one request */

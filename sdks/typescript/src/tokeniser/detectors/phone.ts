@@ -64,12 +64,90 @@ const DIGIT_SEGMENT = /[+(]?\d[\d \u00a0().\-\/]*\d(?:\s*(?:ext\.?|x|#)\s*\d{1,6
 
 /**
  * The library's hits in one window for each region. A window holding one "+" number reads the same under
- * every region, so it is parsed once; anything else is parsed once per region.
+ * every region, so it is parsed once; anything else is parsed once per region. `memo` holds the hits of the
+ * windows already parsed in this text: a repeated run ("12 12 12 ...") cut into pieces gives the same window
+ * over and over, and is then parsed once per region instead of once per piece.
  */
-const hitsIn = (window: string, segment: string, regions: ReadonlyArray<CountryCode>) => {
+const hitsIn = (
+  window: string,
+  segment: string,
+  regions: ReadonlyArray<CountryCode>,
+  inLongRun: boolean,
+  memo: Map<string, ReturnType<typeof findNumbers>>
+) => {
   const international = segment.startsWith("+") && segment.indexOf("+", 1) === -1
   const tried = international ? regions.slice(0, 1) : regions
-  return tried.flatMap((region) => findNumbers(window, { defaultCountry: region, v2: true }))
+  return tried.flatMap((region) => {
+    const key = `${region}\u0000${inLongRun}\u0000${window}`
+    let hits = memo.get(key)
+    if (hits === undefined) {
+      hits = findNumbers(window, { defaultCountry: region, v2: true, ...(inLongRun ? { maxTries: triesFor(window) } : {}) })
+      memo.set(key, hits)
+    }
+    return hits
+  })
+}
+
+/**
+ * The longest window given to the library, and how far apart long runs' windows start. The library's cost per
+ * window grows faster than its length (it re-parses every digit group of a failed candidate, per region), so a
+ * run of digits and separators longer than a phone ("12 12 12 ..." over 100 KB took seconds) is read as
+ * overlapping pieces of at most PIECE_CHARS characters, cut at group boundaries and starting at most PIECE_STEP
+ * apart: every number of up to PIECE_CHARS - PIECE_STEP characters (a phone with an extension is about 30) lies
+ * whole in one piece. Runs up to PIECE_CHARS long are read whole, as before (the longest in the PII corpora
+ * is 52).
+ */
+const PIECE_CHARS = 64
+const PIECE_STEP = 32
+/** The library reads at most 21 digit groups as one candidate; a piece holds no more, so it is one candidate. */
+const PIECE_GROUPS = 21
+
+/**
+ * Candidates the library may reject in one piece of a long run before it gives up on the piece. Digits and spaces:
+ * the whole piece, its first group and each of its (at most 21) groups alone, so every group is tried. Runs that
+ * also hold dots, dashes, slashes or brackets make the library try groups again for each kind of separator (random
+ * such runs cost more than before pieces); those pieces get a few tries, so a long run of that junk is read at a
+ * bounded cost per piece, and a phone inside it is found only among the first candidates of a piece.
+ */
+const PIECE_TRIES = PIECE_GROUPS + 4
+const MIXED_PIECE_TRIES = 8
+const triesFor = (piece: string): number => (/^[\d ]+$/.test(piece) ? PIECE_TRIES : MIXED_PIECE_TRIES)
+
+/**
+ * A piece of a long run that the library cannot turn into a phone this detector keeps, so it is not parsed: only
+ * digits and spaces (the library then tries the whole piece, and each group alone), more digits than any number
+ * (24: 17 national digits, a 3-digit country code and slack), and no group long enough to be a phone alone (7).
+ * The common case of a long run ("12 12 12 ...", a column of amounts), read at a cost per group and per region.
+ */
+const cannotHoldPhone = (piece: string): boolean =>
+  /^[\d ]+$/.test(piece) && (piece.match(/\d/g)?.length ?? 0) > 24 && !/\d{7}/.test(piece)
+
+/** [start, end) ranges of `segment` (offsets into it) to read: the segment itself, or overlapping pieces of a long one. */
+const piecesOf = (segment: string): Array<readonly [number, number]> => {
+  if (segment.length <= PIECE_CHARS) return [[0, segment.length]]
+  // Where each digit group starts (at the "+" or "(" right before it, if any) and ends; one of each per group.
+  const groupStarts: Array<number> = []
+  const groupEnds: Array<number> = []
+  for (let i = 0; i < segment.length; i++) {
+    const digit = /\d/.test(segment[i]!)
+    if (digit && (i === 0 || !/\d/.test(segment[i - 1]!))) groupStarts.push(/[+(]/.test(segment[i - 1] ?? "") ? i - 1 : i)
+    if (digit && (i === segment.length - 1 || !/\d/.test(segment[i + 1]!))) groupEnds.push(i + 1)
+  }
+  const pieces: Array<readonly [number, number]> = []
+  let g = 0
+  let e = 0
+  let start = 0
+  for (;;) {
+    // End at the last group end within PIECE_CHARS (or cut a single longer group).
+    while (e < groupEnds.length - 1 && groupEnds[e + 1]! - start <= PIECE_CHARS && e + 1 - g < PIECE_GROUPS) e++
+    const end = groupEnds[e]! > start && groupEnds[e]! - start <= PIECE_CHARS ? groupEnds[e]! : Math.min(segment.length, start + PIECE_CHARS)
+    pieces.push([start, end])
+    if (end >= segment.length) break
+    // The next piece starts at the last group start within PIECE_STEP, or PIECE_STEP on inside a long group.
+    while (g < groupStarts.length - 1 && groupStarts[g + 1]! <= start + PIECE_STEP) g++
+    start = groupStarts[g]! > start ? groupStarts[g]! : start + PIECE_STEP
+  }
+  return pieces
 }
 
 export const makePhoneDetector = (regions: ReadonlyArray<CountryCode>): Detector => ({
@@ -77,17 +155,23 @@ export const makePhoneDetector = (regions: ReadonlyArray<CountryCode>): Detector
   detect: (text) => {
     const found: Array<Span> = []
     const scanned = withoutEmptyBrackets(text)
-    for (const segment of scanned.matchAll(DIGIT_SEGMENT)) {
+    const memo = new Map<string, ReturnType<typeof findNumbers>>()
+    for (const whole of scanned.matchAll(DIGIT_SEGMENT)) {
+     for (const [pieceStart, pieceEnd] of piecesOf(whole[0])) {
+      const segment = { 0: whole[0].slice(pieceStart, pieceEnd), index: whole.index + pieceStart }
       const digitCount = segment[0].match(/\d/g)?.length ?? 0
       if (digitCount < 7) continue
+      if (whole[0].length > PIECE_CHARS && cannotHoldPhone(segment[0])) continue
       // A little context on each side, as the library saw it in the whole text: it rejects numbers that run
-      // into a time ("2024-03-15 14:22:05") and is several times faster than on a bare window.
-      const from = Math.max(0, segment.index - 8)
+      // into a time ("2024-03-15 14:22:05") and is several times faster than on a bare window. Inside a long
+      // run the neighbours are more of the run, which the piece must not take in.
+      const from = pieceStart === 0 ? Math.max(0, segment.index - 8) : segment.index
       // A national number needs 9 digits (looksLikeNationalPhone): a shorter run without a "+" before it (a date,
       // an amount, a short reference: common in tables) cannot give a phone, and is not parsed once per region.
       if (digitCount < 9 && !segment[0].startsWith("+") && !/\+\s*$/.test(scanned.slice(from, segment.index))) continue
-      const window = scanned.slice(from, segment.index + segment[0].length + 8)
-      for (const hit of hitsIn(window, segment[0], regions)) {
+      const to = pieceEnd === whole[0].length ? segment.index + segment[0].length + 8 : segment.index + segment[0].length
+      const window = scanned.slice(from, to)
+      for (const hit of hitsIn(window, segment[0], regions, whole[0].length > PIECE_CHARS, memo)) {
         if (!hit.number.isValid()) continue
         let start = from + hit.startsAt
         let end = from + hit.endsAt
@@ -112,6 +196,7 @@ export const makePhoneDetector = (regions: ReadonlyArray<CountryCode>): Detector
         if (!isInternational(raw) && !looksLikeNationalPhone(text, start, raw, kind === "phone", trunkMobile)) continue
         found.push({ start, end, type: "PHONE" })
       }
+     }
     }
     found.push(...labelledPhones(text, found))
     // The same number is usually found under several regions: keep each distinct range once.

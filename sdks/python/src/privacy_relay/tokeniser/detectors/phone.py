@@ -75,11 +75,62 @@ def _without_empty_brackets(text: str) -> str:
     return _CELL_SEPARATORS.sub("\n", _EMPTY_BRACKETS.sub(lambda g: " " * len(g.group(0)), text))
 
 
-def _matches(window: str, region: str):
+def _matches(window: str, region: str, max_tries: int = 65535):
     """The matcher's candidates; the callers keep only valid numbers. libphonenumber-js's `valid` leniency (the
     TypeScript engine's) is exactly that, while phonenumbers' VALID also demands a national prefix where the plan
     requires one when formatting ("531 744 849" under a "Tel." label is a Dutch number written without its 0)."""
-    return PhoneNumberMatcher(window, region, leniency=Leniency.POSSIBLE)
+    return PhoneNumberMatcher(window, region, leniency=Leniency.POSSIBLE, max_tries=max_tries)
+
+
+# Long runs of digit groups ("12 12 12 ..."), as in the TypeScript engine (detectors/phone.ts, where the reasons
+# are written out): the matcher's cost per window grows faster than its length, so a run longer than _PIECE_CHARS
+# is read as overlapping pieces of at most _PIECE_CHARS characters and _PIECE_GROUPS groups, cut at group
+# boundaries and starting at most _PIECE_STEP apart; a piece of digits and spaces only, with more than 24 digits
+# and no group of 7, cannot give a phone and is not parsed; the other pieces get a bounded number of tries; and
+# the matches of a window already parsed in this text are reused.
+_PIECE_CHARS = 64
+_PIECE_STEP = 32
+_PIECE_GROUPS = 21
+_PIECE_TRIES = _PIECE_GROUPS + 4
+_MIXED_PIECE_TRIES = 8
+_DIGITS_AND_SPACES = jsregex.compile(r"^[\d ]+$")
+_SEVEN_DIGITS = jsregex.compile(r"\d{7}")
+
+
+def _cannot_hold_phone(piece: str) -> bool:
+    return _DIGITS_AND_SPACES.search(piece) is not None and len(_digits(piece)) > 24 and _SEVEN_DIGITS.search(piece) is None
+
+
+def _tries_for(piece: str) -> int:
+    return _PIECE_TRIES if _DIGITS_AND_SPACES.search(piece) is not None else _MIXED_PIECE_TRIES
+
+
+def _pieces_of(segment: str) -> list[tuple[int, int]]:
+    """[start, end) ranges of `segment` to read: the segment itself, or overlapping pieces of a long one."""
+    if len(segment) <= _PIECE_CHARS:
+        return [(0, len(segment))]
+    group_starts: list[int] = []
+    group_ends: list[int] = []
+    n = len(segment)
+    for i, c in enumerate(segment):
+        digit = "0" <= c <= "9"
+        if digit and (i == 0 or not ("0" <= segment[i - 1] <= "9")):
+            group_starts.append(i - 1 if i > 0 and segment[i - 1] in "+(" else i)
+        if digit and (i == n - 1 or not ("0" <= segment[i + 1] <= "9")):
+            group_ends.append(i + 1)
+    pieces: list[tuple[int, int]] = []
+    g = e = start = 0
+    while True:
+        while e < len(group_ends) - 1 and group_ends[e + 1] - start <= _PIECE_CHARS and e + 1 - g < _PIECE_GROUPS:
+            e += 1
+        end = group_ends[e] if start < group_ends[e] <= start + _PIECE_CHARS else min(n, start + _PIECE_CHARS)
+        pieces.append((start, end))
+        if end >= n:
+            break
+        while g < len(group_starts) - 1 and group_starts[g + 1] <= start + _PIECE_STEP:
+            g += 1
+        start = group_starts[g] if group_starts[g] > start else start + _PIECE_STEP
+    return pieces
 
 
 def _unbalanced(s: str) -> int:
@@ -92,41 +143,54 @@ def make_phone_detector(regions: Sequence[str] = DEFAULT_PHONE_REGIONS) -> Detec
     def detect(text: str) -> list[Span]:
         found: list[Span] = []
         scanned = _without_empty_brackets(text)
-        for segment in _DIGIT_SEGMENT.finditer(scanned):
-            seg = segment.group(0)
-            if len(_digits(seg)) < 7:
-                continue
-            origin = max(0, segment.start() - 8)
-            window = scanned[origin:segment.end() + 8]
-            international = seg.startswith("+") and seg.find("+", 1) == -1
-            for region in regions[:1] if international else regions:
-                for hit in _matches(window, region):
-                    number = hit.number
-                    if not phonenumbers.is_valid_number(number):
-                        continue
-                    start, end = origin + hit.start, origin + hit.end
-                    while end - start > 1:
-                        head = text[start:end]
-                        if not _HEAD_OK.search(head) or (head.startswith("(") and _unbalanced(head) > 0):
-                            start += 1
-                        else:
-                            break
-                    while _unbalanced(text[start:end]) < 0 and text[start:end].endswith(")"):
-                        end -= 1
-                    raw = text[start:end]
-                    if not raw.startswith("+") and follows_non_personal_label(text, start):
-                        continue
-                    if not is_delimited(text, start, end):
-                        continue
-                    kind = field_kind_at(text, start, end)
-                    if whole_value_kind_at(text, start, end) == "reference" and not _INTERNATIONAL.search(raw):
-                        continue
-                    if number.extension and not _WRITTEN_EXTENSION.search(raw):
-                        continue
-                    trunk_mobile = _TRUNK_MOBILE.search(raw) is not None and phonenumbers.number_type(number) == PhoneNumberType.MOBILE
-                    if not _INTERNATIONAL.search(raw) and not _looks_like_national_phone(text, start, raw, kind == "phone", trunk_mobile):
-                        continue
-                    found.append(Span(start, end, "PHONE"))
+        memo: dict[tuple[str, bool, str], list] = {}
+        for whole in _DIGIT_SEGMENT.finditer(scanned):
+            whole_text = whole.group(0)
+            long_run = len(whole_text) > _PIECE_CHARS
+            for piece_start, piece_end in _pieces_of(whole_text):
+                seg = whole_text[piece_start:piece_end]
+                seg_start = whole.start() + piece_start
+                if len(_digits(seg)) < 7:
+                    continue
+                if long_run and _cannot_hold_phone(seg):
+                    continue
+                origin = max(0, seg_start - 8) if piece_start == 0 else seg_start
+                to = seg_start + len(seg) + 8 if piece_end == len(whole_text) else seg_start + len(seg)
+                window = scanned[origin:to]
+                international = seg.startswith("+") and seg.find("+", 1) == -1
+                for region in regions[:1] if international else regions:
+                    key = (region, long_run, window)
+                    hits = memo.get(key)
+                    if hits is None:
+                        hits = list(_matches(window, region, _tries_for(window)) if long_run else _matches(window, region))
+                        memo[key] = hits
+                    for hit in hits:
+                        number = hit.number
+                        if not phonenumbers.is_valid_number(number):
+                            continue
+                        start, end = origin + hit.start, origin + hit.end
+                        while end - start > 1:
+                            head = text[start:end]
+                            if not _HEAD_OK.search(head) or (head.startswith("(") and _unbalanced(head) > 0):
+                                start += 1
+                            else:
+                                break
+                        while _unbalanced(text[start:end]) < 0 and text[start:end].endswith(")"):
+                            end -= 1
+                        raw = text[start:end]
+                        if not raw.startswith("+") and follows_non_personal_label(text, start):
+                            continue
+                        if not is_delimited(text, start, end):
+                            continue
+                        kind = field_kind_at(text, start, end)
+                        if whole_value_kind_at(text, start, end) == "reference" and not _INTERNATIONAL.search(raw):
+                            continue
+                        if number.extension and not _WRITTEN_EXTENSION.search(raw):
+                            continue
+                        trunk_mobile = _TRUNK_MOBILE.search(raw) is not None and phonenumbers.number_type(number) == PhoneNumberType.MOBILE
+                        if not _INTERNATIONAL.search(raw) and not _looks_like_national_phone(text, start, raw, kind == "phone", trunk_mobile):
+                            continue
+                        found.append(Span(start, end, "PHONE"))
         found.extend(_labelled_phones(text, found))
         seen: set[tuple[int, int]] = set()
         unique: list[Span] = []

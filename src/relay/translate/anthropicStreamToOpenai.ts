@@ -7,7 +7,7 @@
 import { anthropicPromptTokens } from "./responses.ts"
 import { createSseEventReader } from "./sseEvents.ts"
 import { anthropicStopToOpenaiFinish } from "./stopReasons.ts"
-import type { StreamTranslator } from "./streamTranslator.ts"
+import { chunkByChunk, type StreamTranslator } from "./streamTranslator.ts"
 import { MalformedUpstream } from "./translationError.ts"
 
 type Json = Record<string, any>
@@ -76,21 +76,21 @@ export const anthropicStreamToOpenai = (options: { readonly includeUsage: boolea
     }
   }
 
+  const inChunk = chunkByChunk()
   return {
-    push: (text) => {
-      let out = ""
-      for (const event of events.push(text)) {
-        if (done) break
-        let data: Json
-        try {
-          data = JSON.parse(event.data)
-        } catch {
-          throw new MalformedUpstream("stream frame is not JSON")
+    push: (text) =>
+      inChunk((emit) => {
+        for (const event of events.push(text)) {
+          if (done) break
+          let data: Json
+          try {
+            data = JSON.parse(event.data)
+          } catch {
+            throw new MalformedUpstream("stream frame is not JSON")
+          }
+          emit(onEvent(data))
         }
-        out += onEvent(data)
-      }
-      return out
-    },
+      }),
     complete: () => done
   }
 }

@@ -11,7 +11,7 @@ import type { UpstreamUsage } from "../usage.ts"
 import { candidatePieces, geminiUsage, toolCallId } from "./geminiResponses.ts"
 import { createSseEventReader } from "./sseEvents.ts"
 import { geminiFinishToOpenaiFinish } from "./stopReasons.ts"
-import type { StreamTranslator } from "./streamTranslator.ts"
+import { chunkByChunk, type StreamTranslator } from "./streamTranslator.ts"
 import { MalformedUpstream } from "./translationError.ts"
 
 type Json = Record<string, unknown>
@@ -67,21 +67,21 @@ export const geminiStreamToOpenai = (
     return out
   }
 
+  const inChunk = chunkByChunk()
   return {
-    push: (text) => {
-      let out = ""
-      for (const e of events.push(text)) {
-        let frame: unknown
-        try {
-          frame = JSON.parse(e.data)
-        } catch {
-          throw new MalformedUpstream("stream frame is not JSON")
+    push: (text) =>
+      inChunk((emit) => {
+        for (const e of events.push(text)) {
+          let frame: unknown
+          try {
+            frame = JSON.parse(e.data)
+          } catch {
+            throw new MalformedUpstream("stream frame is not JSON")
+          }
+          if (typeof frame !== "object" || frame === null || Array.isArray(frame)) throw new MalformedUpstream("stream frame is not an object")
+          emit(onFrame(frame as Json))
         }
-        if (typeof frame !== "object" || frame === null || Array.isArray(frame)) throw new MalformedUpstream("stream frame is not an object")
-        out += onFrame(frame as Json)
-      }
-      return out
-    },
+      }),
     complete: () => done,
     usage: () => usage
   }

@@ -6,7 +6,7 @@
  */
 import { createSseEventReader } from "./sseEvents.ts"
 import { openaiFinishToAnthropicStop } from "./stopReasons.ts"
-import type { StreamTranslator } from "./streamTranslator.ts"
+import { chunkByChunk, type StreamTranslator } from "./streamTranslator.ts"
 import { MalformedUpstream } from "./translationError.ts"
 
 type Json = Record<string, any>
@@ -102,27 +102,27 @@ export const openaiStreamToAnthropic = (): StreamTranslator => {
       event("message_stop", { type: "message_stop" })
   }
 
+  const inChunk = chunkByChunk()
   return {
-    push: (text) => {
-      let out = ""
-      for (const e of events.push(text)) {
-        if (done) break
-        if (e.data === "[DONE]") {
-          if (!started) throw new MalformedUpstream("stream ended before any chunk")
-          out += finish()
-          continue
+    push: (text) =>
+      inChunk((emit) => {
+        for (const e of events.push(text)) {
+          if (done) break
+          if (e.data === "[DONE]") {
+            if (!started) throw new MalformedUpstream("stream ended before any chunk")
+            emit(finish())
+            continue
+          }
+          let chunk: Json
+          try {
+            chunk = JSON.parse(e.data)
+          } catch {
+            throw new MalformedUpstream("stream frame is not JSON")
+          }
+          if (chunk.error !== undefined) throw new MalformedUpstream("provider error frame mid-stream")
+          emit(onChunk(chunk))
         }
-        let chunk: Json
-        try {
-          chunk = JSON.parse(e.data)
-        } catch {
-          throw new MalformedUpstream("stream frame is not JSON")
-        }
-        if (chunk.error !== undefined) throw new MalformedUpstream("provider error frame mid-stream")
-        out += onChunk(chunk)
-      }
-      return out
-    },
+      }),
     complete: () => done
   }
 }

@@ -7,7 +7,7 @@
 import { anthropicStreamToOpenai } from "../anthropicStreamToOpenai.ts"
 import { openaiRequestToAnthropic } from "../openaiRequestToAnthropic.ts"
 import { anthropicResponseToOpenai } from "../responses.ts"
-import type { StreamTranslator } from "../streamTranslator.ts"
+import { chunkByChunk, type StreamTranslator } from "../streamTranslator.ts"
 import { MalformedUpstream, untranslatable } from "../translationError.ts"
 import { anthropicRequestToConverse } from "./anthropicRequestToConverse.ts"
 import { converseResponseToAnthropic } from "./converseResponseToAnthropic.ts"
@@ -68,25 +68,18 @@ export const converseStreamToClient = (
   const frames = createEventStreamReader()
   const anthropic = converseStreamToAnthropic(meta)
   const openai = client === "openai" ? anthropicStreamToOpenai(options) : undefined
-  /** A bad frame after good ones in the same chunk: the good ones are handed over first, the failure next time. */
-  let failed: MalformedUpstream | undefined
+  // A bad frame after good ones in the same chunk: the good ones are handed over first, the failure next time.
+  const inChunk = chunkByChunk()
   return {
     // Upstream event-stream bytes in (the decoded text is of no use for a binary framing), the client's SSE out.
     push: (_text, chunk) => {
       if (chunk === undefined) throw new MalformedUpstream("an event stream needs its bytes")
-      if (failed !== undefined) throw failed
-      let out = ""
-      try {
+      return inChunk((emit) => {
         for (const message of frames.push(chunk)) {
           const text = anthropic.push(message)
-          out += openai === undefined ? text : openai.push(text)
+          emit(openai === undefined ? text : openai.push(text))
         }
-      } catch (e) {
-        if (!(e instanceof MalformedUpstream) || out === "") throw e
-        // The stream is over either way: the next chunk, or its end, finds it incomplete (no trailer, partial).
-        failed = e
-      }
-      return out
+      })
     },
     complete: () => anthropic.complete() && (openai === undefined || openai.complete()),
     // Converse's own counts, from its closing metadata event.

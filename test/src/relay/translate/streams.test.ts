@@ -69,6 +69,21 @@ describe("anthropicStreamToOpenai", () => {
     expect(() => make().push("event: x\ndata: {not json\n\n")).toThrow(MalformedUpstream)
     expect(() => make().push(anthropicEvent({ type: "error", error: { type: "overloaded_error" } }))).toThrow(MalformedUpstream)
   })
+
+  it("a chunk holding good, bad and good frames hands over the good frames before the bad one, then fails", () => {
+    const good = ANTHROPIC_STREAM.slice(0, ANTHROPIC_STREAM.indexOf("event: content_block_stop"))
+    const after = anthropicEvent({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: " after" } })
+    const alone = make().push(good)
+    const t = make()
+    const out = t.push(`${good}event: content_block_delta\ndata: {not json\n\n${after}`)
+    // The same frames as when the good ones arrive in a chunk of their own: the text before the bad frame reaches
+    // the client; the frame after it does not, as it would not in a later chunk (the answer ends at the bad frame).
+    expect(out).toBe(alone)
+    expect(dataFrames(out).map((f) => f.choices[0]?.delta?.content ?? "").join("")).toBe("Hé <PERSON_1>")
+    expect(t.complete()).toBe(false)
+    expect(() => t.push(after)).toThrow(MalformedUpstream)
+    expect(t.complete()).toBe(false)
+  })
 })
 
 describe("openaiStreamToAnthropic", () => {
@@ -107,5 +122,19 @@ describe("openaiStreamToAnthropic", () => {
     expect(() => openaiStreamToAnthropic().push(`data: ${JSON.stringify({ error: { message: "x" } })}\n\n`)).toThrow(MalformedUpstream)
     expect(() => openaiStreamToAnthropic().push(openaiChunk({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: "{}" } }] } }] }))).toThrow(MalformedUpstream)
     expect(() => openaiStreamToAnthropic().push("data: [DONE]\n\n")).toThrow(MalformedUpstream)
+  })
+
+  it("a chunk holding good, bad and good frames hands over the good frames before the bad one, then fails", () => {
+    const firstTwo = OPENAI_STREAM.split("\n\n").slice(0, 2).map((f) => `${f}\n\n`).join("")
+    const after = openaiChunk({ choices: [{ index: 0, delta: { content: " after" } }] })
+    const alone = openaiStreamToAnthropic().push(firstTwo)
+    const t = openaiStreamToAnthropic()
+    const out = t.push(`${firstTwo}data: ${JSON.stringify({ error: { message: "overloaded" } })}\n\n${after}`)
+    expect(out).toBe(alone)
+    const events = dataFrames(out)
+    expect(events.map((e) => e.type)).toEqual(["message_start", "content_block_start", "content_block_delta", "content_block_delta"])
+    expect(events[2].delta.text + events[3].delta.text).toBe("Hé <EMAIL_1>")
+    expect(t.complete()).toBe(false)
+    expect(() => t.push(after)).toThrow(MalformedUpstream)
   })
 })

@@ -13,6 +13,7 @@ import {
   claimDue,
   type ClaimedAttempt,
   endpointForAttempt,
+  FAN_OUT_BATCH,
   fanOutPending,
   recordAttempt
 } from "./pg/WebhookDeliveryStore.ts"
@@ -25,8 +26,8 @@ const LEASE_MARGIN_MS = 60_000
 /**
  * The webhook dispatcher: one supervised fiber per process, started in this layer's scope and interrupted when
  * the scope closes (attempts already sent are then awaited and recorded, so a shutdown leaves none half done). Each round it fans pending outbox events out to deliveries, claims due deliveries up to
- * its free concurrency and starts one fiber per attempt; it sleeps WEBHOOK_POLL_MS when there was nothing to do
- * unless woken (a test or replay queued here, or an attempt finished). Several dispatchers, in one process or
+ * its free concurrency and starts one fiber per attempt; it sleeps WEBHOOK_POLL_MS when it claimed nothing and the
+ * fan-out did not fill a batch (no backlog) unless woken (a test or replay queued here, or an attempt finished). Several dispatchers, in one process or
  * many, share the database safely: claims use FOR UPDATE SKIP LOCKED (see WebhookDeliveryStore).
  *
  * This variant always runs; WebhookDispatcherLive honours WEBHOOK_DISPATCHER=off.
@@ -136,7 +137,11 @@ export const webhookDispatcherLayer = Layer.effect(
         // Not tied to the layer's scope: closing it lets the attempt finish and be recorded (see below).
         yield* Effect.forkDetach(runAttempt(attempt))
       }
-      return fannedOut > 0 || claimed.length > 0
+      // Straight into the next round only while there is a backlog (a full fan-out batch) or deliveries to send.
+      // A partial batch means the outbox is drained: every relayed call adds a `receipt.signed` event, so going
+      // round again at once would fan out one or two events per round, a durable commit and five statements per
+      // call on the relay's own database connections. Sleeping WEBHOOK_POLL_MS lets them accumulate instead.
+      return fannedOut >= FAN_OUT_BATCH || claimed.length > 0
     })
 
     const loop = Effect.gen(function*() {

@@ -10,7 +10,8 @@ import { MAX_ATTEMPTS } from "../../src/webhooks/schedule.ts"
  * sending anything twice. Times come from the database clock, so nodes with skewed clocks agree.
  */
 
-const FAN_OUT_BATCH = 100
+/** Most outbox events one fan-out takes; a full batch means more may be waiting. */
+export const FAN_OUT_BATCH = 100
 
 const delayAfterNow = (sql: SqlClient.SqlClient, ms: number) => sql`now() + (${ms}::float8 * interval '1 millisecond')`
 

@@ -384,3 +384,40 @@ describe("SSRF guard at delivery time and several dispatchers", () => {
     }
   })
 })
+
+describe("fan-out rounds", () => {
+  // A dispatcher without a backlog waits WEBHOOK_POLL_MS between rounds (so relayed calls' receipt.signed events
+  // are fanned out in batches, not one durable commit per event); a backlog must still drain without those waits.
+  let quiet: TestGateway
+  let quietOrg: string
+  beforeAll(async () => {
+    quiet = await startTestGateway({ WEBHOOK_POLL_MS: "2000" })
+    quietOrg = (await orgWithToken(quiet, ["webhooks.manage"])).orgId
+  })
+  afterAll(() => quiet.close())
+
+  /** The distinct fan-out times (a round's transaction time) of these events, once all are fanned out. */
+  const roundsOf = (ids: ReadonlyArray<string>) =>
+    waitFor(async () => {
+      const rows = await quiet.query<{ at: string | null }>(
+        "SELECT fanned_out_at::text AS at FROM outbox_events WHERE id = ANY($1::text[])",
+        ids
+      )
+      if (rows.length !== ids.length || rows.some((r) => r.at === null)) return undefined
+      return [...new Set(rows.map((r) => r.at!))].sort()
+    }, 15_000, "every event fanned out")
+
+  it("a backlog larger than one batch is fanned out in back-to-back rounds", async () => {
+    const [row] = await quiet.query<{ ids: Array<string> }>(`
+      WITH made AS (
+        INSERT INTO outbox_events (id, org_id, event, data)
+        SELECT gen_random_uuid()::text, $1, 'receipt.signed', jsonb_build_object('n', n) FROM generate_series(1, 250) n
+        RETURNING id
+      ) SELECT array_agg(id) AS ids FROM made`, quietOrg)
+    const rounds = await roundsOf(row!.ids)
+    // 100 events per batch: at least 3 rounds, and no 2 s poll wait between them.
+    expect(rounds.length).toBeGreaterThanOrEqual(3)
+    const spanMs = new Date(rounds[rounds.length - 1]!).getTime() - new Date(rounds[0]!).getTime()
+    expect(spanMs).toBeLessThan(1500)
+  })
+})

@@ -6,7 +6,7 @@
 import { createPrivateKey, createPublicKey, type KeyObject, sign, verify } from "node:crypto"
 import { isP256FieldElement, isPublicJwk, type PrivateJwk } from "../../sdks/typescript/src/wire/crypto/ecdsa.ts"
 import type { Signer } from "../../sdks/typescript/src/wire/receipts/signer.ts"
-import { p256DerToRaw } from "./ecdsaSignatureDer.ts"
+import { p256DerToRaw } from "../../sdks/typescript/src/wire/crypto/ecdsaSignatureDer.ts"
 
 const PAIRWISE_PROBE = new TextEncoder().encode("receipt signing key pairwise consistency check")
 

@@ -10,7 +10,7 @@
 import { createPublicKey, type KeyObject, verify } from "node:crypto"
 import { isPublicJwk, type PublicJwk } from "../../sdks/typescript/src/wire/crypto/ecdsa.ts"
 import { BoundedLru } from "../../src/cache/boundedLru.ts"
-import { p256RawToDer } from "./ecdsaSignatureDer.ts"
+import { p256RawToDer } from "../../sdks/typescript/src/wire/crypto/ecdsaSignatureDer.ts"
 
 export const DEFAULT_PUBLIC_KEY_CACHE_BOUND = 10_000
 

@@ -4,10 +4,13 @@
  * on a short request costs more than the work itself (issue 24: about a third of the proxy's CPU per "Say hello."
  * call). These run on the calling thread in microseconds and give the same results: the same JCS SHA-256 hex (the
  * canonical bytes come from the shared wire/crypto/jcs.ts), and an ES256 signature by the same device key, raw r||s
- * as WebCrypto gives it, so the gateway's check is unchanged.
+ * as WebCrypto gives it, so the gateway's check is unchanged. The signature is asked for in DER with the KeyObject
+ * passed bare and converted to r||s here: node's `{ key, dsaEncoding: "ieee-p1363" }` option object doubled the cost
+ * of the signature (issue 24: 34-36 -> 17-18 us per sign, micro-bench; see ecdsaSignatureDer.ts).
  */
 import { createHash, KeyObject, sign } from "node:crypto"
 import type { AttestationSigning } from "../wire/attestation/v3.ts"
+import { p256DerToRaw } from "../wire/crypto/ecdsaSignatureDer.ts"
 import { canonicalBytes, parseJsonBytes } from "../wire/crypto/jcs.ts"
 
 /** node:crypto's handle on each device key, made once (the WebCrypto key stays the one that is stored). */
@@ -24,5 +27,5 @@ const keyObjectOf = (privateKey: CryptoKey): KeyObject => {
 
 export const nodeAttestationSigning: AttestationSigning = {
   jsonBodySha256Hex: (bodyBytes) => createHash("sha256").update(canonicalBytes(parseJsonBytes(bodyBytes))).digest("hex"),
-  signEs256: (privateKey, bytes) => new Uint8Array(sign("sha256", bytes, { key: keyObjectOf(privateKey), dsaEncoding: "ieee-p1363" }))
+  signEs256: (privateKey, bytes) => p256DerToRaw(sign("sha256", bytes, keyObjectOf(privateKey)))
 }

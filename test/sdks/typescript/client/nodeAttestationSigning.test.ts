@@ -36,6 +36,13 @@ describe("nodeAttestationSigning: the attestation's hash and signature on node:c
       expect(await verifyRaw(pair.publicKey, signature, bytes)).toBe(true)
       expect(await verifyRaw(pair.publicKey, signature, encoder.encode("other input"))).toBe(false)
     }
+    // OpenSSL's DER is converted to r||s here: 300 signatures include r or s with leading zero bytes (short INTEGERs).
+    for (let i = 0; i < 300; i++) {
+      const bytes = encoder.encode(`input ${i}`)
+      const signature = await nodeAttestationSigning.signEs256(stored.privateKey, bytes)
+      expect(signature).toHaveLength(64)
+      expect(await verifyRaw(stored.publicKey, signature, bytes)).toBe(true)
+    }
   })
 
   it("an attestation built with it passes the gateway's check (the portable verifier) for the exact body, and fails for another body", async () => {

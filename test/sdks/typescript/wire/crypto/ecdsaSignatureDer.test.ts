@@ -1,6 +1,6 @@
 import { generateKeyPairSync, sign, verify } from "node:crypto"
 import { describe, expect, it } from "vitest"
-import { p256DerToRaw, p256RawToDer } from "../../../layers/crypto/ecdsaSignatureDer.ts"
+import { p256DerToRaw, p256RawToDer } from "../../../../../sdks/typescript/src/wire/crypto/ecdsaSignatureDer.ts"
 
 const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "P-256" })
 const data = new TextEncoder().encode("der conversion")

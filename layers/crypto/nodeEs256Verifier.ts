@@ -46,8 +46,9 @@ export const makeNodeEs256Verifier = (options?: { readonly cacheBound?: number }
       if (!isPublicJwk(jwk)) return false
       try {
         // DER in, rather than node's dsaEncoding "ieee-p1363", which adds about 50 µs per call (ecdsaSignatureDer.ts).
-        // Canonical DER of the same r and s, so the verdict is the same.
-        return verify("sha256", bytes, { key: publicKeyOf(jwk), dsaEncoding: "der" }, p256RawToDer(signature))
+        // Canonical DER of the same r and s, so the verdict is the same. DER is node's default for ECDSA: the bare
+        // KeyObject skips node's key-option parsing ({ key, dsaEncoding } measured 52 instead of 43 µs per check).
+        return verify("sha256", bytes, publicKeyOf(jwk), p256RawToDer(signature))
       } catch {
         return false
       }

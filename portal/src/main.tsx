@@ -10,6 +10,7 @@ import { Billing } from "./pages/Billing.tsx"
 import { Keys } from "./pages/Keys.tsx"
 import { Organisations } from "./pages/Organisations.tsx"
 import { Overview } from "./pages/Overview.tsx"
+import { ProviderKeys } from "./pages/ProviderKeys.tsx"
 import { ReceiptDetail, Receipts } from "./pages/Receipts.tsx"
 import { Usage } from "./pages/Usage.tsx"
 import { DeliveryDetail, Webhooks } from "./pages/Webhooks.tsx"
@@ -23,6 +24,7 @@ const NAV: ReadonlyArray<readonly [string, string]> = [
   ["/receipts", "Receipts"],
   ["/webhooks", "Webhooks"],
   ["/billing", "Billing"],
+  ["/providers", "Providers"],
   ["/organisations", "Sub-organisations"]
 ]
 /** Shown to operators only (the page itself answers anyone else with the gateway's 403). */
@@ -78,6 +80,7 @@ const page = (path: string, me: Account) => {
   if (path === "/webhooks") return <Webhooks me={me} />
   if (path.startsWith("/webhooks/deliveries/")) return <DeliveryDetail me={me} id={decodeURIComponent(path.slice("/webhooks/deliveries/".length))} />
   if (path === "/billing") return <Billing me={me} />
+  if (path === "/providers") return <ProviderKeys me={me} />
   if (path === "/organisations") return <Organisations me={me} />
   if (path === "/admin") return <Admin />
   return (

@@ -300,6 +300,57 @@ describe("portal in Chromium", () => {
     await shot("11-billing")
   })
 
+  it("provider keys: stores an OpenAI key and an AWS key pair (only last4 shown, field cleared, stored encrypted), explains a refused key, removes one after confirming", async () => {
+    const [own] = await gw.query<{ org_id: string }>("SELECT org_id FROM accounts WHERE email = $1", EMAIL)
+    const stored = () => gw.query<{ provider: string; last4: string; ciphertext: string }>("SELECT provider, last4, ciphertext FROM byok_credentials WHERE org_id = $1 ORDER BY provider", own.org_id)
+    await go("/providers")
+    await page.getByText("No provider keys stored.").waitFor()
+    await page.getByLabel("Provider", { exact: true }).selectOption("openai")
+    // Refused by the gateway (inner space): its message and stable code, nothing stored.
+    const errorsBefore = pageErrors.length
+    await page.getByLabel("API key").fill("sk-with space")
+    await page.getByRole("button", { name: "Store key" }).click()
+    await page.getByRole("alert").filter({ hasText: "invalid_request" }).waitFor()
+    expect(await stored()).toEqual([])
+    // Chromium logs the refused request itself: that one is expected, and only that one.
+    await expect.poll(() => pageErrors.length).toBe(errorsBefore + 1)
+    expect(pageErrors.splice(errorsBefore)).toEqual([expect.stringContaining("status of 400")])
+
+    const openaiKey = "sk-portal-test-0123456789-Ab12"
+    await page.getByLabel("API key").fill(openaiKey)
+    await page.getByRole("button", { name: "Store key" }).click()
+    await page.getByText("The openai key ending Ab12 is stored.").waitFor()
+    expect(await page.getByLabel("API key").inputValue()).toBe("")
+    await page.locator('[data-testid="provider-key"][data-provider="openai"]', { hasText: "…Ab12" }).waitFor()
+
+    await page.getByLabel("Provider", { exact: true }).selectOption("aws-bedrock")
+    await page.getByLabel("AWS access key pair (SigV4)").check()
+    await page.getByLabel("Access key id").fill("AKIAPORTALTEST0WXYZ")
+    await page.getByLabel("Secret access key").fill("portal-test-secret-access-key-0123456789")
+    await page.getByLabel("Region").fill("eu-central-1")
+    await page.getByRole("button", { name: "Store key" }).click()
+    await page.getByText("The aws-bedrock key ending WXYZ is stored.").waitFor()
+    await page.locator('[data-testid="provider-key"][data-provider="aws-bedrock"]', { hasText: "…WXYZ" }).waitFor()
+    const rows = await stored()
+    expect(rows.map((r) => [r.provider, r.last4])).toEqual([["aws-bedrock", "WXYZ"], ["openai", "Ab12"]])
+    for (const row of rows) {
+      expect(row.ciphertext).not.toContain("portal-test")
+      expect(row.ciphertext).not.toContain("AKIAPORTALTEST")
+    }
+    // The page never shows a stored key again.
+    const text = (await page.locator("main").textContent())!
+    expect(text).not.toContain(openaiKey)
+    expect(text).not.toContain("portal-test-secret")
+    expect(await axeFindings()).toEqual([])
+    await shot("11b-provider-keys")
+
+    await page.locator('[data-testid="provider-key"][data-provider="openai"]').getByRole("button", { name: "Remove" }).click()
+    await page.getByRole("dialog", { name: "Remove the openai key?" }).getByRole("button", { name: "Remove key" }).click()
+    await page.getByText("The openai key ending Ab12 was removed.").waitFor()
+    await expect.poll(() => page.getByTestId("provider-key").count()).toBe(1)
+    expect((await stored()).map((r) => r.provider)).toEqual(["aws-bedrock"])
+  })
+
   it("partner mode: creates a sub-organisation, shows its balance and usage, and adds a person to it", async () => {
     await go("/organisations")
     await page.getByText("No sub-organisations yet.").waitFor()
@@ -443,7 +494,7 @@ describe("portal in Chromium", () => {
     const mobile = await browser.newContext({ viewport: { width: 375, height: 812 }, storageState: await context.storageState() })
     const small = await mobile.newPage()
     try {
-      for (const [path, name] of [["/", "overview"], ["/keys", "keys"], ["/usage", "usage"], ["/receipts", "receipts"], ["/webhooks", "webhooks"], ["/billing", "billing"], ["/organisations", "sub-organisations"], ["/admin", "admin"]] as const) {
+      for (const [path, name] of [["/", "overview"], ["/keys", "keys"], ["/usage", "usage"], ["/receipts", "receipts"], ["/webhooks", "webhooks"], ["/billing", "billing"], ["/providers", "provider-keys"], ["/organisations", "sub-organisations"], ["/admin", "admin"]] as const) {
         await go(path, small)
         await small.waitForLoadState("networkidle")
         expect(await small.evaluate(() => document.documentElement.scrollWidth), path).toBeLessThanOrEqual(375)

@@ -21,6 +21,11 @@ export interface RestOptions {
 
 type Auth = "key" | "portal" | "none"
 
+/** A provider key to store: an API key, or (aws-bedrock) an AWS key pair whose calls are signed with SigV4. */
+export type ByokCredential =
+  | { readonly api_key: string }
+  | { readonly aws_access_key_id: string; readonly aws_secret_access_key: string; readonly aws_session_token?: string; readonly region: string }
+
 /** A portal session held in the browser's cookies: the CSRF token (readable cookie `pr_csrf`) echoed on writes. */
 export interface PortalSession {
   readonly csrfToken: () => string | undefined
@@ -135,6 +140,19 @@ export class RestApi {
       replay: (id: string | number, o?: RestOptions) => this.#call("replayWebhookDelivery", "POST", `/api/v1/webhooks/deliveries/${id}/replay`, "portal", {}, o)
     }
   }
+
+  /** The organisation's own provider keys (bring your own key): stored encrypted, never shown again but for last4. */
+  readonly byok = {
+    list: (o?: RestOptions) => this.#call("listByokKeys", "GET", "/api/v1/byok", "portal", undefined, o),
+    /** Stores or replaces the key for `provider` (a catalogue slug); aws-bedrock also takes an AWS key pair. */
+    put: (provider: string, input: ByokCredential, o?: RestOptions) =>
+      this.#call("putByokKey", "PUT", `/api/v1/byok/${encodeURIComponent(provider)}`, "portal", input, o),
+    delete: (provider: string, o?: RestOptions) => this.#call("deleteByokKey", "DELETE", `/api/v1/byok/${encodeURIComponent(provider)}`, "portal", undefined, o)
+  }
+
+  /** The gateway's model catalogue without a key: with `include: "unavailable"`, every model and whether BYOK opens it. */
+  readonly catalogue = (query: { include?: "unavailable" } = {}, o?: RestOptions) =>
+    this.#call("listModels", "GET", `/api/v1/models${queryString(query)}`, "none", undefined, o)
 
   readonly billing = {
     balance: (o?: RestOptions) => this.#call("getBalance", "GET", "/api/v1/billing/balance", "portal", undefined, o),

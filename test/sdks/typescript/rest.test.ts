@@ -116,6 +116,21 @@ describe("RelayClient.rest", () => {
     expect(JSON.stringify(ledger)).toContain("licence_credit")
   })
 
+  it("byok: stores a provider key (last4 only back), lists it, replaces it, deletes it; the catalogue lists the BYOK providers without a key", async () => {
+    const client = portal()
+    expect(await client.rest.byok.list()).toEqual({ credentials: [] })
+    expect(await client.rest.byok.put("openai", { api_key: "sk-sdk-test-0123456789-Zz99" })).toMatchObject({ provider: "openai", last4: "Zz99" })
+    expect(await client.rest.byok.put("openai", { api_key: "sk-sdk-test-0123456789-Yy88" })).toMatchObject({ provider: "openai", last4: "Yy88" })
+    const listed = await client.rest.byok.list()
+    expect(listed.credentials.map((c) => [c.provider, c.last4])).toEqual([["openai", "Yy88"]])
+    expect(JSON.stringify(listed)).not.toContain("sk-sdk-test")
+    expect(await client.rest.byok.delete("openai")).toEqual({})
+    expect(await client.rest.byok.list()).toEqual({ credentials: [] })
+    await expect(client.rest.byok.delete("openai")).rejects.toBeInstanceOf(NotFoundError)
+    const catalogue = await client.rest.catalogue({ include: "unavailable" })
+    expect(catalogue.data.filter((m) => m.byok).map((m) => m.provider)).toContain("openai")
+  })
+
   it("sends no portal token or key to a URL that is not a gateway (identity probe first)", async () => {
     fx.provider.reset()
     const notGateway = new RelayClient({ gatewayUrl: fx.provider.url, portalToken, apiKey: `svc_${"a".repeat(52)}`, nameModel: "off", deviceKey })

@@ -415,9 +415,10 @@ describe("fan-out rounds", () => {
         RETURNING id
       ) SELECT array_agg(id) AS ids FROM made`, quietOrg)
     const rounds = await roundsOf(row!.ids)
-    // 100 events per batch: at least 3 rounds, and no 2 s poll wait between them.
+    // 100 events per batch: at least 3 rounds, and no 2 s poll wait between them (one wait alone would make the
+    // span 2 s or more; the margin below that is for a loaded machine, where a round may take a few hundred ms).
     expect(rounds.length).toBeGreaterThanOrEqual(3)
     const spanMs = new Date(rounds[rounds.length - 1]!).getTime() - new Date(rounds[0]!).getTime()
-    expect(spanMs).toBeLessThan(1500)
+    expect(spanMs).toBeLessThan(2000)
   })
 })

@@ -162,6 +162,9 @@ export const rotateReceiptKeys = Effect.gen(function*() {
   return yield* (yield* ReceiptKeys).rotate
 })
 
+/** `cli.ts kek rotate`: every stored secret sealed again under the current KEK (docs/deployment.md, Rotating the KEK). */
+export { rotateKek } from "./pg/KekRotation.ts"
+
 /** `cli.ts oidc client create --redirect-uri URI` -> `{ client_id, client_secret, redirect_uris }` (docs/accounts.md). */
 export { createOidcClient } from "./oidc/clients.ts"
 

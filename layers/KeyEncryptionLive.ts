@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import { join } from "node:path"
 import { AppConfig } from "../services/AppConfig.ts"
 import { KeyEncryption } from "../services/KeyEncryption.ts"
-import { generateKekBytes, importKek, KEK_BYTES, openSecret, sealSecret } from "../src/crypto/aead.ts"
+import { AeadOpenError, generateKekBytes, importKek, KEK_BYTES, openSecretWith, sealSecret } from "../src/crypto/aead.ts"
 import { base64Decode, base64UrlDecode } from "../sdks/typescript/src/wire/crypto/base64.ts"
 import { bytesToHex, hexToBytes } from "../sdks/typescript/src/wire/crypto/hex.ts"
 
@@ -11,7 +11,7 @@ import { bytesToHex, hexToBytes } from "../sdks/typescript/src/wire/crypto/hex.t
  * The 32 KEK bytes from a file's contents: 64 hex characters, base64 / base64url of 32 bytes (surrounding
  * whitespace ignored), or exactly 32 raw bytes.
  */
-export const parseKekFile = (contents: Uint8Array): Uint8Array => {
+export const parseKekFile = (contents: Uint8Array, setting = "KEK_FILE"): Uint8Array => {
   const text = new TextDecoder().decode(contents).trim()
   if (/^[0-9a-fA-F]{64}$/.test(text)) return hexToBytes(text.toLowerCase())
   for (const decode of [base64Decode, base64UrlDecode]) {
@@ -23,7 +23,7 @@ export const parseKekFile = (contents: Uint8Array): Uint8Array => {
     }
   }
   if (contents.length === KEK_BYTES) return contents
-  throw new Error(`KEK_FILE must hold ${KEK_BYTES} bytes: 64 hex characters, base64 of 32 bytes, or 32 raw bytes`)
+  throw new Error(`${setting} must hold ${KEK_BYTES} bytes: 64 hex characters, base64 of 32 bytes, or 32 raw bytes`)
 }
 
 /**
@@ -50,18 +50,45 @@ const loadKekBytes = Effect.gen(function*() {
   return { bytes: generateKekBytes(), source: "memory" }
 })
 
+/** KEK_PREVIOUS_FILE's key, when set (a KEK rotation is under way); it has no default. */
+const loadPreviousKekBytes = Effect.gen(function*() {
+  const config = yield* AppConfig
+  if (config.kekPreviousFile === undefined) return undefined
+  return parseKekFile(readFileSync(config.kekPreviousFile), "KEK_PREVIOUS_FILE")
+})
+
 export const KeyEncryptionLive = Layer.effect(
   KeyEncryption,
   Effect.gen(function*() {
     const { bytes, source } = yield* loadKekBytes.pipe(Effect.orDie)
-    const kek = yield* Effect.promise(() => importKek(bytes))
+    const current = yield* Effect.promise(() => importKek(bytes))
     bytes.fill(0)
     if (source === "memory") {
       yield* Effect.logWarning("no KEK_FILE and no DATA_DIR: encrypted secrets use a per-process key and cannot be read after a restart")
     }
+    const previousBytes = yield* loadPreviousKekBytes.pipe(Effect.orDie)
+    const previous = previousBytes === undefined ? undefined : yield* Effect.promise(() => importKek(previousBytes))
+    previousBytes?.fill(0)
+    if (previous !== undefined && previous.id === current.id) {
+      return yield* Effect.die(new Error(`KEK_PREVIOUS_FILE holds the same key as ${source} (KEK ${current.id}): unset it, or give the key being replaced`))
+    }
+    if (previous !== undefined) {
+      yield* Effect.logInfo("KEK rotation: values sealed under the previous KEK are read, new ones are sealed under the current KEK").pipe(
+        Effect.annotateLogs({ kek: current.id, previous_kek: previous.id })
+      )
+    }
+    // The current key first: once `kek rotate` has run, every value opens on the first try.
+    const keks = previous === undefined ? [current] : [current, previous]
+    const openTagged = (envelope: string, context: string) =>
+      Effect.tryPromise({
+        try: () => openSecretWith(keks, envelope, context),
+        catch: (e) => (e instanceof AeadOpenError ? e : new AeadOpenError(String(e)))
+      }).pipe(Effect.map((opened) => ({ plaintext: opened.plaintext, underCurrent: opened.kek === current })))
     return KeyEncryption.of({
-      seal: (plaintext, context) => Effect.promise(() => sealSecret(kek, plaintext, context)),
-      open: (envelope, context) => Effect.promise(() => openSecret(kek, envelope, context))
+      seal: (plaintext, context) => Effect.promise(() => sealSecret(current, plaintext, context)),
+      open: (envelope, context) => Effect.map(Effect.orDie(openTagged(envelope, context)), (opened) => opened.plaintext),
+      openTagged,
+      kekIds: { current: current.id, previous: previous?.id }
     })
   })
 )

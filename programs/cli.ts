@@ -12,6 +12,7 @@ import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { parseGatewayConfig } from "../src/config/gatewayConfig.ts"
 import type { ApiError } from "../src/http/ApiError.ts"
+import type { KekRotationProgress, KekRotationRefused } from "../layers/pg/KekRotation.ts"
 
 // Only light modules are imported up front: help and the admin-API path (a running embedded gateway, the
 // Quickstart's case) need neither Effect nor the gateway's layers, whose loading took most of the CLI's 8 s.
@@ -25,11 +26,19 @@ interface Command {
   readonly summary: string
   /** The rest of `help <command>`: what it does, its flags, what it prints. */
   readonly details: string
-  /** The admin API route serving this command for a running embedded gateway. */
-  readonly route: { readonly method: "GET" | "POST"; readonly path: string }
+  /**
+   * The admin API route serving this command for a running embedded gateway. None: the command always opens the
+   * storage itself (with embedded storage, only while no gateway runs on DATA_DIR).
+   */
+  readonly route?: { readonly method: "GET" | "POST"; readonly path: string }
+  /**
+   * Opens only the database and the KEKs (layers/pg/KekRotation.ts, kekRotationLayer) instead of the gateway's
+   * services, which open sealed values at start.
+   */
+  readonly storageOnly?: boolean
   /** Flags -> the JSON input shared by the API and the direct operation. */
   readonly input: (flags: Flags) => Record<string, unknown>
-  readonly run: (ops: AdminOperations, input: Record<string, unknown>) => Effect.Effect<unknown, ApiError, any>
+  readonly run: (ops: AdminOperations, input: Record<string, unknown>) => Effect.Effect<unknown, ApiError | KekRotationRefused, any>
 }
 
 const orgInput = (f: Flags) => ({ org_id: f.org, key_prefix: f["key-prefix"] })
@@ -148,6 +157,19 @@ const COMMANDS: Record<string, Command> = {
     input: (f) => ({ to: f.to, limit: f.limit }),
     run: (ops, input) => ops.listMailOutbox(input)
   },
+  "kek rotate": {
+    usage: "kek rotate",
+    summary: "seal every stored secret again under KEK_FILE's key (after a KEK change; KEK_PREVIOUS_FILE names the old key)",
+    details: "Reads the keys from KEK_FILE (new) and KEK_PREVIOUS_FILE (old), never from the command line; docs/deployment.md,\n" +
+      "Rotating the KEK. Opens every stored sealed value first and changes nothing if one opens under neither key\n" +
+      "(kek_unreadable) or KEK_PREVIOUS_FILE is not set (kek_previous_missing); then re-seals in batches what the old key\n" +
+      "sealed. Safe to run again and while gateways serve. Progress on stderr. No admin route: with embedded storage,\n" +
+      "stop the gateway first.\n" +
+      "Prints {\"kek\",\"previous_kek\",\"tables\":{TABLE:{\"values\",\"already_current\",\"rewritten\",\"changed_meanwhile\"}},\"rewritten\"}.",
+    storageOnly: true,
+    input: () => ({}),
+    run: (ops) => ops.rotateKek({ onProgress: printKekProgress })
+  },
   "ledger check": {
     usage: "ledger check",
     summary: "check every wallet against its ledger, and usage against receipts",
@@ -157,6 +179,11 @@ const COMMANDS: Record<string, Command> = {
     input: () => ({}),
     run: (ops) => ops.checkLedger
   }
+}
+
+/** One stderr line per batch of `kek rotate`: table names and counts only. */
+function printKekProgress(p: KekRotationProgress) {
+  process.stderr.write(`kek rotate: ${p.phase} ${p.table}: ${p.seen} value(s) seen` + (p.phase === "rewrite" ? `, ${p.rewritten} rewritten\n` : "\n"))
 }
 
 /** Commands added by other capabilities register here (see docs/configuration.md). */
@@ -207,16 +234,23 @@ const runningGateway = (dataDir: string | undefined) => {
 }
 
 const viaAdminApi = async (url: string, dataDir: string, command: Command, input: Record<string, unknown>) => {
+  const route = command.route
+  if (route === undefined) {
+    return fail(
+      "gateway_running",
+      `"${command.usage}" opens the embedded database itself, which the gateway running on DATA_DIR ${dataDir} holds: stop it, run the command, start it again.`
+    )
+  }
   const tokenFile = join(dataDir, "admin-token")
   if (!existsSync(tokenFile)) fail("admin_token_missing", `No admin token at ${tokenFile}; start the gateway once with this DATA_DIR.`)
   const token = readFileSync(tokenFile, "utf8").trim()
   // A read carries its input in the query string.
   const query = new URLSearchParams(Object.entries(input).filter((e): e is [string, string] => typeof e[1] === "string"))
-  const path = command.route.method === "GET" && query.size > 0 ? `${command.route.path}?${query}` : command.route.path
+  const path = route.method === "GET" && query.size > 0 ? `${route.path}?${query}` : route.path
   const res = await fetch(`${url}${path}`, {
-    method: command.route.method,
+    method: route.method,
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: command.route.method === "POST" ? JSON.stringify(input) : undefined
+    body: route.method === "POST" ? JSON.stringify(input) : undefined
   })
   const body = await res.json().catch(() => ({ error: { code: "bad_response", message: `HTTP ${res.status}` } }))
   if (!res.ok) {
@@ -229,15 +263,21 @@ const viaAdminApi = async (url: string, dataDir: string, command: Command, input
 /** Opens the storage itself: loads Effect and the gateway's services (seconds), so it says so on stderr first. */
 const direct = async (env: Record<string, string | undefined>, command: Command, input: Record<string, unknown>, progress: string) => {
   process.stderr.write(`privacy-relay cli: ${progress} (this takes a few seconds)...\n`)
-  const [{ Effect, ManagedRuntime }, { gatewayServicesLayer }, ops] = await Promise.all([
+  const settings = { ...env, LOG_LEVEL: env.LOG_LEVEL ?? "error" }
+  const [{ Effect, ManagedRuntime }, layer, ops] = await Promise.all([
     import("effect"),
-    import("../layers/GatewayLive.ts"),
+    command.storageOnly
+      ? import("../layers/pg/KekRotation.ts").then((m) => m.kekRotationLayer(settings))
+      : import("../layers/GatewayLive.ts").then((m) => m.gatewayServicesLayer(settings)),
     import("../layers/AdminOperations.ts")
   ])
-  const runtime = ManagedRuntime.make(gatewayServicesLayer({ ...env, LOG_LEVEL: env.LOG_LEVEL ?? "error" }) as Layer.Layer<any, any, never>)
+  const runtime = ManagedRuntime.make(layer as Layer.Layer<any, any, never>)
   try {
     return await runtime.runPromise(
-      command.run(ops, input).pipe(Effect.catchTag("ApiError", (e) => Effect.sync(() => fail(e.code, e.message)))) as Effect.Effect<unknown, never, any>
+      command.run(ops, input).pipe(
+        Effect.catchTag("ApiError", (e) => Effect.sync(() => fail(e.code, e.message))),
+        Effect.catchTag("KekRotationRefused", (e) => Effect.sync(() => fail(e.reason, e.message, e.details)))
+      ) as Effect.Effect<unknown, never, any>
     )
   } finally {
     await runtime.dispose()

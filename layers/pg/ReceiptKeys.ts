@@ -19,7 +19,7 @@ import { toReceiptJwk } from "../../sdks/typescript/src/wire/receipts/jwks.ts"
 import { nodeSignerFromPrivateJwk } from "../crypto/nodeEs256Signer.ts"
 
 /** AES-GCM additional data: a stored private key opens only as the key of its own kid. */
-const aeadContext = (kid: string) => `receipt-signing-key:${kid}`
+export const receiptKeyContext = (kid: string) => `receipt-signing-key:${kid}`
 
 interface KeyRow {
   readonly kid: string
@@ -70,7 +70,7 @@ export const ReceiptKeysPg = Layer.effect(
       const publicJwk = yield* Effect.promise(() => exportPublicJwk(pair.publicKey))
       const kid = yield* Effect.promise(() => jwkThumbprintKid(publicJwk))
       const privateJwk = yield* Effect.promise(() => exportPrivateJwk(pair.privateKey))
-      const sealed = yield* encryption.seal(JSON.stringify(privateJwk), aeadContext(kid))
+      const sealed = yield* encryption.seal(JSON.stringify(privateJwk), receiptKeyContext(kid))
       return { kid, public_jwk: publicJwk, private_key_enc: sealed } satisfies KeyRow
     })
 
@@ -81,7 +81,7 @@ export const ReceiptKeysPg = Layer.effect(
             new Error(`the current receipt key ${row.kid} comes from a key file: set RECEIPT_SIGNING_KEY_FILE on this process too`)
           )
         }
-        const privateJwk = JSON.parse(yield* encryption.open(row.private_key_enc, aeadContext(row.kid))) as PrivateJwk
+        const privateJwk = JSON.parse(yield* encryption.open(row.private_key_enc, receiptKeyContext(row.kid))) as PrivateJwk
         return yield* Effect.try({ try: () => toCurrent(row.kid, row.public_jwk, privateJwk), catch: (e) => e }).pipe(Effect.orDie)
       })
 

@@ -23,6 +23,11 @@ export interface GatewayConfig {
   /** Honour X-Forwarded-For only when the socket peer is one of these addresses. */
   readonly trustedProxies: ReadonlyArray<string>
   readonly kekFile: string | undefined
+  /**
+   * KEK_PREVIOUS_FILE: the KEK in use before KEK_FILE's, during a KEK rotation. Values sealed under it keep opening;
+   * nothing is sealed under it; `cli.ts kek rotate` re-seals them under KEK_FILE's key (docs/deployment.md).
+   */
+  readonly kekPreviousFile: string | undefined
   readonly logLevel: "debug" | "info" | "warn" | "error"
   readonly otlpEndpoint: string | undefined
   readonly traceSampleRatio: number
@@ -60,6 +65,7 @@ export const parseGatewayConfig = (env: Readonly<Record<string, string | undefin
     portalOrigin: nonEmpty(env.PORTAL_ORIGIN),
     trustedProxies: (env.TRUSTED_PROXIES ?? "").split(",").map((s) => s.trim()).filter(Boolean),
     kekFile: nonEmpty(env.KEK_FILE),
+    kekPreviousFile: nonEmpty(env.KEK_PREVIOUS_FILE),
     logLevel: logLevel as GatewayConfig["logLevel"],
     otlpEndpoint: nonEmpty(env.OTEL_EXPORTER_OTLP_ENDPOINT),
     traceSampleRatio: ratio,

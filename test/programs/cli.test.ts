@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process"
-import { mkdtempSync, readFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -114,6 +114,18 @@ describe("operator CLI against a running gateway (embedded: through its admin AP
     expect(unknownTopic.json.error.code).toBe("unknown_command")
   }, 120_000)
 
+  it("kek rotate never goes through the admin API: embedded, it asks to stop the gateway; on PostgreSQL it needs KEK_PREVIOUS_FILE", async () => {
+    const rotate = await cli(["kek", "rotate"], env)
+    expect(rotate.code).toBe(1)
+    expect(rotate.stdout.trim().split("\n")).toHaveLength(1)
+    if (env.DATABASE_URL === undefined) {
+      expect(rotate.json.error.code).toBe("gateway_running")
+      expect(rotate.json.error.message).toMatch(/stop it, run the command, start it again/)
+    } else {
+      expect(rotate.json.error.code).toBe("kek_previous_missing")
+    }
+  }, 120_000)
+
   it("is quiet on stderr when it asks the running gateway; says so when it connects to PostgreSQL itself", async () => {
     const ledger = await cli(["ledger", "check"], env)
     expect(ledger.code).toBe(0)
@@ -125,7 +137,7 @@ describe("operator CLI against a running gateway (embedded: through its admin AP
 })
 
 describe("operator CLI help", () => {
-  const commands = ["org create", "portal-token create", "wallet credit", "key revoke", "licence create", "oidc client create", "receipts keys rotate", "mail outbox", "ledger check", "account operator grant", "account operator revoke"]
+  const commands = ["org create", "portal-token create", "wallet credit", "key revoke", "licence create", "oidc client create", "receipts keys rotate", "kek rotate", "mail outbox", "ledger check", "account operator grant", "account operator revoke"]
 
   it("--help, -h and help print the command list as plain text on stdout and exit 0", async () => {
     for (const args of [["--help"], ["-h"], ["help"]]) {
@@ -175,5 +187,27 @@ describe("operator CLI with no gateway running (opens embedded storage itself)",
     expect(org.stdout.trim().split("\n")).toHaveLength(1)
     const again = await cli(["wallet", "credit", "--org", org.json.org_id, "--usd", "1"], { DATA_DIR: dataDir })
     expect(again.json).toEqual({ org_id: org.json.org_id, balance_micros: 1_000_000 })
+  }, 180_000)
+
+  it("kek rotate moves a data directory from its generated KEK to KEK_FILE's; a second run rewrites nothing", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "pr-cli-kek-"))
+    // A first command creates the database, its receipt key and OpenID keys, sealed under the generated DATA_DIR/kek.
+    expect((await cli(["org", "create", "--name", "kek"], { DATA_DIR: dataDir })).code).toBe(0)
+    const newKek = join(dataDir, "kek-new")
+    writeFileSync(newKek, "5a".repeat(32), { mode: 0o600 })
+    const rotating = { DATA_DIR: dataDir, KEK_FILE: newKek, KEK_PREVIOUS_FILE: join(dataDir, "kek") }
+    const first = await cli(["kek", "rotate"], rotating)
+    expect(first.code).toBe(0)
+    expect(first.stdout.trim().split("\n")).toHaveLength(1)
+    expect(first.json.kek).toMatch(/^[A-Za-z0-9_-]{8}$/)
+    expect(first.json.tables.receipt_signing_keys).toEqual({ values: 1, already_current: 0, rewritten: 1, changed_meanwhile: 0 })
+    expect(first.json.tables.oidc_signing_keys).toEqual({ values: 2, already_current: 0, rewritten: 2, changed_meanwhile: 0 })
+    expect(first.json.rewritten).toBe(3)
+    expect(first.stderr).toContain("kek rotate: check receipt_signing_keys: 1 value(s) seen\n")
+    expect(first.stderr).toContain("kek rotate: rewrite oidc_signing_keys: 2 value(s) seen, 2 rewritten\n")
+    const second = await cli(["kek", "rotate"], rotating)
+    expect(second.json.rewritten).toBe(0)
+    expect(second.json.tables.oidc_signing_keys).toEqual({ values: 2, already_current: 2, rewritten: 0, changed_meanwhile: 0 })
+    // That only the new key is needed afterwards (services start, values open): test/layers/pg/KekRotation.test.ts.
   }, 180_000)
 })

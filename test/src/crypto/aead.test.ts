@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest"
-import { AeadOpenError, generateKekBytes, importKek, openSecret, sealSecret } from "../../../src/crypto/aead.ts"
+import {
+  AeadOpenError,
+  envelopeKekId,
+  generateKekBytes,
+  importKek,
+  kekId,
+  openSecret,
+  openSecretWith,
+  sealSecret,
+  sealSecretWithKekId
+} from "../../../src/crypto/aead.ts"
 
 describe("AES-256-GCM secret envelopes", () => {
   it("round-trips a secret under the same key and context, with a fresh IV each time", async () => {
@@ -22,9 +32,45 @@ describe("AES-256-GCM secret envelopes", () => {
     const [prefix, iv, body] = sealed.split(".")
     const flipped = body!.slice(0, -2) + (body!.at(-2) === "A" ? "B" : "A") + body!.at(-1)
     await expect(openSecret(kek, `${prefix}.${iv}.${flipped}`, "ctx:a")).rejects.toBeInstanceOf(AeadOpenError)
-    for (const bad of ["", "aead2.x.y", "aead1.!!.??", "aead1.AAAA.AAAA", sealed + ".extra"]) {
+    for (const bad of ["", "aead2.x.y", "aead3.a.b.c", "aead1.!!.??", "aead1.AAAA.AAAA", sealed + ".extra.more"]) {
       await expect(openSecret(kek, bad, "ctx:a")).rejects.toBeInstanceOf(AeadOpenError)
     }
+  })
+
+  it("names a KEK by a fixed 8-character id that is not the key (the same bytes give the same id)", async () => {
+    const raw = new Uint8Array(32).fill(7)
+    const id = await kekId(raw)
+    expect(id).toMatch(/^[A-Za-z0-9_-]{8}$/)
+    expect((await importKek(raw)).id).toBe(id)
+    expect(await kekId(new Uint8Array(32).fill(8))).not.toBe(id)
+    expect(raw).toEqual(new Uint8Array(32).fill(7))
+  })
+
+  it("aead1 envelopes open under whichever of several KEKs sealed them, and report which", async () => {
+    const current = await importKek(generateKekBytes())
+    const previous = await importKek(generateKekBytes())
+    const old = await sealSecret(previous, "sk-old", "byok:org_1:openai")
+    expect(envelopeKekId(old)).toBeUndefined()
+    const opened = await openSecretWith([current, previous], old, "byok:org_1:openai")
+    expect(opened.plaintext).toBe("sk-old")
+    expect(opened.kek).toBe(previous)
+    await expect(openSecretWith([current], old, "byok:org_1:openai")).rejects.toBeInstanceOf(AeadOpenError)
+    await expect(openSecretWith([current, previous], old, "byok:org_2:openai")).rejects.toBeInstanceOf(AeadOpenError)
+  })
+
+  it("aead2 envelopes name their KEK and open only under it", async () => {
+    const current = await importKek(generateKekBytes())
+    const previous = await importKek(generateKekBytes())
+    const sealed = await sealSecretWithKekId(previous, "whsec_x", "ctx:a")
+    expect(sealed).toMatch(new RegExp(`^aead2\\.${previous.id.replace(/[-]/g, "\\-")}\\.[A-Za-z0-9_-]{16}\\.[A-Za-z0-9_-]+$`))
+    expect(envelopeKekId(sealed)).toBe(previous.id)
+    const opened = await openSecretWith([current, previous], sealed, "ctx:a")
+    expect(opened).toEqual({ plaintext: "whsec_x", kek: previous })
+    await expect(openSecretWith([current], sealed, "ctx:a")).rejects.toThrow(`sealed under KEK ${previous.id}, which this node does not hold`)
+    await expect(openSecretWith([current, previous], sealed, "ctx:b")).rejects.toBeInstanceOf(AeadOpenError)
+    // The id is not trusted: an envelope relabelled with another key's id does not open under that key.
+    const relabelled = sealed.replace(previous.id, current.id)
+    await expect(openSecretWith([current, previous], relabelled, "ctx:a")).rejects.toBeInstanceOf(AeadOpenError)
   })
 
   it("accepts only 32-byte keys", async () => {

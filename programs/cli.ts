@@ -276,7 +276,7 @@ const direct = async (env: Record<string, string | undefined>, command: Command,
     return await runtime.runPromise(
       command.run(ops, input).pipe(
         Effect.catchTag("ApiError", (e) => Effect.sync(() => fail(e.code, e.message))),
-        Effect.catchTag("KekRotationRefused", (e) => Effect.sync(() => fail(e.reason, e.message, e.details)))
+        Effect.catchTag("KekRotationRefused", (e) => Effect.sync(() => fail(e.reason, e.message, e.details === undefined ? {} : { details: e.details })))
       ) as Effect.Effect<unknown, never, any>
     )
   } finally {

@@ -129,11 +129,21 @@ const forEachBatch = <E, R>(
 
 const rowName = (c: SealedColumn, row: Readonly<Record<string, string>>) => `${c.table}(${c.key.map((k) => row[k]).join(", ")})`
 
-const unreadableError = (previous: string, current: string, counts: Record<string, number>, examples: ReadonlyArray<string>) =>
+const unreadableError = (
+  previous: string,
+  current: string,
+  counts: Record<string, number>,
+  examples: ReadonlyArray<string>,
+  /** Found by the check (nothing written yet), or by the rewrite (a value stored after the check). */
+  found: "check" | "rewrite"
+) =>
   new KekRotationRefused({
     reason: "kek_unreadable",
     message: `${Object.values(counts).reduce((a, b) => a + b, 0)} stored value(s) open under neither the current KEK (${current}) ` +
-      `nor KEK_PREVIOUS_FILE's (${previous}): is KEK_PREVIOUS_FILE the key these values were sealed under? Nothing was changed.`,
+      `nor KEK_PREVIOUS_FILE's (${previous}): is KEK_PREVIOUS_FILE the key these values were sealed under? ` +
+      (found === "check"
+        ? "Nothing was changed."
+        : "It was stored after the check; values before it were re-sealed, run again once it is fixed."),
     details: { unreadable: counts, examples }
   })
 
@@ -169,7 +179,7 @@ export const rotateKek = (options: { readonly batchSize?: number; readonly onPro
           report({ phase: "check", table: c.table, seen, rewritten: 0 })
         }))
     }
-    if (Object.keys(unreadable).length > 0) return yield* unreadableError(previous, current, unreadable, examples)
+    if (Object.keys(unreadable).length > 0) return yield* unreadableError(previous, current, unreadable, examples, "check")
 
     // Pass 2: seal again what the previous key opened; a batch per transaction.
     const tables: Record<string, TableCounts> = {}
@@ -181,7 +191,7 @@ export const rotateKek = (options: { readonly batchSize?: number; readonly onPro
             counts.values++
             const context = c.context(row)
             const opened = yield* keys.openTagged(envelope, context).pipe(
-              Effect.mapError(() => unreadableError(previous, current, { [c.table]: 1 }, [rowName(c, row)]))
+              Effect.mapError(() => unreadableError(previous, current, { [c.table]: 1 }, [rowName(c, row)], "rewrite"))
             )
             if (opened.underCurrent) {
               counts.already_current++
@@ -206,7 +216,7 @@ export const rotateKek = (options: { readonly batchSize?: number; readonly onPro
       tables,
       rewritten: Object.values(tables).reduce((sum, t) => sum + t.rewritten, 0)
     }
-  })
+  }).pipe(Effect.catchTag("SqlError", Effect.die))
 
 /**
  * What the rotation runs on: the database and the KEKs only. Not the gateway's services: several open sealed values

@@ -64,7 +64,7 @@ describe("KeyEncryptionLive (the KEK)", () => {
           opened: yield* keys.open(underOld, "ctx"),
           underNew
         }
-      }))
+      }).pipe(Effect.orDie))
     expect(result.ids.previous).toMatch(/^[A-Za-z0-9_-]{8}$/)
     expect(result.ids.current).not.toBe(result.ids.previous)
     expect(result.old).toEqual({ plaintext: "sk-old", underCurrent: false })
@@ -75,7 +75,7 @@ describe("KeyEncryptionLive (the KEK)", () => {
     expect(await withKeys({ KEK_FILE: newFile, DATA_DIR: ":memory:" }, (keys) => keys.open(result.underNew, "ctx"))).toBe("sk-new")
     // Without KEK_PREVIOUS_FILE there is no previous key; a value it sealed is a typed failure for openTagged.
     const alone = await withKeys({ KEK_FILE: newFile, DATA_DIR: ":memory:" }, (keys) =>
-      Effect.map(Effect.flip(keys.openTagged(underOld, "ctx")), (error) => ({ ids: keys.kekIds, error })))
+      Effect.map(Effect.orDie(Effect.flip(keys.openTagged(underOld, "ctx"))), (error) => ({ ids: keys.kekIds, error })))
     expect(alone.ids).toEqual({ current: result.ids.current, previous: undefined })
     expect(alone.error._tag).toBe("AeadOpenError")
   })

@@ -125,6 +125,28 @@ const clientGoneSignal = (res: ServerResponse): AbortSignal => {
   return client.signal
 }
 
+/**
+ * A signal aborted when `parent` is (with its reason) or after `ms` (with a TimeoutError), whose timer is cleared by
+ * `clear()` and at the latest when the response closes. AbortSignal.timeout + AbortSignal.any left both timers of
+ * every call (60 s and 300 s) pending after its answer until the garbage collector reclaimed their signals (a
+ * finalization entry each), plus composite signals to follow (issue 24: the proxy's CPU per call).
+ */
+const limitedSignal = (parent: AbortSignal, ms: number, res: ServerResponse): { readonly signal: AbortSignal; readonly clear: () => void } => {
+  const controller = new AbortController()
+  const onParent = () => controller.abort(parent.reason)
+  const timer = setTimeout(() => controller.abort(new DOMException("The operation was aborted due to timeout", "TimeoutError")), ms)
+  // Like AbortSignal.timeout's: a pending limit does not keep the process alive on its own.
+  timer.unref()
+  if (parent.aborted) onParent()
+  else parent.addEventListener("abort", onParent, { once: true })
+  const clear = () => {
+    clearTimeout(timer)
+    parent.removeEventListener("abort", onParent)
+  }
+  res.once("close", clear)
+  return { signal: controller.signal, clear }
+}
+
 const sendJson = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
   const text = JSON.stringify(body)
   res.writeHead(status, {
@@ -207,12 +229,13 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
   const maxBodyBytes = deps.maxBodyBytes ?? MAX_REQUEST_BODY_BYTES
   const engineHeader = engineHeaderValue(deps.engine)
 
-  const callGateway = async (path: string, init: RequestInit, clientGone: AbortSignal): Promise<Response> => {
+  /** The gateway's time limit covers the whole exchange (a stream included); its timer stops when the response closes. */
+  const callGateway = async (path: string, init: RequestInit, clientGone: AbortSignal, res: ServerResponse): Promise<Response> => {
     try {
       return await gatewayFetch(`${deps.gatewayUrl}${path}`, {
         ...init,
         redirect: "error",
-        signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), clientGone])
+        signal: limitedSignal(clientGone, timeoutMs, res).signal
       })
     } catch (error) {
       if (clientGone.aborted) throw clientGone.reason
@@ -256,12 +279,12 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
    * Reads attached files, tokenises the request body on this device and attests it, within the time budget and only
    * while the client is still there: a client that goes away stops the work at the next window of text.
    */
-  const prepare = async (route: AttestationRoute, body: unknown, clientGone: AbortSignal) => {
-    const budget = AbortSignal.timeout(tokeniseTimeoutMs)
+  const prepare = async (route: AttestationRoute, body: unknown, clientGone: AbortSignal, res: ServerResponse) => {
+    const budget = limitedSignal(clientGone, tokeniseTimeoutMs, res)
     try {
-      return await prepareCall(engine, route, body, { signal: AbortSignal.any([clientGone, budget]) })
+      return await prepareCall(engine, route, body, { signal: budget.signal })
     } catch (error) {
-      if (budget.aborted && !clientGone.aborted) {
+      if (budget.signal.aborted && !clientGone.aborted) {
         throw new ProxyHttpError(
           422,
           "tokenisation_timeout",
@@ -279,6 +302,8 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
       // An attached file that cannot be read refuses the request.
       if (error instanceof FileError) throw new ProxyHttpError(error.httpStatus, error.code, error.message)
       throw error
+    } finally {
+      budget.clear()
     }
   }
 
@@ -300,7 +325,7 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
       )
     }
     // Attached files are read here (prepareCall) and become text parts; a file that cannot be read refuses the request.
-    const prepared = await prepare(target.route, body, client)
+    const prepared = await prepare(target.route, body, client, res)
     const forwarded: Record<string, string> = {}
     for (const name of FORWARDED_REQUEST_HEADERS) {
       const value = req.headers[name]
@@ -309,7 +334,8 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
     const response = await callGateway(
       RELAY_PATHS[target.route],
       relayRequestInit(prepared, { apiKey: deps.gatewayKey, stream, headers: forwarded }),
-      client
+      client,
+      res
     )
     // Errors carry no user content (the gateway is content-blind), so they pass through, on the Anthropic
     // route in Anthropic's error shape.
@@ -361,7 +387,7 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
       response = await gatewayFetch(`${deps.gatewayUrl}/api/v1/models`, {
         headers: { authorization: `Bearer ${deps.gatewayKey}`, accept: "application/json" },
         redirect: "error",
-        signal: AbortSignal.any([AbortSignal.timeout(timeoutMs), client])
+        signal: limitedSignal(client, timeoutMs, res).signal
       })
     } catch {
       if (client.aborted) throw client.reason

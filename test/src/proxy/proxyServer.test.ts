@@ -129,6 +129,47 @@ describe("local proxy with the official SDKs, unmodified", () => {
     expect(providerSaw()).toMatch(/<EMAIL_1_[a-z2-9]{4}>/)
   })
 
+  it("openai tool round trip: the app gets the tool call's arguments restored, sends the conversation back, and the provider never sees an original", async () => {
+    const openai = new OpenAI({ apiKey: "anything", baseURL: `${proxy.url}/v1`, maxRetries: 0 })
+    const tools = [{ type: "function" as const, function: { name: "send_mail", parameters: { type: "object", properties: { text: { type: "string" } } } } }]
+    const user = { role: "user" as const, content: `Write to ${EMAIL} about the invoice` }
+    const first = await openai.chat.completions.create({ model: "local-chat", messages: [user], tools })
+    const call = first.choices[0].message.tool_calls![0] as { id: string; type: "function"; function: { name: string; arguments: string } }
+    // The fake calls the tool with the user's text: the app sees the original address, as it must to send the mail.
+    expect(JSON.parse(call.function.arguments)).toEqual({ text: user.content })
+    const second = await openai.chat.completions.create({
+      model: "local-chat",
+      tools,
+      messages: [user, { role: "assistant", content: null, tool_calls: [call] }, { role: "tool", tool_call_id: call.id, content: `Mail sent to ${EMAIL}` }]
+    })
+    expect(second.choices[0].message.content).toBe(fakeReplyText(`Mail sent to ${EMAIL}`))
+    expect(provider.received).toHaveLength(2)
+    // The history's tool call went back tokenised, like the rest of the conversation.
+    const history = JSON.parse(provider.received[1].body.toString("utf8"))
+    expect(JSON.parse(history.messages[1].tool_calls[0].function.arguments).text).toMatch(/^Write to <EMAIL_1_[a-z2-9]{4}> about the invoice$/)
+    expect(providerSaw()).not.toContain(EMAIL)
+    for (const e of relayEgress()) expect(e.body).not.toContain(EMAIL)
+  })
+
+  it("anthropic tool round trip: the tool_use input comes back restored and goes upstream tokenised in the next turn", async () => {
+    const anthropic = new Anthropic({ apiKey: "anything", baseURL: proxy.url, maxRetries: 0 })
+    const tools = [{ name: "send_mail", input_schema: { type: "object" as const, properties: { text: { type: "string" } } } }]
+    const user = { role: "user" as const, content: `Write to ${EMAIL} today` }
+    const first = await anthropic.messages.create({ model: "local-chat", max_tokens: 64, messages: [user], tools })
+    const use = first.content.find((b) => b.type === "tool_use")!
+    expect(use.input).toEqual({ text: user.content })
+    const second = await anthropic.messages.create({
+      model: "local-chat",
+      max_tokens: 64,
+      tools,
+      messages: [user, { role: "assistant", content: first.content }, { role: "user", content: [{ type: "tool_result", tool_use_id: use.id, content: `Sent to ${EMAIL}` }] }]
+    })
+    expect(second.content[0]).toMatchObject({ type: "text", text: fakeReplyText(`Sent to ${EMAIL}`) })
+    expect(provider.received).toHaveLength(2)
+    expect(providerSaw()).not.toContain(EMAIL)
+    expect(providerSaw()).toMatch(/<EMAIL_1_[a-z2-9]{4}>/)
+  })
+
   it("the proxy uses its own gateway key, never the client's, and signs a valid v3 attestation of the exact bytes", async () => {
     const openai = new OpenAI({ apiKey: "client-key-that-must-not-travel", baseURL: `${proxy.url}/v1`, maxRetries: 0 })
     await openai.chat.completions.create({ model: "local-chat", messages: [{ role: "user", content: `hi ${EMAIL}` }] })

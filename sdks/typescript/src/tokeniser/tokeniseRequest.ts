@@ -53,6 +53,39 @@ const slot = (holder: Json | Array<unknown>, key: string | number): TextSlot | u
     : undefined
 }
 
+/** Every string inside a JSON value (object values and array items, at any depth; keys are names, not user text). */
+const leafSlots = (value: unknown): Array<TextSlot> => {
+  if (Array.isArray(value)) return value.flatMap((item, i) => (typeof item === "string" ? [slot(value, i)!] : leafSlots(item)))
+  if (!isObject(value)) return []
+  return Object.keys(value).flatMap((key) => (typeof value[key] === "string" ? [slot(value, key)!] : leafSlots(value[key])))
+}
+
+/**
+ * A tool call's `arguments`, a JSON text: the strings inside it, written back as JSON once one of them changed (an
+ * unchanged one keeps its bytes). Text that is not JSON is tokenised as it is. These are the values the client
+ * restored in the model's answer (the detokeniser restores tool-call arguments), so an app that sends the
+ * conversation back would otherwise send them upstream in the clear.
+ */
+const jsonTextSlots = (holder: Json, key: string): Array<TextSlot> => {
+  const text = holder[key]
+  if (typeof text !== "string") return []
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    return [slot(holder, key)!]
+  }
+  if (typeof parsed === "string") return [{ text: parsed, write: (t) => t !== parsed && (holder[key] = JSON.stringify(t)) }]
+  return leafSlots(parsed).map((leaf) => ({
+    text: leaf.text,
+    write: (t) => {
+      if (t === leaf.text) return
+      leaf.write(t)
+      holder[key] = JSON.stringify(parsed)
+    }
+  }))
+}
+
 /** Text of an OpenAI or Anthropic `content`: a string, or an array of parts/blocks with `type: "text"`. */
 const contentSlots = (holder: Json, key: string): Array<TextSlot> => {
   const content = holder[key]
@@ -67,13 +100,26 @@ const contentSlots = (holder: Json, key: string): Array<TextSlot> => {
     }
     // Anthropic tool results carry their own content (a string or text blocks) that the model reads.
     if (part.type === "tool_result") slots.push(...contentSlots(part, "content"))
+    // An Anthropic assistant turn's tool call: its input holds the arguments the client restored.
+    if (part.type === "tool_use") slots.push(...leafSlots(part.input))
   }
+  return slots
+}
+
+/** One message's user text: its content, then (OpenAI assistant turns) its tool calls' arguments. */
+const messageSlots = (m: Json): Array<TextSlot> => {
+  const slots = contentSlots(m, "content")
+  if (Array.isArray(m.tool_calls)) {
+    for (const call of m.tool_calls) if (isObject(call) && isObject(call.function)) slots.push(...jsonTextSlots(call.function, "arguments"))
+  }
+  // The deprecated single function call of older OpenAI clients.
+  if (isObject(m.function_call)) slots.push(...jsonTextSlots(m.function_call, "arguments"))
   return slots
 }
 
 const messagesSlots = (body: Json): Array<TextSlot> => {
   if (!Array.isArray(body.messages)) throw new InvalidRequestBody("messages must be an array")
-  return body.messages.flatMap((m) => (isObject(m) ? contentSlots(m, "content") : []))
+  return body.messages.flatMap((m) => (isObject(m) ? messageSlots(m) : []))
 }
 
 const slotsFor = (route: Route, body: Json): Array<TextSlot> => {
@@ -94,8 +140,8 @@ const slotsFor = (route: Route, body: Json): Array<TextSlot> => {
 
 /**
  * Tokenises the user text of one OpenAI chat completions, Anthropic messages or embeddings request:
- * `messages[].content` (strings or text parts), Anthropic `system`, embeddings `input`. Every other
- * field is left untouched. A streamed chat completion gets `stream_options.include_usage: true` so the
+ * `messages[].content` (strings or text parts), the arguments of earlier tool calls (OpenAI `tool_calls`,
+ * Anthropic `tool_use` input), Anthropic `system`, embeddings `input`. Every other field is left untouched. A streamed chat completion gets `stream_options.include_usage: true` so the
  * provider reports usage (the gateway relays bytes unchanged and cannot add it).
  * Rejects with NameModelUnavailable when names are enabled, the model fails and failOpen is not set,
  * and with `opts.signal`'s reason when it is aborted: the caller must then send nothing.

@@ -67,12 +67,53 @@ describe("tokeniseRequest", () => {
     const alias = [...out.map.entries()].find(([, v]) => v === EMAIL)![0]
     expect(sent.system[0].text).toBe(`Operator: ${alias}`)
     expect(sent.messages[0].content).toBe(`Mail ${alias}`)
-    expect(sent.messages[1].content[0].input).toEqual({ q: EMAIL })
+    // The assistant's earlier tool call: its input was restored for the app, and goes back tokenised.
+    expect(sent.messages[1].content[0]).toEqual({ type: "tool_use", id: "t1", name: "lookup", input: { q: alias } })
     expect(sent.messages[2].content[0].content[0].text).not.toContain(PHONE)
     expect(sent.stream_options).toBeUndefined()
 
     const plain = await tokeniseRequest("messages", { system: `Hi ${EMAIL}`, messages: [] }, { names: "off" })
     expect((plain.body as any).system).not.toContain(EMAIL)
+  })
+
+  it("tokenises the arguments of earlier OpenAI tool calls (JSON strings inside, nested too) and leaves unchanged arguments byte for byte", async () => {
+    const args = JSON.stringify({ to: EMAIL, call: { numbers: [PHONE, 7], urgent: true } }, null, 2)
+    const untouched = '{ "city": "Paris",  "days": 3 }'
+    const body = {
+      model: "gpt-4o-mini",
+      messages: [
+        { role: "user", content: `Mail ${EMAIL}` },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [
+            { id: "c1", type: "function", function: { name: "send", arguments: args } },
+            { id: "c2", type: "function", function: { name: "weather", arguments: untouched } },
+            { id: "c3", type: "function", function: { name: "raw", arguments: `not json ${EMAIL}` } }
+          ]
+        },
+        { role: "tool", tool_call_id: "c1", content: `sent to ${EMAIL}` },
+        { role: "assistant", content: null, function_call: { name: "legacy", arguments: JSON.stringify({ phone: PHONE }) } }
+      ]
+    }
+    const out = await tokeniseRequest("chat.completions", body, { names: "off" })
+    const sent = out.body as any
+    const wire = new TextDecoder().decode(out.bodyBytes)
+    expect(wire).not.toContain(EMAIL)
+    expect(wire).not.toContain("7946")
+    const email = [...out.map.entries()].find(([, v]) => v === EMAIL)![0]
+    const phone = [...out.map.entries()].find(([, v]) => v === PHONE)![0]
+    // One alias per value across content and arguments; the arguments stay JSON with their other values.
+    expect(sent.messages[0].content).toBe(`Mail ${email}`)
+    expect(JSON.parse(sent.messages[1].tool_calls[0].function.arguments)).toEqual({ to: email, call: { numbers: [phone, 7], urgent: true } })
+    expect(sent.messages[1].tool_calls[1].function.arguments).toBe(untouched)
+    expect(sent.messages[1].tool_calls[2].function.arguments).toBe(`not json ${email}`)
+    expect(sent.messages[2].content).toBe(`sent to ${email}`)
+    expect(JSON.parse(sent.messages[3].function_call.arguments)).toEqual({ phone })
+    expect(sent.messages[1].tool_calls[0]).toMatchObject({ id: "c1", type: "function", function: { name: "send" } })
+    expect(out.detectorsFired).toEqual({ EMAIL: 4, PHONE: 2 })
+    // What the model answers with these aliases comes back as the originals.
+    expect(detokenise(sent.messages[1].tool_calls[0].function.arguments, out.map)).toBe(JSON.stringify({ to: EMAIL, call: { numbers: [PHONE, 7], urgent: true } }))
   })
 
   it("tokenises embeddings input given as a string or a list of strings", async () => {

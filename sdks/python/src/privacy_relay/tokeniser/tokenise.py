@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import copy
+import json
 from dataclasses import dataclass
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Callable, Optional, Sequence, Union
 
 from ..wire.jcs import canonical_bytes
 from .detect_structured import detect_structured, resolve_overlaps, structured_detectors
@@ -71,10 +72,10 @@ class Tokeniser:
         body_copy = copy.deepcopy(body)
         session = session or TokeniserSession()
         slots = _slots_for(route, body_copy)
-        for holder, key in slots:
-            session.observe(holder[key])
-        for holder, key in slots:
-            holder[key] = self.tokenise_text(holder[key], session)
+        for slot in slots:
+            session.observe(slot.text)
+        for slot in slots:
+            slot.write(self.tokenise_text(slot.text, session))
         if route == "chat.completions" and body_copy.get("stream") is True:
             options = body_copy.get("stream_options") if isinstance(body_copy.get("stream_options"), dict) else {}
             body_copy["stream_options"] = {**options, "include_usage": True}
@@ -96,32 +97,103 @@ class TokenisedRequest:
     name_model_skipped: bool
 
 
-def _content_slots(holder: dict, key: str) -> list[tuple[Any, Any]]:
+@dataclass(frozen=True)
+class _Slot:
+    """A place in the body that holds user text: read it, then write its tokenised form back."""
+
+    text: str
+    write: Callable[[str], None]
+
+
+def _key_slot(holder: Any, key: Any) -> _Slot:
+    def write(tokenised: str) -> None:
+        holder[key] = tokenised
+
+    return _Slot(holder[key], write)
+
+
+def _leaf_slots(value: Any) -> list[_Slot]:
+    """Every string inside a JSON value (object values and array items at any depth; keys are names, not user text)."""
+    if isinstance(value, list):
+        return [s for i, item in enumerate(value) for s in ([_key_slot(value, i)] if isinstance(item, str) else _leaf_slots(item))]
+    if isinstance(value, dict):
+        return [s for key in list(value) for s in ([_key_slot(value, key)] if isinstance(value[key], str) else _leaf_slots(value[key]))]
+    return []
+
+
+def _json_text_slots(holder: dict, key: str) -> list[_Slot]:
+    """A tool call's `arguments`, a JSON text: the strings inside it, written back as JSON once one of them changed (an
+    unchanged one keeps its bytes). Text that is not JSON is tokenised as it is. These are values the client restored
+    in the model's answer, so an app sending the conversation back would otherwise send them upstream in the clear."""
+    text = holder.get(key)
+    if not isinstance(text, str):
+        return []
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        return [_key_slot(holder, key)]
+    if isinstance(parsed, str):
+        def write_string(tokenised: str, original: str = parsed) -> None:
+            if tokenised != original:
+                holder[key] = json.dumps(tokenised, ensure_ascii=False)
+
+        return [_Slot(parsed, write_string)]
+
+    def rewriting(leaf: _Slot) -> _Slot:
+        def write(tokenised: str) -> None:
+            if tokenised == leaf.text:
+                return
+            leaf.write(tokenised)
+            holder[key] = json.dumps(parsed, ensure_ascii=False, separators=(",", ":"))
+
+        return _Slot(leaf.text, write)
+
+    return [rewriting(leaf) for leaf in _leaf_slots(parsed)]
+
+
+def _content_slots(holder: dict, key: str) -> list[_Slot]:
     content = holder.get(key)
     if isinstance(content, str):
-        return [(holder, key)]
+        return [_key_slot(holder, key)]
     if not isinstance(content, list):
         return []
-    slots: list[tuple[Any, Any]] = []
+    slots: list[_Slot] = []
     for part in content:
         if not isinstance(part, dict):
             continue
         if part.get("type") == "text" and isinstance(part.get("text"), str):
-            slots.append((part, "text"))
+            slots.append(_key_slot(part, "text"))
         # Anthropic tool results carry their own content (a string or text blocks) that the model reads.
         if part.get("type") == "tool_result":
             slots.extend(_content_slots(part, "content"))
+        # An Anthropic assistant turn's tool call: its input holds the arguments the client restored.
+        if part.get("type") == "tool_use":
+            slots.extend(_leaf_slots(part.get("input")))
     return slots
 
 
-def _messages_slots(body: dict) -> list[tuple[Any, Any]]:
+def _message_slots(message: dict) -> list[_Slot]:
+    """One message's user text: its content, then (OpenAI assistant turns) its tool calls' arguments."""
+    slots = _content_slots(message, "content")
+    calls = message.get("tool_calls")
+    if isinstance(calls, list):
+        for call in calls:
+            if isinstance(call, dict) and isinstance(call.get("function"), dict):
+                slots.extend(_json_text_slots(call["function"], "arguments"))
+    # The deprecated single function call of older OpenAI clients.
+    if isinstance(message.get("function_call"), dict):
+        slots.extend(_json_text_slots(message["function_call"], "arguments"))
+    return slots
+
+
+def _messages_slots(body: dict) -> list[_Slot]:
     messages = body.get("messages")
     if not isinstance(messages, list):
         raise InvalidRequestBody("messages must be an array")
-    return [slot for m in messages if isinstance(m, dict) for slot in _content_slots(m, "content")]
+    return [slot for m in messages if isinstance(m, dict) for slot in _message_slots(m)]
 
 
-def _slots_for(route: str, body: dict) -> list[tuple[Any, Any]]:
+def _slots_for(route: str, body: dict) -> list[_Slot]:
     if route == "chat.completions":
         return _messages_slots(body)
     if route == "messages":
@@ -129,8 +201,8 @@ def _slots_for(route: str, body: dict) -> list[tuple[Any, Any]]:
     if route == "embeddings":
         value = body.get("input")
         if isinstance(value, str):
-            return [(body, "input")]
+            return [_key_slot(body, "input")]
         if isinstance(value, list):
-            return [(value, i) for i, item in enumerate(value) if isinstance(item, str)]
+            return [_key_slot(value, i) for i, item in enumerate(value) if isinstance(item, str)]
         return []
     raise InvalidRequestBody(f"unknown route {route}")

@@ -22,9 +22,13 @@ export interface AccountView {
  * `billing.credit_added` (trial credit). `actor` strings are audit actors (see KeyManagement).
  */
 export class Accounts extends Context.Service<Accounts, {
-  /** A new user with a new organisation they own; sends the verification mail. 409 `account_exists`. */
+  /**
+   * A new user with a new organisation they own; sends the verification mail. 409 `account_exists`. A mail server
+   * that does not take the mail leaves the account created and `verificationSent` false (the link can be asked for
+   * again), never a failed sign-up with the account made.
+   */
   readonly signUp: (input: { readonly email: string; readonly password: string; readonly organisationName?: string }) =>
-    Effect.Effect<{ readonly accountId: string; readonly orgId: string }, ApiError>
+    Effect.Effect<{ readonly accountId: string; readonly orgId: string; readonly verificationSent: boolean }, ApiError>
   /**
    * (Re)sends the verification link to an unverified account. Self-service issuance with an e-mail should call
    * this with the new account id after its transaction commits.

@@ -58,9 +58,17 @@ export const AccountRoutes = HttpRouter.use(Effect.fn(function*(router) {
     const organisationName = yield* orFail(optionalString(body, "organisation_name", 100))
     const network = yield* callerNetwork
     yield* limitOrFail([{ key: `signup:h:${network}`, windowMs: HOUR, limit: 10 }], "At most 10 sign-ups per hour per network.")
-    const { accountId, orgId } = yield* accounts.signUp({ email, password, organisationName })
+    const { accountId, orgId, verificationSent } = yield* accounts.signUp({ email, password, organisationName })
     return HttpServerResponse.jsonUnsafe(
-      { account_id: accountId, org_id: orgId, email_verified: false, verification: "A verification link has been sent to the e-mail address." },
+      {
+        account_id: accountId,
+        org_id: orgId,
+        email_verified: false,
+        verification_email_sent: verificationSent,
+        verification: verificationSent
+          ? "A verification link has been sent to the e-mail address."
+          : "The account is created, but the verification e-mail could not be sent (the mail server is unavailable). Ask for the link again later: POST /api/v1/account/verification."
+      },
       { status: 201 }
     )
   }))

@@ -125,8 +125,17 @@ export const AccountsPg = Layer.effect(
             yield* outbox.record({ orgId, event: "user.created", data: { account_id: accountId, org_id: orgId, role: "owner" } })
             return orgId
           })).pipe(Effect.catchTag("SqlError", (e) => (isUniqueViolation(e) ? accountExists() : Effect.die(e))))
-          yield* sendVerification(accountId)
-          return { accountId, orgId }
+          // The account is committed: a mail server that is down must not make the sign-up fail, or the user is told
+          // to try again and then refused with account_exists. They get the account and ask for the link again
+          // (POST /api/v1/account/verification, the portal's "Send the link again") once mail works (decisions.md).
+          const verificationSent = yield* sendVerification(accountId).pipe(
+            Effect.as(true),
+            Effect.catchIf(
+              (e) => e.code === "mail_unavailable",
+              () => Effect.logWarning("sign-up: verification mail not sent").pipe(Effect.as(false))
+            )
+          )
+          return { accountId, orgId, verificationSent }
         }),
 
       requestVerification: (email) =>

@@ -66,7 +66,8 @@ export type Account = GatewayResponse<"getAccount">
 
 export const account = {
   me: () => call<Account>("GET", "/api/v1/account"),
-  signUp: (input: { email: string; password: string; organisation_name?: string }) => call("POST", "/api/v1/accounts", input),
+  signUp: (input: { email: string; password: string; organisation_name?: string }) =>
+    call<GatewayResponse<"signUp", 201>>("POST", "/api/v1/accounts", input),
   resendVerification: (email: string) => call("POST", "/api/v1/account/verification", { email }),
   verify: (token: string, password?: string) =>
     call<{ verified: boolean; trial_credited: boolean }>("POST", "/api/v1/account/verify", password === undefined ? { token } : { token, password }),

@@ -62,10 +62,10 @@ export const accountRoutes = [
     auth: { kind: "none" },
     requestBody: Schema.Struct({ email: requiredEmail, password: Password, organisation_name: optionalText(100) }),
     responses: [{
-      status: 201, description: "Created, unverified.",
-      body: Schema.Struct({ account_id: Schema.String, org_id: Schema.String, email_verified: Schema.Literal(false), verification: Schema.String })
+      status: 201, description: "Created, unverified. `verification_email_sent` is false when the mail server did not take the link: the account exists and the link is asked for again with `POST /api/v1/account/verification`.",
+      body: Schema.Struct({ account_id: Schema.String, org_id: Schema.String, email_verified: Schema.Literal(false), verification_email_sent: Schema.Boolean, verification: Schema.String })
     }],
-    errors: ["account_exists", "rate_limited", "mail_unavailable"]
+    errors: ["account_exists", "rate_limited"]
   }),
   route({
     method: "POST", path: "/api/v1/account/verification", operationId: "resendVerification", tag: "Accounts", summary: "Send the verification e-mail again",

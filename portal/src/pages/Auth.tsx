@@ -37,14 +37,14 @@ export const SignUp = () => {
   const [email, setEmail] = useState("")
   const [password, setPassword] = useState("")
   const [organisation, setOrganisation] = useState("")
-  const [sentTo, setSentTo] = useState<string | undefined>(undefined)
+  const [sentTo, setSentTo] = useState<{ email: string; mailSent: boolean } | undefined>(undefined)
   const action = useAction()
   const submit = async (event: Event) => {
     event.preventDefault()
     const done = await action.run(() => account.signUp({ email, password, ...(organisation.trim() === "" ? {} : { organisation_name: organisation.trim() }) }))
-    if (done !== undefined) setSentTo(email)
+    if (done !== undefined) setSentTo({ email, mailSent: done.verification_email_sent })
   }
-  if (sentTo !== undefined) return <CheckYourMail email={sentTo} />
+  if (sentTo !== undefined) return <CheckYourMail email={sentTo.email} mailSent={sentTo.mailSent} />
   return (
     <main id="main" class="auth">
       <h1>Create an account</h1>
@@ -64,15 +64,23 @@ export const SignUp = () => {
   )
 }
 
-const CheckYourMail = ({ email }: { email: string }) => {
+const CheckYourMail = ({ email, mailSent }: { email: string; mailSent: boolean }) => {
   const resend = useAction()
   const [resent, setResent] = useState(false)
   return (
     <main id="main" class="auth">
-      <h1>Check your e-mail</h1>
-      <Notice kind="success">
-        <p>We sent a verification link to <strong>{email}</strong>. Open it to verify your address; verifying adds the $2 trial credit.</p>
-      </Notice>
+      <h1>{mailSent ? "Check your e-mail" : "Account created"}</h1>
+      {mailSent
+        ? (
+          <Notice kind="success">
+            <p>We sent a verification link to <strong>{email}</strong>. Open it to verify your address; verifying adds the $2 trial credit.</p>
+          </Notice>
+        )
+        : (
+          <Notice>
+            <p>Your account is created, but the verification e-mail to <strong>{email}</strong> could not be sent: the mail server is unavailable. Send the link again in a few minutes; verifying adds the $2 trial credit.</p>
+          </Notice>
+        )}
       <p class="muted">
         Running a development gateway without <code>SMTP_URL</code>? Mail is not sent but kept by the gateway: the
         operator prints it with <code>npm run cli -- mail outbox --to {email}</code>. Open the link, or paste it on the

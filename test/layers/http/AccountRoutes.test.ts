@@ -1,4 +1,6 @@
+import { createServer, type AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startFakeSmtp } from "../../support/fakeSmtp.ts"
 import { startTestGateway, type TestGateway } from "../../support/gateway.ts"
 
 let gw: TestGateway
@@ -196,5 +198,67 @@ describe("memberships, sub-organisations and erasure", () => {
     expect((await fetch(`${gw.url}/api/v1/account`, { headers: { cookie: s.jar } })).status).toBe(401)
     // the address is free again
     expect((await post("/api/v1/accounts", { email: "leaving@example.org", password: "coming back pw" })).status).toBe(201)
+  })
+})
+
+describe("sign-up while the mail server is down", () => {
+  let mailGw: TestGateway
+  let smtpPort: number
+  beforeAll(async () => {
+    // A port nothing listens on (yet): the gateway's SMTP server is down.
+    const probe = createServer()
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", () => resolve()))
+    smtpPort = (probe.address() as AddressInfo).port
+    await new Promise<void>((resolve) => probe.close(() => resolve()))
+    mailGw = await startTestGateway({ TRUSTED_PROXIES: "127.0.0.1,::ffff:127.0.0.1", SMTP_URL: `smtp://127.0.0.1:${smtpPort}` })
+  })
+  afterAll(() => mailGw.close())
+
+  const postTo = (path: string, body: unknown) =>
+    fetch(`${mailGw.url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-forwarded-for": `198.19.0.${nextIp++}` },
+      body: JSON.stringify(body)
+    })
+
+  it("creates the account and says the link was not sent; the link is asked for again once mail works, and verifies", async () => {
+    const email = "ada@example.org"
+    const res = await postTo("/api/v1/accounts", { email, password: "analytical engine 1843" })
+    expect(res.status).toBe(201)
+    const body = await res.json()
+    expect(body).toMatchObject({ email_verified: false, verification_email_sent: false })
+    expect(body.verification).toContain("POST /api/v1/account/verification")
+    // The account is whole (not half-made): its organisation, its owner membership, user.created, and sign-in works.
+    expect(await mailGw.query("SELECT role FROM memberships WHERE account_id = $1", body.account_id)).toEqual([{ role: "owner" }])
+    expect((await mailGw.query<{ event: string }>("SELECT event FROM outbox_events WHERE org_id = $1", body.org_id)).map((e) => e.event)).toEqual(["user.created"])
+    expect((await fetch(`${mailGw.url}/api/v1/portal/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-forwarded-for": `198.19.0.${nextIp++}` },
+      body: JSON.stringify({ email, password: "analytical engine 1843" })
+    })).status).toBe(200)
+    // Signing up again is refused: the account exists (the user asks for the link instead).
+    expect((await (await postTo("/api/v1/accounts", { email, password: "analytical engine 1843" })).json()).error.code).toBe("account_exists")
+
+    // Still down: asking for the link says so.
+    const down = await postTo("/api/v1/account/verification", { email })
+    expect(down.status).toBe(503)
+    expect((await down.json()).error.code).toBe("mail_unavailable")
+
+    // The mail server is back: the link is sent, and it verifies the account and grants the trial credit.
+    const smtp = await startFakeSmtp(smtpPort)
+    try {
+      expect((await postTo("/api/v1/account/verification", { email })).status).toBe(202)
+      expect(smtp.messages).toHaveLength(1)
+      expect(smtp.messages[0]).toContain(`To: ${email}`)
+      // The body is quoted-printable: soft line breaks and "=" written as "=3D".
+      const text = smtp.messages[0]!.replace(/=\r\n/g, "").replace(/=3D/g, "=")
+      const token = /verify\?token=([A-Za-z0-9_-]+)/.exec(text)?.[1]
+      expect(token).toBeDefined()
+      const verified = await fetch(`${mailGw.url}/api/v1/account/verify?token=${token}`)
+      expect(verified.status).toBe(200)
+      expect(await verified.json()).toMatchObject({ verified: true, account_id: body.account_id, trial_credited: true })
+    } finally {
+      await smtp.close()
+    }
   })
 })

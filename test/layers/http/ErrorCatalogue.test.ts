@@ -523,12 +523,20 @@ const deploymentCases: Array<Case> = [
   },
   {
     code: "mail_unavailable",
-    where: "POST /api/v1/accounts (SMTP server down)",
-    provoke: () =>
-      sendTo(other.gw, "POST", "/api/v1/accounts", {
-        body: JSON.stringify({ email: `mail-${crypto.randomUUID()}@example.com`, password: `pw ${MARKER} long enough` }),
+    where: "POST /api/v1/account/verification (SMTP server down)",
+    provoke: async () => {
+      // Sign-up itself succeeds with the mail server down (verification_email_sent: false); asking for the link fails.
+      const email = `mail-${crypto.randomUUID()}@example.com`
+      const signUp = await sendTo(other.gw, "POST", "/api/v1/accounts", {
+        body: JSON.stringify({ email, password: `pw ${MARKER} long enough` }),
         headers: { "x-forwarded-for": `198.25.0.${++network % 250}` }
       })
+      expect(signUp.status).toBe(201)
+      return sendTo(other.gw, "POST", "/api/v1/account/verification", {
+        body: JSON.stringify({ email }),
+        headers: { "x-forwarded-for": `198.25.0.${++network % 250}` }
+      })
+    }
   },
   {
     code: "receipt_key_from_file",

@@ -90,7 +90,8 @@ const DomainLive = Layer.mergeAll(
   KeyManagementPg,
   AccountsLive,
   PortalSessionsPg,
-  OidcProviderLive.pipe(Layer.provide(KeyEncryptionLive)),
+  // The shared rate windows: the login form counts sign-in attempts in the portal's windows.
+  OidcProviderLive.pipe(Layer.provide(Layer.mergeAll(KeyEncryptionLive, SharedStateLive))),
   PortalTokensPg,
   OrganisationsPg,
   WalletsPg,

@@ -5,10 +5,8 @@ import { ApiError } from "../../src/http/ApiError.ts"
 import { invalid, optionalString, rejectUnknownFields } from "../../src/http/validate.ts"
 import { readDocumentedBody } from "./body.ts"
 import { requiredEmail } from "./AccountRoutes.ts"
-import { callerNetwork, limitOrFail } from "./rateLimit.ts"
+import { callerNetwork, limitOrFail, SIGN_IN_LIMITED, signInWindows } from "./rateLimit.ts"
 import { apiRoute } from "./api/apiRoutes.ts"
-
-const FIFTEEN_MINUTES = 15 * 60_000
 
 /** `Secure` everywhere except plain-http development on the loopback host. */
 export const isLoopbackHost = (host: string | undefined) => {
@@ -36,10 +34,7 @@ export const PortalSessionRoutes = HttpRouter.use(Effect.fn(function*(router) {
     const orgId = optionalString(body, "org_id", 100)
     if (orgId instanceof ApiError) return yield* orgId
     const network = yield* callerNetwork
-    yield* limitOrFail(
-      [{ key: `login:n:${network}`, windowMs: FIFTEEN_MINUTES, limit: 30 }, { key: `login:e:${email.toLowerCase()}`, windowMs: FIFTEEN_MINUTES, limit: 10 }],
-      "Too many sign-in attempts; try again later."
-    )
+    yield* limitOrFail(signInWindows(network, email), SIGN_IN_LIMITED)
     const session = yield* sessions.login({ email, password, orgId })
     const secure = !isLoopbackHost(request.headers["host"])
     const maxAge = Math.max(1, Math.floor((session.expiresAt.getTime() - Date.now()) / 1000))

@@ -12,12 +12,31 @@ export const callerNetwork = Effect.gen(function*() {
   return networkOf(clientAddress(Option.getOrUndefined(request.remoteAddress), request.headers["x-forwarded-for"], config.trustedProxies))
 })
 
-/** 429 `rate_limited` with Retry-After when any of the windows is exhausted (all are counted). */
-export const limitOrFail = (windows: ReadonlyArray<{ readonly key: string; readonly windowMs: number; readonly limit: number }>, message: string) =>
+type Windows = ReadonlyArray<{ readonly key: string; readonly windowMs: number; readonly limit: number }>
+
+/** Counts one event in every window: undefined when allowed, else 429 `rate_limited` with Retry-After (not failed). */
+export const limitVerdict = (windows: Windows, message: string) =>
   Effect.gen(function*() {
     const verdicts = yield* (yield* RateWindows).hitAll(windows)
     const refused = verdicts.filter((v) => !v.allowed)
-    if (refused.length === 0) return
+    if (refused.length === 0) return undefined
     const retryAfterMs = Math.max(...refused.map((v) => v.retryAfterMs))
-    return yield* new ApiError({ status: 429, code: "rate_limited", message, headers: { "retry-after": String(Math.max(1, Math.ceil(retryAfterMs / 1000))) } })
+    return new ApiError({ status: 429, code: "rate_limited", message, headers: { "retry-after": String(Math.max(1, Math.ceil(retryAfterMs / 1000))) } })
   })
+
+/** 429 `rate_limited` with Retry-After when any of the windows is exhausted (all are counted). */
+export const limitOrFail = (windows: Windows, message: string) =>
+  Effect.flatMap(limitVerdict(windows, message), (refused) => (refused === undefined ? Effect.void : Effect.fail(refused)))
+
+const FIFTEEN_MINUTES = 15 * 60_000
+
+/**
+ * Password sign-in attempts, wherever the password is typed (the portal's sign-in and the OpenID provider's login
+ * form count in the same windows, so one form cannot be used to go on guessing after the other refuses): 30 per 15
+ * minutes per network, 10 per 15 minutes per e-mail address. Every attempt counts, right or wrong.
+ */
+export const signInWindows = (network: string, email: string): Windows => [
+  { key: `login:n:${network}`, windowMs: FIFTEEN_MINUTES, limit: 30 },
+  { key: `login:e:${email.toLowerCase()}`, windowMs: FIFTEEN_MINUTES, limit: 10 }
+]
+export const SIGN_IN_LIMITED = "Too many sign-in attempts; try again later."

@@ -4,6 +4,10 @@ import { generateKeyPairSync, randomBytes } from "node:crypto"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import Provider, { type Configuration } from "oidc-provider"
 import { AppConfig } from "../../services/AppConfig.ts"
+import { RateWindows } from "../../services/RateWindows.ts"
+import { errorEnvelope } from "../../src/http/ApiError.ts"
+import { clientAddress, networkOf } from "../../src/http/clientNetwork.ts"
+import { limitVerdict, SIGN_IN_LIMITED, signInWindows } from "../http/rateLimit.ts"
 import { DUMMY_PASSWORD_HASH, verifyPassword } from "../pg/passwordHash.ts"
 import { KeyEncryption } from "../../services/KeyEncryption.ts"
 import { jsonColumn } from "../pg/jsonColumn.ts"
@@ -82,13 +86,21 @@ const readForm = (req: IncomingMessage) =>
     req.on("error", reject)
   })
 
+/** A script (Accept: application/json before text/html) gets the gateway's JSON error body instead of the page. */
+const prefersJson = (req: IncomingMessage) => {
+  const accept = req.headers["accept"] ?? ""
+  const json = accept.indexOf("application/json")
+  const html = accept.indexOf("text/html")
+  return json !== -1 && (html === -1 || json < html)
+}
+
 export const OidcProviderLive = Layer.effect(
   OidcProvider,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const config = yield* AppConfig
-    const context = yield* Effect.context<SqlClient.SqlClient>()
-    const run = <A>(effect: Effect.Effect<A, unknown, never>) => Effect.runPromiseWith(context)(effect)
+    const context = yield* Effect.context<SqlClient.SqlClient | RateWindows>()
+    const run = <A>(effect: Effect.Effect<A, unknown, SqlClient.SqlClient | RateWindows>) => Effect.runPromiseWith(context)(effect)
     const encryption = yield* KeyEncryption
     const keys = yield* loadKeys(sql, encryption).pipe(Effect.orDie)
     const protectedNow = yield* protectLegacyRows(sql, encryption).pipe(Effect.orDie)
@@ -155,6 +167,21 @@ export const OidcProviderLive = Layer.effect(
         const form = await readForm(req)
         const email = form.get("email") ?? ""
         const password = form.get("password") ?? ""
+        // The portal's sign-in limits, in the same windows: this form must not be a way around them.
+        const forwarded = req.headers["x-forwarded-for"]
+        const network = networkOf(clientAddress(req.socket.remoteAddress, Array.isArray(forwarded) ? forwarded.join(",") : forwarded, config.trustedProxies))
+        const refused = await run(limitVerdict(signInWindows(network, email), SIGN_IN_LIMITED))
+        if (refused !== undefined) {
+          const headers = { "cache-control": "no-store", "x-frame-options": "DENY", ...refused.headers }
+          if (prefersJson(req)) {
+            res.writeHead(refused.status, { ...headers, "content-type": "application/json" })
+            res.end(JSON.stringify(errorEnvelope(refused.code, refused.message)))
+          } else {
+            res.writeHead(refused.status, { ...headers, "content-type": "text/html; charset=utf-8" })
+            res.end(renderLoginForm({ action: `${INTERACTION_PREFIX}${uid}`, clientId: String(params.client_id ?? ""), error: refused.message, code: refused.code }))
+          }
+          return
+        }
         const rows = await run(sql<{ id: string; password_hash: string | null }>`
           SELECT id, password_hash FROM accounts WHERE lower(email) = lower(${email}) AND deleted_at IS NULL`)
         const ok = await verifyPassword(password, rows[0]?.password_hash ?? DUMMY_PASSWORD_HASH)

@@ -101,7 +101,61 @@ const authorize = async (config: client.Configuration, password = PASSWORD) => {
   return { callback: done.url, res: done.res, verifier, state }
 }
 
+/** Opens the provider's login form for a fresh authorization; returns the browser and the form's action URL. */
+const openLoginForm = async (config: client.Configuration) => {
+  const url = client.buildAuthorizationUrl(config, {
+    redirect_uri: REDIRECT,
+    scope: "openid email",
+    code_challenge: await client.calculatePKCECodeChallenge(client.randomPKCECodeVerifier()),
+    code_challenge_method: "S256",
+    state: client.randomState()
+  })
+  const b = browser()
+  const form = await b.go(url.toString())
+  expect(form.res.status).toBe(200)
+  const html = await form.res.text()
+  return { b, action: new URL(/action="([^"]+)"/.exec(html)![1].replaceAll("&amp;", "&"), form.url).toString() }
+}
+
 describe("OIDC provider with a real relying party (openid-client)", () => {
+  it("limits login-form attempts in the portal sign-in's windows: 429 rate_limited with Retry-After, even for the right password", async () => {
+    const email = "guessed@example.org"
+    const password = "the right password"
+    expect((await fetch(`${gw.url}/api/v1/accounts`, { method: "POST", body: JSON.stringify({ email, password }) })).status).toBe(201)
+    const config = await discover()
+    const { b, action } = await openLoginForm(config)
+    const attempt = (pw: string, accept = "text/html") =>
+      b.go(action, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", accept },
+        body: new URLSearchParams({ email, password: pw }).toString()
+      })
+    // 10 attempts per address per 15 minutes, counted across both forms: 9 here and 1 at the portal.
+    for (let i = 0; i < 9; i++) expect((await attempt(`wrong guess ${i}`)).res.status).toBe(401)
+    const portal = await fetch(`${gw.url}/api/v1/portal/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password: "wrong guess 9" }) })
+    expect(portal.status).toBe(401)
+
+    const limited = await attempt(password)
+    expect(limited.url).toBe(action) // no redirect: not signed in
+    expect(limited.res.status).toBe(429)
+    expect(Number(limited.res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
+    const page = await limited.res.text()
+    expect(page).toContain('data-error-code="rate_limited"')
+    expect(page).toContain("Too many sign-in attempts")
+    expect(page).toContain(`action="${new URL(action).pathname}"`)
+
+    const script = await attempt(password, "application/json")
+    expect(script.res.status).toBe(429)
+    expect(Number(script.res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
+    expect((await script.res.json()).error).toMatchObject({ code: "rate_limited", message: "Too many sign-in attempts; try again later." })
+
+    // The portal refuses the same address too, with the same code.
+    const portalLimited = await fetch(`${gw.url}/api/v1/portal/login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email, password }) })
+    expect(portalLimited.status).toBe(429)
+    expect(portalLimited.headers.get("retry-after")).not.toBeNull()
+    expect((await portalLimited.json()).error.code).toBe("rate_limited")
+  })
+
   it("publishes discovery with the configured issuer and its own JWKS", async () => {
     const config = await discover()
     const meta = config.serverMetadata()

@@ -584,6 +584,9 @@ const geminiTurn = (body: Record<string, unknown>): { text: string } | { tool: s
 
 const GEMINI_ROUTE = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/
 
+/** The fake's thought signature for the function call it answers request `seq` with (base64, as Gemini's are). */
+const geminiThoughtSignature = (seq: number): string => Buffer.from(`fake-thought-signature-${seq}`).toString("base64")
+
 const gemini = async (ctx: Ctx): Promise<void> => {
   const { res, body } = ctx
   const match = GEMINI_ROUTE.exec(ctx.path)!
@@ -595,7 +598,9 @@ const gemini = async (ctx: Ctx): Promise<void> => {
   const promptTokenCount = fakePromptTokens(ctx.bodyBytes)
   const candidatesTokenCount = fakeCompletionTokens(reply)
   const usageMetadata = { promptTokenCount, candidatesTokenCount, totalTokenCount: promptTokenCount + candidatesTokenCount }
-  const answerPart = "text" in turn ? { text: turn.text } : { functionCall: { name: turn.tool, args: turn.args } }
+  // Like a thinking model (Gemini 2.5 and later), a function call comes with an opaque thought signature, which the
+  // client is to send back on that call in the next turn.
+  const answerPart = "text" in turn ? { text: turn.text } : { functionCall: { name: turn.tool, args: turn.args }, thoughtSignature: geminiThoughtSignature(ctx.seq) }
 
   if (!stream) {
     const out = {

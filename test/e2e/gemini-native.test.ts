@@ -153,6 +153,9 @@ describe("the OpenAI SDK on /chat/completions for a Gemini model", () => {
     const call = first.choices[0].message.tool_calls![0] as OpenAI.ChatCompletionMessageFunctionToolCall
     expect(call).toMatchObject({ type: "function", function: { name: "lookup" } })
     expect(JSON.parse(call.function.arguments)).toEqual({ text: "find <PERSON_2>" })
+    // The model's thought signature rides on the call where Google's OpenAI-compatible endpoint puts it.
+    const signature = (call as unknown as { extra_content: { google: { thought_signature: string } } }).extra_content.google.thought_signature
+    expect(Buffer.from(signature, "base64").toString()).toMatch(/^fake-thought-signature-\d+$/)
     expect(upstreamJson()).toMatchObject({
       tools: [{ functionDeclarations: [{ name: "lookup", description: "Looks a value up", parametersJsonSchema: LOOKUP.function.parameters }] }],
       toolConfig: { functionCallingConfig: { mode: "ANY" } }
@@ -172,7 +175,8 @@ describe("the OpenAI SDK on /chat/completions for a Gemini model", () => {
     expect(second.choices[0].finish_reason).toBe("stop")
     expect(upstreamJson().contents).toEqual([
       { role: "user", parts: [{ text: "find <PERSON_2>" }] },
-      { role: "model", parts: [{ functionCall: { id: call.id, name: "lookup", args: { text: "find <PERSON_2>" } } }] },
+      // Sent back by the SDK with the assistant message as it came, and returned to Gemini on its functionCall part.
+      { role: "model", parts: [{ functionCall: { id: call.id, name: "lookup", args: { text: "find <PERSON_2>" } }, thoughtSignature: signature }] },
       { role: "user", parts: [{ functionResponse: { id: call.id, name: "lookup", response: { content: "found <PHONE_1>" } } }] }
     ])
   })

@@ -30,14 +30,31 @@ export const geminiUsage = (response: unknown): UpstreamUsage => {
 }
 
 /** An OpenAI tool call id for a Gemini function call: Gemini's own when it sent one, else one from the response. */
-export const toolCallId = (call: Json, responseId: string, index: number): string =>
+export const toolCallId = (call: { readonly id: unknown }, responseId: string, index: number): string =>
   typeof call.id === "string" && call.id !== "" ? call.id : `call_${responseId === "" ? "gemini" : responseId}_${index}`
+
+/** A function call of a Gemini answer; `thoughtSignature` is the opaque token a thinking model attaches to it. */
+export interface GeminiFunctionCall {
+  readonly name: string
+  readonly args: unknown
+  readonly id: unknown
+  readonly thoughtSignature: string | undefined
+}
 
 export interface GeminiPieces {
   readonly text: string
   readonly sawText: boolean
-  readonly functionCalls: ReadonlyArray<{ readonly name: string; readonly args: unknown; readonly id: unknown }>
+  readonly functionCalls: ReadonlyArray<GeminiFunctionCall>
 }
+
+/**
+ * Where an OpenAI-format tool call carries Gemini's thought signature: `extra_content.google.thought_signature`, the
+ * field Google's own OpenAI-compatible endpoint uses. Thinking models want it back on the call in the next turn
+ * (Gemini 3 refuses a function-calling history without it; 2.5 reasons worse). Clients that keep the assistant
+ * message as they got it send it back unchanged.
+ */
+export const thoughtSignatureField = (signature: string | undefined): Json =>
+  signature === undefined ? {} : { extra_content: { google: { thought_signature: signature } } }
 
 /** Text and function calls of one response's first candidate. Throws `MalformedUpstream` on a shape it cannot read. */
 export const candidatePieces = (response: Json): GeminiPieces & { readonly finishReason: unknown; readonly blocked: boolean } => {
@@ -62,7 +79,7 @@ export const candidatePieces = (response: Json): GeminiPieces & { readonly finis
   if (parts !== undefined && !Array.isArray(parts)) throw new MalformedUpstream("parts is not an array")
   let text = ""
   let sawText = false
-  const functionCalls: Array<{ name: string; args: unknown; id: unknown }> = []
+  const functionCalls: Array<GeminiFunctionCall> = []
   for (const part of (parts ?? []) as Array<unknown>) {
     if (!isObject(part)) throw new MalformedUpstream("part is not an object")
     if (part.thought === true) continue
@@ -73,7 +90,8 @@ export const candidatePieces = (response: Json): GeminiPieces & { readonly finis
       const call = part.functionCall
       if (!isObject(call) || typeof call.name !== "string") throw new MalformedUpstream("function call without a name")
       if (call.args !== undefined && !isObject(call.args)) throw new MalformedUpstream("function call arguments are not an object")
-      functionCalls.push({ name: call.name, args: call.args ?? {}, id: call.id })
+      const thoughtSignature = typeof part.thoughtSignature === "string" && part.thoughtSignature !== "" ? part.thoughtSignature : undefined
+      functionCalls.push({ name: call.name, args: call.args ?? {}, id: call.id, thoughtSignature })
     }
     // inlineData, executableCode, ... have no place in a chat completion message
   }
@@ -88,9 +106,10 @@ export const geminiResponseToOpenai = (answer: unknown, upstreamModel: string, n
   }
   const responseId = typeof answer.responseId === "string" ? answer.responseId : ""
   const toolCalls = pieces.functionCalls.map((call, i) => ({
-    id: toolCallId(call as Json, responseId, i),
+    id: toolCallId(call, responseId, i),
     type: "function",
-    function: { name: call.name, arguments: JSON.stringify(call.args) }
+    function: { name: call.name, arguments: JSON.stringify(call.args) },
+    ...thoughtSignatureField(call.thoughtSignature)
   }))
   const usage = geminiUsage(answer)
   const prompt = usage.inputTokens ?? 0

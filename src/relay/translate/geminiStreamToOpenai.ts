@@ -8,7 +8,7 @@
  * for metering. The text is copied, never read.
  */
 import type { UpstreamUsage } from "../usage.ts"
-import { candidatePieces, geminiUsage, toolCallId } from "./geminiResponses.ts"
+import { candidatePieces, geminiUsage, thoughtSignatureField, toolCallId } from "./geminiResponses.ts"
 import { createSseEventReader } from "./sseEvents.ts"
 import { geminiFinishToOpenaiFinish } from "./stopReasons.ts"
 import { chunkByChunk, type StreamTranslator } from "./streamTranslator.ts"
@@ -51,7 +51,7 @@ export const geminiStreamToOpenai = (
     for (const call of pieces.functionCalls) {
       const index = toolCalls++
       out += delta({
-        tool_calls: [{ index, id: toolCallId(call as Json, id, index), type: "function", function: { name: call.name, arguments: JSON.stringify(call.args) } }]
+        tool_calls: [{ index, id: toolCallId(call, id, index), type: "function", function: { name: call.name, arguments: JSON.stringify(call.args) }, ...thoughtSignatureField(call.thoughtSignature) }]
       })
     }
     if (pieces.finishReason !== undefined && pieces.finishReason !== null) {

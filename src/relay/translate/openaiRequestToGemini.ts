@@ -51,9 +51,9 @@ const textParts = (content: unknown, path: string, allowImages: boolean): Array<
 }
 
 const functionCallParts = (toolCalls: unknown, path: string, names: Map<string, string>): Array<Json> =>
-  openaiToolCalls(toolCalls, path).map(({ id, name, args }) => {
+  openaiToolCalls(toolCalls, path).map(({ id, name, args, thoughtSignature }) => {
     names.set(id, name)
-    return { functionCall: { id, name, args } }
+    return { functionCall: { id, name, args }, ...(thoughtSignature === undefined ? {} : { thoughtSignature }) }
   })
 
 /** A tool message: Gemini wants the function's name (from the assistant turn that called it) and an object. */

@@ -13,6 +13,8 @@ export interface OpenaiToolCall {
   readonly id: string
   readonly name: string
   readonly args: Json
+  /** Gemini's thought signature when the client sent it back (`extra_content.google.thought_signature`). */
+  readonly thoughtSignature: string | undefined
 }
 
 export const openaiToolCalls = (toolCalls: unknown, path: string): Array<OpenaiToolCall> => {
@@ -31,7 +33,10 @@ export const openaiToolCalls = (toolCalls: unknown, path: string): Array<OpenaiT
       return untranslatable(`${p}.function.arguments`, "tool call arguments must be a JSON object to be translated")
     }
     if (!isObject(args)) return untranslatable(`${p}.function.arguments`, "tool call arguments must be a JSON object to be translated")
-    return { id: call.id, name: fn.name, args }
+    // Gemini's thought signature, carried where Google's OpenAI-compatible endpoint puts it (geminiResponses.ts).
+    const google = isObject(call.extra_content) ? call.extra_content.google : undefined
+    const signature = isObject(google) ? google.thought_signature : undefined
+    return { id: call.id, name: fn.name, args, thoughtSignature: typeof signature === "string" && signature !== "" ? signature : undefined }
   })
 }
 

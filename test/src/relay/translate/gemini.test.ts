@@ -94,6 +94,48 @@ describe("geminiResponseToOpenai", () => {
   })
 })
 
+describe("thought signatures", () => {
+  const SIG = "c2lnbmF0dXJlLTE="
+  const signed = { candidates: [{ content: { role: "model", parts: [{ functionCall: { name: "lookup", args: { q: "x" } }, thoughtSignature: SIG }, { functionCall: { name: "plain", args: {} } }] }, finishReason: "STOP" }] }
+
+  it("a function call's signature rides on the OpenAI tool call as extra_content.google.thought_signature, streamed or not", () => {
+    const answer = geminiResponseToOpenai({ responseId: "r", ...signed }, "gemini-2.5-flash", 1) as any
+    expect(answer.choices[0].message.tool_calls).toEqual([
+      { id: "call_r_0", type: "function", function: { name: "lookup", arguments: "{\"q\":\"x\"}" }, extra_content: { google: { thought_signature: SIG } } },
+      { id: "call_r_1", type: "function", function: { name: "plain", arguments: "{}" } }
+    ])
+    const streamed = dataFrames(feed(frame(signed), 5).out).flatMap((f) => f.choices[0]?.delta?.tool_calls ?? [])
+    expect(streamed.map((c) => c.extra_content)).toEqual([{ google: { thought_signature: SIG } }, undefined])
+  })
+
+  it("a signature sent back on a tool call goes to Gemini on that functionCall part; none, or an empty one, adds nothing", () => {
+    const body = openaiRequestToGemini({
+      model: "gemini-2.5-flash",
+      messages: [
+        { role: "user", content: "go" },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [
+            { id: "c1", type: "function", function: { name: "a", arguments: "{}" }, extra_content: { google: { thought_signature: SIG } } },
+            { id: "c2", type: "function", function: { name: "b", arguments: "{}" }, extra_content: { google: { thought_signature: "" } } },
+            { id: "c3", type: "function", function: { name: "c", arguments: "{}" } }
+          ]
+        },
+        { role: "tool", tool_call_id: "c1", content: "r1" }
+      ]
+    })
+    expect((body as any).contents[1]).toEqual({
+      role: "model",
+      parts: [
+        { functionCall: { id: "c1", name: "a", args: {} }, thoughtSignature: SIG },
+        { functionCall: { id: "c2", name: "b", args: {} } },
+        { functionCall: { id: "c3", name: "c", args: {} } }
+      ]
+    })
+  })
+})
+
 describe("openaiRequestToGemini", () => {
   const refused = (body: Record<string, unknown>) => {
     try {

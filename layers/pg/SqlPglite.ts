@@ -4,6 +4,7 @@ import { Context, Effect, Layer, type Scope, Semaphore, Stream } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient, SqlError, type SqlConnection } from "effect/sql"
 import { mkdirSync } from "node:fs"
+import { keepWasmOnBaselineCompiler } from "./wasmBaselineOnly.ts"
 
 /**
  * Embedded PostgreSQL (PGlite, real Postgres in WASM) behind the same SqlClient the pg driver provides,
@@ -60,6 +61,7 @@ export const layerPglite = (dataDir: string | undefined) =>
           try: () => {
             // PGlite creates only the last directory of the path; a fresh DATA_DIR needs its parents too.
             if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+            keepWasmOnBaselineCompiler()
             return PGlite.create(dataDir === undefined ? undefined : dataDir)
           },
           catch: (cause) => sqlError(cause, "open")

@@ -13,6 +13,14 @@ import { keepWasmOnBaselineCompiler } from "./wasmBaselineOnly.ts"
  *
  * PGlite is a single session: every statement is serialised, and a transaction holds the lock throughout.
  */
+/**
+ * PostgreSQL's buffer pool inside PGlite's WASM memory. The default 128MB was filled by the gateway's own working set
+ * and WASM memory never shrinks; 16MB keeps the hot pages of the tables the relay path touches, and a page outside it
+ * is one read from the operating system's file cache. Measured (PGlite 0.5.14, 9,000 statements on an existing data
+ * directory): peak RSS 344 -> 195-207 MiB, no slower (4.2-7.0 s vs 4.5-8.9 s on a shared machine).
+ */
+const PGLITE_SHARED_BUFFERS = "16MB"
+
 const sqlError = (cause: unknown, operation: string) =>
   new SqlError.SqlError({ reason: new SqlError.UnknownError({ cause, operation }) })
 
@@ -62,7 +70,11 @@ export const layerPglite = (dataDir: string | undefined) =>
             // PGlite creates only the last directory of the path; a fresh DATA_DIR needs its parents too.
             if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true, mode: 0o700 })
             keepWasmOnBaselineCompiler()
-            return PGlite.create(dataDir === undefined ? undefined : dataDir)
+            return PGlite.create(dataDir === undefined ? undefined : dataDir, {
+              // Both the server (every start, so existing data directories too) and a first start's initdb.
+              startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
+              initDbStartParams: ["--set", `shared_buffers=${PGLITE_SHARED_BUFFERS}`]
+            })
           },
           catch: (cause) => sqlError(cause, "open")
         }),

@@ -80,11 +80,14 @@ describe("official SDKs with client.fetch", () => {
     fx.provider.reset()
     const anthropicError = await anthropic().messages.create({ model: "no-such-model", max_tokens: 8, messages: [{ role: "user", content: "x" }] }).catch((e) => e)
     expect(anthropicError).toBeInstanceOf(Anthropic.NotFoundError)
-    // The Anthropic SDK prints its error object; ours is in Anthropic's shape, so it carries the type and a message.
-    expect(anthropicError.error).toMatchObject({ type: "error", error: { type: "model_not_found", message: expect.stringContaining("not in the catalogue") } })
+    // The Anthropic SDK prints its error object; ours is in Anthropic's shape: Anthropic's type for the status, our
+    // stable code beside it (as the local proxy answers), and a message.
+    expect(anthropicError.error).toMatchObject({ type: "error", error: { type: "not_found_error", code: "model_not_found", message: expect.stringContaining("not in the catalogue") } })
+    expect(anthropicError.type).toBe("not_found_error")
     const openaiError = await openai().chat.completions.create({ model: "no-such-model", messages: [{ role: "user", content: "x" }] }).catch((e) => e)
     expect(openaiError).toBeInstanceOf(OpenAI.NotFoundError)
     expect(openaiError.code).toBe("model_not_found")
+    expect(openaiError.type).toBeUndefined() // the gateway's envelope: the code is in `code`, not also in `type`
     expect(fx.provider.received).toHaveLength(0)
   })
 })

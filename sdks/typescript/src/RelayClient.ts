@@ -21,6 +21,7 @@ import { createSseDetokeniser, type SseEvent, type StreamRoute } from "./sseDeto
 import { createTransport, DEFAULT_RETRY_POLICY, newTraceparent, type Transport } from "./transport.ts"
 import { createJwksCache, type JwksCache } from "./verify/jwks.ts"
 import { verifyReceipt } from "./verify/receipt.ts"
+import { anthropicErrorBody } from "./wire/anthropicError.ts"
 
 export interface RelayClientOptions {
   /** The gateway's base URL: https, or http to a loopback address for development. */
@@ -368,7 +369,7 @@ export class RelayClientCore {
         headers.delete("content-length")
         headers.delete("content-encoding")
         const error = errorFromAnswer(response.status, response.headers, await response.text())
-        return errorResponse(route === "messages", response.status, error.code, error.message, headers)
+        return errorResponse(route === "messages", response.status, error.code, error.message, headers, error.body)
       }
       return await restoredAnswer(route, prepared.map, response, stream)
     } catch (error) {
@@ -396,8 +397,22 @@ const statusOfLocalError = (error: RelayError): number => {
   }
 }
 
-const errorResponse = (anthropic: boolean, status: number, code: string, message: string, headers = new Headers()) => {
+/**
+ * An error for the official SDK, as the local proxy answers it (docs/proxy.md): the stable code is always
+ * `error.code`. OpenAI clients get the gateway's envelope `{"error":{"code","message",...}}` with the gateway's other
+ * fields (`balance_micros`, `details`, ...); Anthropic clients get Anthropic's shape, whose `error.type` is
+ * Anthropic's type for the status (`billing_error`, `not_found_error`, ...) beside the same `code` and fields.
+ */
+const errorResponse = (
+  anthropic: boolean,
+  status: number,
+  code: string,
+  message: string,
+  headers = new Headers(),
+  fields: Readonly<Record<string, unknown>> = {}
+) => {
   headers.set("content-type", "application/json")
-  const body = anthropic ? { type: "error", error: { type: code, message } } : { error: { code, message, type: code } }
+  const { code: _code, message: _message, ...extra } = fields
+  const body = anthropic ? anthropicErrorBody(status, code, message, extra) : { error: { ...extra, code, message } }
   return new Response(JSON.stringify(body), { status, headers })
 }

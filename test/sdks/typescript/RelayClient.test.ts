@@ -194,6 +194,44 @@ describe("RelayClient: failures are typed and nothing leaks", () => {
     expect(fx.provider.received).toHaveLength(0)
   })
 
+  it("client.fetch gives an official SDK the stable code in error.code, in its own shape, as the local proxy does", async () => {
+    const { apiKey } = await fundedKey(fx.gw, "0")
+    const relay = new RelayClient({ gatewayUrl: fx.gw.url, apiKey, nameModel: "off", deviceKey, retries: 0 })
+    fx.provider.reset()
+    const post = (path: string, body: string) => relay.fetch(`https://relay.invalid${path}`, { method: "POST", headers: { "content-type": "application/json" }, body })
+    const chat = JSON.stringify({ model: "local-chat", messages: [{ role: "user", content: PROMPT }] })
+    const gatewayError = async () => {
+      // The gateway's own error object for the same refusal, straight from the gateway.
+      const direct = await fetch(`${fx.gw.url}/api/v1/models`, { headers: { authorization: "Bearer not-a-key" } })
+      return (await direct.json()).error
+    }
+    expect((await gatewayError()).type).toBeUndefined() // the gateway's envelope has no `type`: only `code`
+
+    // OpenAI clients: the gateway's envelope, fields included; no `type` holding the code.
+    const openai = await post("/v1/chat/completions", chat)
+    expect(openai.status).toBe(402)
+    const openaiBody = await openai.json()
+    expect(openaiBody.error).toMatchObject({ code: "insufficient_balance", message: expect.any(String) })
+    expect(openaiBody.error.type).toBeUndefined()
+    expect(Object.keys(openaiBody)).toEqual(["error"])
+
+    // Anthropic clients: Anthropic's type for the status, the same stable code and fields, the message on top.
+    const anthropic = await post("/v1/messages", JSON.stringify({ model: "local-chat", max_tokens: 8, messages: [{ role: "user", content: PROMPT }] }))
+    expect(anthropic.status).toBe(402)
+    const anthropicBody = await anthropic.json()
+    expect(anthropicBody).toMatchObject({ type: "error", error: { type: "billing_error", code: "insufficient_balance" } })
+    expect(anthropicBody.message).toBe(anthropicBody.error.message)
+    expect(Object.keys(anthropicBody.error).sort()).toEqual(Object.keys({ ...openaiBody.error, type: "" }).sort())
+
+    // The SDK's own refusals the same way (nothing sent).
+    const notJson = await post("/v1/messages", "{not json")
+    expect(notJson.status).toBe(400)
+    expect((await notJson.json()).error).toMatchObject({ type: "invalid_request_error", code: "invalid_request" })
+    const notJsonOpenai = await post("/v1/chat/completions", "{not json")
+    expect(await notJsonOpenai.json()).toEqual({ error: { code: "invalid_request", message: "The request body is not JSON." } })
+    expect(fx.provider.received).toHaveLength(0)
+  })
+
   it("an unknown key is an AuthenticationError", async () => {
     const relay = new RelayClient({ gatewayUrl: fx.gw.url, apiKey: `svc_${"a".repeat(52)}`, nameModel: "off", deviceKey })
     await expect(relay.models.list()).rejects.toMatchObject({ constructor: AuthenticationError, status: 401, code: "invalid_key" })

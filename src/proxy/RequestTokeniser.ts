@@ -11,8 +11,11 @@ import { tokeniseRequest, type AliasMap, type NameModel, type TokeniseRequestOpt
 export type { TokenisedBody }
 
 export interface RequestTokeniser {
-  /** Rejects with the signal's reason once it is aborted (the caller stops waiting at once). */
-  readonly tokenise: (route: AttestationRoute, body: unknown, signal: AbortSignal) => Promise<TokenisedBody>
+  /**
+   * Rejects with the signal's reason once it is aborted (the caller stops waiting at once). `callSecret` keys this
+   * request's aliases (a request with an Idempotency-Key: the same bytes on a retry); fresh random when absent.
+   */
+  readonly tokenise: (route: AttestationRoute, body: unknown, signal: AbortSignal, callSecret?: Uint8Array) => Promise<TokenisedBody>
   readonly close: () => Promise<void>
 }
 
@@ -24,11 +27,16 @@ export const requestOptions = (
   route: AttestationRoute,
   names: NameModel | "off",
   stableAliasSecret: Uint8Array | undefined,
-  signal: AbortSignal
-): TokeniseRequestOptions =>
-  route === "embeddings" && stableAliasSecret !== undefined ? { names, signal, stableAliasSecret } : { names, signal }
+  signal: AbortSignal,
+  callSecret?: Uint8Array
+): TokeniseRequestOptions => ({
+  names,
+  signal,
+  ...(route === "embeddings" && stableAliasSecret !== undefined ? { stableAliasSecret } : {}),
+  ...(callSecret === undefined ? {} : { secret: callSecret })
+})
 
 export const inProcessTokeniser = (names: NameModel | "off", stableAliasSecret?: Uint8Array): RequestTokeniser => ({
-  tokenise: (route, body, signal) => tokeniseRequest(route, body, requestOptions(route, names, stableAliasSecret, signal)),
+  tokenise: (route, body, signal, callSecret) => tokeniseRequest(route, body, requestOptions(route, names, stableAliasSecret, signal, callSecret)),
   close: async () => undefined
 })

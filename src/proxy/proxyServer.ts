@@ -17,6 +17,7 @@ import { InvalidRequestError, NameModelUnavailableError } from "../../sdks/types
 import { FileError } from "../../sdks/typescript/src/files/FileError.ts"
 import type { FileLimits } from "../../sdks/typescript/src/files/limits.ts"
 import { isStreamed, RELAY_PATHS, relayRequestInit, restoredAnswer } from "../../sdks/typescript/src/relayExchange.ts"
+import { idempotentAliasSecret } from "../../sdks/typescript/src/tokeniser/idempotentAliasSecret.ts"
 import { engineHeaderValue, type AttestationRoute, type EngineIdentity } from "../../sdks/typescript/src/wire/attestation/v3.ts"
 import { MAX_REQUEST_BODY_BYTES } from "../http/bodyLimit.ts"
 import { anthropicErrorBody, anthropicErrorText } from "./anthropicError.ts"
@@ -58,6 +59,12 @@ export interface ProxyDependencies {
   readonly fileLimits?: Partial<FileLimits>
   /** `stream: true` streams (default); false answers 501 `stream_not_supported` (PROXY_STREAMING=off). */
   readonly streaming?: boolean
+  /**
+   * The device-held alias secret. A request with an Idempotency-Key is tokenised under a secret derived from it and
+   * the key (idempotentAliasSecret), so a retry sends the same bytes and the gateway replays the first answer; the
+   * header is then forwarded. Absent: Idempotency-Key is not forwarded (a retry's bytes would differ).
+   */
+  readonly aliasSecret?: Uint8Array
 }
 
 /** Default time budget for tokenising one request: a request at the size limit fits in it on a slow laptop. */
@@ -76,13 +83,17 @@ const RELAY_ROUTES: Readonly<Record<string, { readonly route: AttestationRoute }
   "/v1/embeddings": { route: "embeddings" }
 }
 
-/** Client headers worth carrying to the gateway: correlation and tracing only, never credentials. */
+/**
+ * Client headers worth carrying to the gateway: correlation and tracing only, never credentials. Idempotency-Key goes
+ * too when the proxy holds an alias secret to make its retries byte-identical (ProxyDependencies.aliasSecret).
+ */
 const FORWARDED_REQUEST_HEADERS = ["x-request-id", "traceparent", "tracestate"]
 
-/** Gateway response headers the client gets: receipts, request id, and what a client needs to back off. */
+/** Gateway response headers the client gets: receipts, request id, replays, and what a client needs to back off. */
 const passesBack = (name: string): boolean =>
   name.startsWith("x-service-receipt") ||
   name === "x-request-id" ||
+  name === "idempotency-replayed" ||
   name === "retry-after" ||
   name === "ratelimit" ||
   name === "ratelimit-policy"
@@ -267,8 +278,8 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
     stableAliasSecret: undefined,
     attestationSigning: nodeAttestationSigning,
     ...(deps.fileLimits === undefined ? {} : { fileLimits: deps.fileLimits }),
-    tokenise: async (route, body, signal) => {
-      const tokenised = await deps.tokeniser.tokenise(route, body, signal ?? new AbortController().signal)
+    tokenise: async (route, body, signal, callSecret) => {
+      const tokenised = await deps.tokeniser.tokenise(route, body, signal ?? new AbortController().signal, callSecret)
       // Aliases can be longer than the values they replace: the gateway would refuse what grew past its limit.
       if (tokenised.bodyBytes.byteLength > maxBodyBytes) throw tooLarge(maxBodyBytes, "the tokenised request body")
       return tokenised
@@ -279,10 +290,10 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
    * Reads attached files, tokenises the request body on this device and attests it, within the time budget and only
    * while the client is still there: a client that goes away stops the work at the next window of text.
    */
-  const prepare = async (route: AttestationRoute, body: unknown, clientGone: AbortSignal, res: ServerResponse) => {
+  const prepare = async (route: AttestationRoute, body: unknown, clientGone: AbortSignal, res: ServerResponse, aliasSecret: Uint8Array | undefined) => {
     const budget = limitedSignal(clientGone, tokeniseTimeoutMs, res)
     try {
-      return await prepareCall(engine, route, body, { signal: budget.signal })
+      return await prepareCall(engine, route, body, { signal: budget.signal, ...(aliasSecret === undefined ? {} : { aliasSecret }) })
     } catch (error) {
       if (budget.signal.aborted && !clientGone.aborted) {
         throw new ProxyHttpError(
@@ -325,12 +336,15 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
       )
     }
     // Attached files are read here (prepareCall) and become text parts; a file that cannot be read refuses the request.
-    const prepared = await prepare(target.route, body, client, res)
+    const idempotencyKey = deps.aliasSecret === undefined ? undefined : req.headers["idempotency-key"]
+    const aliasSecret = typeof idempotencyKey === "string" ? await idempotentAliasSecret(deps.aliasSecret!, idempotencyKey) : undefined
+    const prepared = await prepare(target.route, body, client, res, aliasSecret)
     const forwarded: Record<string, string> = {}
     for (const name of FORWARDED_REQUEST_HEADERS) {
       const value = req.headers[name]
       if (typeof value === "string") forwarded[name] = value
     }
+    if (typeof idempotencyKey === "string") forwarded["idempotency-key"] = idempotencyKey
     const response = await callGateway(
       RELAY_PATHS[target.route],
       relayRequestInit(prepared, { apiKey: deps.gatewayKey, stream, headers: forwarded }),

@@ -29,8 +29,10 @@ export const startProxy = async (
   const gatewayKey = readGatewayKeyFile(settings.gatewayKeyFile)
   const deviceKey = await loadOrCreateDeviceKey(env)
   await probeGateway(gatewayUrl, { fetch: options.fetch })
+  // The device-held alias secret: stable embedding aliases (unless per-request) and byte-identical idempotent retries.
+  const aliasSecret = loadOrCreateAliasSecret(env)
   const tokeniser = workerTokeniser(settings.nameModel, {
-    stableAliasSecret: settings.embeddingAliases === "stable" ? loadOrCreateAliasSecret(env) : undefined
+    stableAliasSecret: settings.embeddingAliases === "stable" ? aliasSecret : undefined
   })
   const server = await listenProxyServer(
     {
@@ -41,6 +43,7 @@ export const startProxy = async (
       tokeniser,
       tokeniseTimeoutMs: settings.tokeniseTimeoutMs,
       streaming: settings.streaming,
+      aliasSecret,
       ...(settings.fileMaxBytes === undefined ? {} : { fileLimits: { maxBytes: settings.fileMaxBytes } }),
       fetch: options.fetch
     },

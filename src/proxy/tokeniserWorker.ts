@@ -13,7 +13,7 @@ import type { NameModelSetting } from "./proxyConfig.ts"
 import { requestOptions } from "./RequestTokeniser.ts"
 
 export type ToWorker =
-  | { readonly type: "tokenise"; readonly id: number; readonly route: AttestationRoute; readonly body: unknown }
+  | { readonly type: "tokenise"; readonly id: number; readonly route: AttestationRoute; readonly body: unknown; readonly callSecret: Uint8Array | undefined }
   | { readonly type: "cancel"; readonly id: number }
 
 export type FailureKind = "name_model_unavailable" | "invalid_request" | "cancelled" | "failed"
@@ -49,11 +49,11 @@ const kindOf = (error: unknown, cancelled: boolean): FailureKind => {
   return "failed"
 }
 
-const tokenise = async (id: number, route: AttestationRoute, body: unknown) => {
+const tokenise = async (id: number, route: AttestationRoute, body: unknown, callSecret: Uint8Array | undefined) => {
   const controller = new AbortController()
   running.set(id, controller)
   try {
-    const out = await tokeniseRequest(route, body, requestOptions(route, names, settings.stableAliasSecret, controller.signal))
+    const out = await tokeniseRequest(route, body, requestOptions(route, names, settings.stableAliasSecret, controller.signal, callSecret))
     const answer: FromWorker = { type: "done", id, bodyBytes: out.bodyBytes, map: out.map, detectorsFired: out.detectorsFired }
     port.postMessage(answer, [out.bodyBytes.buffer as ArrayBuffer])
   } catch (error) {
@@ -68,7 +68,7 @@ const tokenise = async (id: number, route: AttestationRoute, body: unknown) => {
 
 port.on("message", (message: ToWorker) => {
   if (message.type === "cancel") running.get(message.id)?.abort()
-  else void tokenise(message.id, message.route, message.body)
+  else void tokenise(message.id, message.route, message.body, message.callSecret)
 })
 
 // Load the name library's lexicon now, not during the first request.

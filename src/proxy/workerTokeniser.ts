@@ -106,10 +106,10 @@ export const workerTokeniser = (nameModel: NameModelSetting, options: WorkerToke
   // tokenises itself. A failure is not fatal here: the first request that needs it reports it (fail-closed).
   if (inlineMaxChars > 0 && nameModel.kind === "builtin") void loadBuiltinNameModel().catch(() => {})
 
-  const tokenise = (route: AttestationRoute, body: unknown, signal: AbortSignal): Promise<TokenisedBody> => {
+  const tokenise = (route: AttestationRoute, body: unknown, signal: AbortSignal, callSecret?: Uint8Array): Promise<TokenisedBody> => {
     if (closed) return Promise.reject(new Error("the tokeniser is closed"))
     signal.throwIfAborted()
-    if (inlineMaxChars > 0 && textAtMost(body, inlineMaxChars)) return here.tokenise(route, body, signal)
+    if (inlineMaxChars > 0 && textAtMost(body, inlineMaxChars)) return here.tokenise(route, body, signal, callSecret)
     const slot = pick()
     const id = nextId++
     return new Promise<TokenisedBody>((resolve, reject) => {
@@ -130,7 +130,7 @@ export const workerTokeniser = (nameModel: NameModelSetting, options: WorkerToke
           reject(error)
         }
       })
-      slot.worker.postMessage({ type: "tokenise", id, route, body } satisfies ToWorker)
+      slot.worker.postMessage({ type: "tokenise", id, route, body, callSecret } satisfies ToWorker)
     })
   }
 

@@ -9,7 +9,7 @@ import { detokeniseResponseText } from "./client/detokeniseResponse.ts"
 import { parseGatewayUrl, probeGatewayKeys } from "./client/gatewayUrl.ts"
 import { ProxyStartError } from "./client/ProxyStartError.ts"
 import type { VerificationResult } from "./wire/receipts/verify.ts"
-import { type Engine, nameModelOf, type NameModelSetting, prepareCall, type PreparedCall } from "./engine.ts"
+import { callAliasSecret, type Engine, nameModelOf, type NameModelSetting, prepareCall, type PreparedCall } from "./engine.ts"
 import { builtinNameModel } from "./tokeniser/builtinNameModel.ts"
 import { FileError } from "./files/FileError.ts"
 import type { FileLimits } from "./files/limits.ts"
@@ -269,7 +269,8 @@ export class RelayClientCore {
   }
 
   async #relay(route: AttestationRoute, body: Json, options: CallOptions): Promise<WithMeta<Json> | RelayStream<Json>> {
-    const prepared = await prepareCall(this.#engine, route, body)
+    // With the caller's own Idempotency-Key, a retry of this call must tokenise to the same bytes (callAliasSecret).
+    const prepared = await prepareCall(this.#engine, route, body, { aliasSecret: await callAliasSecret(this.#engine, options.idempotencyKey) })
     const stream = isStreamed(route, body)
     const response = await this.#send(route, prepared, options, stream)
     const requestId = response.headers.get("x-request-id") ?? undefined
@@ -356,7 +357,10 @@ export class RelayClientCore {
       } catch {
         return errorResponse(route === "messages", 400, "invalid_request", "The request body is not JSON.")
       }
-      const prepared = await prepareCall(this.#engine, route, body, { signal: request.signal })
+      const prepared = await prepareCall(this.#engine, route, body, {
+        signal: request.signal,
+        aliasSecret: await callAliasSecret(this.#engine, request.headers.get("idempotency-key") ?? undefined)
+      })
       await this.#ready()
       const stream = isStreamed(route, body)
       const response = await this.#fetch(

@@ -14,6 +14,7 @@ import {
   type AliasMap,
   builtinNameModel,
   httpNameModel,
+  idempotentAliasSecret,
   InvalidRequestBody,
   type NameModel,
   NameModelUnavailable,
@@ -38,7 +39,7 @@ export interface Engine {
    * Tokenises elsewhere than on the calling thread (the local proxy's worker threads, which hold their own name model
    * and alias secret); `names` and `stableAliasSecret` are then not used. It throws as tokeniseRequest does.
    */
-  readonly tokenise?: (route: AttestationRoute, body: unknown, signal: AbortSignal | undefined) => Promise<TokenisedBody>
+  readonly tokenise?: (route: AttestationRoute, body: unknown, signal: AbortSignal | undefined, callSecret: Uint8Array | undefined) => Promise<TokenisedBody>
   /** The hash and signature primitives of the attestation (default WebCrypto; the local proxy uses node:crypto's). */
   readonly attestationSigning?: AttestationSigning
 }
@@ -79,21 +80,44 @@ export interface PreparedCall {
   readonly files: ReadonlyArray<InlinedFile>
 }
 
-const tokeniseHere = async (engine: Engine, route: AttestationRoute, body: unknown, signal: AbortSignal | undefined) => {
+const tokeniseHere = async (engine: Engine, route: AttestationRoute, body: unknown, signal: AbortSignal | undefined, callSecret: Uint8Array | undefined) => {
   const secret = route === "embeddings" && engine.stableAliasSecret !== undefined ? await engine.stableAliasSecret() : undefined
-  return tokeniseRequest(route, body, { names: engine.names, ...(secret === undefined ? {} : { stableAliasSecret: secret }), ...(signal === undefined ? {} : { signal }) })
+  return tokeniseRequest(route, body, {
+    names: engine.names,
+    ...(secret === undefined ? {} : { stableAliasSecret: secret }),
+    ...(callSecret === undefined ? {} : { secret: callSecret }),
+    ...(signal === undefined ? {} : { signal })
+  })
+}
+
+/**
+ * The alias secret of a call sent with an explicit Idempotency-Key (idempotentAliasSecret.ts): a retry of the call
+ * tokenises to the same bytes, so the gateway replays the first answer. Undefined without a key, or on a device that
+ * keeps no alias secret: a fresh random secret then, as for every other call.
+ */
+export const callAliasSecret = async (engine: Engine, idempotencyKey: string | undefined): Promise<Uint8Array | undefined> => {
+  if (idempotencyKey === undefined || engine.stableAliasSecret === undefined) return undefined
+  const device = await engine.stableAliasSecret()
+  return device === undefined ? undefined : idempotentAliasSecret(device, idempotencyKey)
 }
 
 /**
  * Tokenises and attests one relay body. Throws NameModelUnavailableError (fail-closed), InvalidRequestError or
  * FileError; an aborted `signal` stops the tokeniser between two windows of text and rejects with its reason.
  */
-export const prepareCall = async (engine: Engine, route: AttestationRoute, input: unknown, options: { readonly signal?: AbortSignal } = {}): Promise<PreparedCall> => {
+export const prepareCall = async (
+  engine: Engine,
+  route: AttestationRoute,
+  input: unknown,
+  options: { readonly signal?: AbortSignal; /** Per-call alias secret (callAliasSecret); fresh random when absent. */ readonly aliasSecret?: Uint8Array } = {}
+): Promise<PreparedCall> => {
   // Attached files become text parts first (a file the device cannot read refuses the call: FileError, nothing sent).
   const { body, files } = await inlineFiles(route, input, { limits: engine.fileLimits })
   let tokenised: TokenisedBody & { readonly body?: unknown }
   try {
-    tokenised = engine.tokenise === undefined ? await tokeniseHere(engine, route, body, options.signal) : await engine.tokenise(route, body, options.signal)
+    tokenised = engine.tokenise === undefined
+      ? await tokeniseHere(engine, route, body, options.signal, options.aliasSecret)
+      : await engine.tokenise(route, body, options.signal, options.aliasSecret)
   } catch (error) {
     if (error instanceof NameModelUnavailable) {
       throw new NameModelUnavailableError({

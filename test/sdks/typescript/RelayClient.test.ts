@@ -130,6 +130,25 @@ describe("RelayClient: private relay calls", () => {
     expect(first).not.toContain(EMAIL)
   })
 
+  it("a call retried with the caller's own idempotencyKey is replayed: same bytes sent, one provider call, one receipt; another key is a new call", async () => {
+    const { client: relay, orgId } = await client()
+    fx.provider.reset()
+    const body = { model: "local-chat", messages: [{ role: "user", content: PROMPT }] }
+    const key = `sdk-${crypto.randomUUID()}`
+    const first = await relay.chat.completions.create(body, { idempotencyKey: key })
+    const retry = await relay.chat.completions.create(body, { idempotencyKey: key })
+    expect(retry.choices[0].message.content).toBe(first.choices[0].message.content)
+    expect(retry.choices[0].message.content).toContain(EMAIL)
+    expect(retry.receipt!.jti).toBe(first.receipt!.jti)
+    expect(JSON.stringify(retry.tokenisedRequest)).toBe(JSON.stringify(first.tokenisedRequest))
+    expect(fx.provider.received).toHaveLength(1)
+    expect(await fx.gw.query("SELECT count(*)::int AS n FROM usage_records WHERE org_id = $1", orgId)).toEqual([{ n: 1 }])
+    const other = await relay.chat.completions.create(body, { idempotencyKey: `${key}-2` })
+    expect(other.receipt!.jti).not.toBe(first.receipt!.jti)
+    expect(fx.provider.received).toHaveLength(2)
+    expectNoOriginalUpstream()
+  })
+
   it("lists models", async () => {
     const { client: relay } = await client()
     const models = await relay.models.list()

@@ -170,6 +170,30 @@ describe("local proxy with the official SDKs, unmodified", () => {
     expect(providerSaw()).toMatch(/<EMAIL_1_[a-z2-9]{4}>/)
   })
 
+  it("Idempotency-Key: a retry tokenises to the same bytes, so the gateway replays the first answer (one provider call); another key is a new call with other aliases", async () => {
+    const openai = new OpenAI({ apiKey: "anything", baseURL: `${proxy.url}/v1`, maxRetries: 0 })
+    const body = { model: "local-chat", messages: [{ role: "user" as const, content: `Invoice for ${EMAIL}` }] }
+    const key = `order-${crypto.randomUUID()}`
+    // The OpenAI SDK's own idempotencyKey option sends nothing (its client names no idempotency header): a header it is.
+    const first = await openai.chat.completions.create(body, { headers: { "Idempotency-Key": key } }).withResponse()
+    const retry = await openai.chat.completions.create(body, { headers: { "Idempotency-Key": key } }).withResponse()
+    expect(first.data.choices[0].message.content).toBe(fakeReplyText(body.messages[0].content))
+    // The retry is the stored answer, restored with the same aliases.
+    expect(retry.data.choices[0].message.content).toBe(first.data.choices[0].message.content)
+    expect(retry.response.headers.get("idempotency-replayed")).toBe("true")
+    expect(retry.response.headers.get("x-service-receipt-v2-jti")).toBe(first.response.headers.get("x-service-receipt-v2-jti"))
+    expect(provider.received).toHaveLength(1)
+    const [a, b] = relayEgress()
+    expect(a.headers.get("idempotency-key")).toBe(key)
+    expect(b.body).toBe(a.body)
+    expect(a.body).not.toContain(EMAIL)
+
+    await openai.chat.completions.create(body, { headers: { "Idempotency-Key": `${key}-other` } })
+    expect(provider.received).toHaveLength(2)
+    const alias = (text: string) => /<EMAIL_1_[a-z2-9]{4}>/.exec(text)![0]
+    expect(alias(relayEgress()[2].body)).not.toBe(alias(a.body))
+  })
+
   it("the proxy uses its own gateway key, never the client's, and signs a valid v3 attestation of the exact bytes", async () => {
     const openai = new OpenAI({ apiKey: "client-key-that-must-not-travel", baseURL: `${proxy.url}/v1`, maxRetries: 0 })
     await openai.chat.completions.create({ model: "local-chat", messages: [{ role: "user", content: `hi ${EMAIL}` }] })

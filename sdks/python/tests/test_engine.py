@@ -81,3 +81,19 @@ def test_a_long_run_of_digit_groups_is_scanned_once_and_its_cards_found() -> Non
     text = "Card 4111 1111 1111 1111 then " + "12 " * 3_000 + "and 5500 0000 0000 0004, 4111 1111 1111 1111 2."
     spans = Tokeniser(None).detect_spans(text)
     assert [(text[s.start:s.end], s.type) for s in spans if s.type == "CARD"] == [("4111 1111 1111 1111", "CARD"), ("5500 0000 0000 0004", "CARD"), ("4111 1111 1111 1111", "CARD")]
+
+
+def test_a_call_with_an_idempotency_key_tokenises_to_the_same_bytes_every_time_and_other_keys_do_not() -> None:
+    engine = Engine(names=None, device_key=lambda: KEY, stable_alias_secret=lambda: b"\x07" * 32)
+    body = {"model": "m", "messages": [{"role": "user", "content": "Invoice for bob@example.net"}]}
+    first = engine.prepare("chat.completions", body, "order-1")
+    retry = engine.prepare("chat.completions", body, "order-1")
+    other = engine.prepare("chat.completions", body, "order-2")
+    unkeyed = [engine.prepare("chat.completions", body) for _ in range(2)]
+    assert retry.body_bytes == first.body_bytes and retry.map == first.map
+    assert other.body_bytes != first.body_bytes
+    assert unkeyed[0].body_bytes != unkeyed[1].body_bytes
+    assert b"bob@example.net" not in first.body_bytes
+    # Without a device alias secret there is nothing to derive from: fresh aliases, as without a key.
+    bare = Engine(names=None, device_key=lambda: KEY)
+    assert bare.prepare("chat.completions", body, "order-1").body_bytes != bare.prepare("chat.completions", body, "order-1").body_bytes

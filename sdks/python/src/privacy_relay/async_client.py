@@ -203,7 +203,7 @@ class AsyncRelayClient:
     async def _relay(self, route: str, body: dict, idempotency_key: Optional[str], traceparent: Optional[str], timeout: Optional[float]) -> Any:
         # The engine's work is CPU work (about 2 ms for 2 KB, about 1 s for 1 MB): in a worker thread, so a long
         # prompt does not stall the event loop.
-        prepared = await asyncio.to_thread(self._core.engine.prepare, route, body)
+        prepared = await asyncio.to_thread(self._core.engine.prepare, route, body, idempotency_key)
         stream = route != "embeddings" and body.get("stream") is True
         await self._ready()
         response = await self._transport.send(

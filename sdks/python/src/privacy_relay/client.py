@@ -186,7 +186,7 @@ class RelayClient:
     # -- calls -----------------------------------------------------------------------------------------------------
 
     def _relay(self, route: str, body: dict, idempotency_key: Optional[str], traceparent: Optional[str], timeout: Optional[float]) -> Any:
-        prepared = self._core.engine.prepare(route, body)
+        prepared = self._core.engine.prepare(route, body, idempotency_key)
         stream = route != "embeddings" and body.get("stream") is True
         self._ready()
         response = self._transport.send(

@@ -9,6 +9,7 @@ once on import, so it describes the code actually running."""
 from __future__ import annotations
 
 import hashlib
+import hmac
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Union
@@ -23,6 +24,9 @@ from .tokeniser.session import TokeniserSession
 from .tokeniser.tokenise import InvalidRequestBody, Tokeniser
 from .version import VERSION
 from .wire.ecdsa import SigningKey
+
+#: Keys the per-call alias secret of a call with an Idempotency-Key (the same label as the TypeScript SDK's).
+IDEMPOTENT_ALIASES_LABEL = "privacy-relay idempotent aliases\u0000"
 
 ENGINE_ID = "relay-py"
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -85,11 +89,22 @@ class Engine:
         self._device_key = device_key
         self._stable_alias_secret = stable_alias_secret
 
-    def prepare(self, route: str, body: Any) -> PreparedCall:
-        """Tokenises and attests one relay body. Raises NameModelUnavailableError (fail-closed) or InvalidRequestError."""
+    def _call_secret(self, idempotency_key: Optional[str]) -> Optional[bytes]:
+        """HMAC-SHA256 of the key under the device's alias secret (the TypeScript SDK's idempotentAliasSecret); None
+        without a key or a device secret: a fresh random secret then."""
+        if idempotency_key is None or self._stable_alias_secret is None:
+            return None
+        return hmac.new(self._stable_alias_secret(), f"{IDEMPOTENT_ALIASES_LABEL}{idempotency_key}".encode("utf-8"), hashlib.sha256).digest()
+
+    def prepare(self, route: str, body: Any, idempotency_key: Optional[str] = None) -> PreparedCall:
+        """Tokenises and attests one relay body. Raises NameModelUnavailableError (fail-closed) or InvalidRequestError.
+        With the caller's own `idempotency_key`, the aliases derive from it under the device-held alias secret, so a
+        retry of the call (same key, same body) sends the same bytes and the gateway replays the first answer."""
         secret = self._stable_alias_secret() if route == "embeddings" and self._stable_alias_secret is not None else None
         try:
-            tokenised = self.tokeniser.tokenise_request(route, body, TokeniserSession(stable_alias_secret=secret))
+            tokenised = self.tokeniser.tokenise_request(
+                route, body, TokeniserSession(secret=self._call_secret(idempotency_key), stable_alias_secret=secret)
+            )
         except NameModelUnavailable as error:
             raise NameModelUnavailableError(
                 f'The name model is unavailable ({error}); nothing was sent (fail-closed). Fix the name model, or use name_model "builtin" or "off".',

@@ -90,7 +90,7 @@ class RelayTransport(httpx.BaseTransport):
                 body = json.loads(request.read())
             except ValueError:
                 return _error_response(anthropic, 400, "invalid_request", "The request body is not JSON.")
-            prepared = c._core.engine.prepare(route, body)
+            prepared = c._core.engine.prepare(route, body, forwarded.get("idempotency-key"))
             c._ready()
             stream = route != "embeddings" and isinstance(body, dict) and body.get("stream") is True
             headers = c._core.headers(

@@ -119,7 +119,13 @@ export const AdmissionCountersMemory = Layer.effect(
           if (slot !== undefined) {
             yield* slots.release(slot.key, slot.owner)
             if (slot.stored) {
-              if (done.size > 100_000) for (const [k, until] of done) if (until <= now) done.delete(k)
+              // Every mark lives DONE_MARK_TTL_MS and is (re)inserted at the end, so the map is in expiry order: the
+              // expired ones are at its front. Bounded by the calls of the last DONE_MARK_TTL_MS, swept as it goes.
+              for (const [k, until] of done) {
+                if (until > now) break
+                done.delete(k)
+              }
+              done.delete(slot.key)
               done.set(slot.key, now + DONE_MARK_TTL_MS)
             }
           }

@@ -5,6 +5,7 @@ import { Outbox } from "../../services/Outbox.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
 import { DEMO_CREDIT_MICROS, DEMO_KEY_LIFETIME_MS, DEMO_TIER } from "../../src/keys/demo.ts"
 import { isWellFormedGatewayKey, keyPrefixOf, newGatewayKey } from "../../src/keys/format.ts"
+import { BoundedLru } from "../../src/cache/boundedLru.ts"
 import { sha256HexSync } from "../crypto/nodeSha256.ts"
 import { isoOrNull } from "./audit.ts"
 import { creditInTransaction } from "./creditWallet.ts"
@@ -37,6 +38,9 @@ const refuseExpired = (principal: GatewayPrincipal, now: number) =>
 /** `last_used_at` is refreshed at most once a minute per key, off the request path. */
 const TOUCH_INTERVAL_MS = 60_000
 
+/** Keys whose last touch is remembered (one number each). */
+const TOUCHED_KEYS_BOUND = 50_000
+
 const accountExists = () =>
   new ApiError({ status: 409, code: "account_exists", message: "An account already exists for this e-mail address." })
 
@@ -46,7 +50,8 @@ export const KeysPg = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const outbox = yield* Outbox
     const keyCache = yield* KeyCache
-    const lastTouched = new Map<string, number>()
+    // When each key last wrote last_used_at. Bounded: a key pushed out only writes its next use a little early.
+    const lastTouched = new BoundedLru<string, number>(TOUCHED_KEYS_BOUND)
 
     const touch = (keyId: string, now: number) => {
       const last = lastTouched.get(keyId) ?? 0

@@ -1,12 +1,15 @@
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { type LimitOverride, OrgLimits } from "../../services/OrgLimits.ts"
+import { BoundedLru } from "../../src/cache/boundedLru.ts"
 
 /**
  * Overrides are read on every relay call, so each node caches an organisation's rows for this long: a change
  * reaches every node within it (the node that made it sees it at once).
  */
 const CACHE_MS = 30_000
+/** Organisations cached at once; the least recently used goes first. */
+const CACHED_ORGS = 50_000
 
 type Row = { capability: string; monthly_tokens: string | null; per60: number | null; per3600: number | null }
 
@@ -14,14 +17,13 @@ export const OrgLimitsPg = Layer.effect(
   OrgLimits,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const cache = new Map<string, { at: number; rows: ReadonlyArray<Row> }>()
+    const cache = new BoundedLru<string, { at: number; rows: ReadonlyArray<Row> }>(CACHED_ORGS)
     const rowsOf = (orgId: string) =>
       Effect.gen(function*() {
         const hit = cache.get(orgId)
         if (hit !== undefined && Date.now() - hit.at < CACHE_MS) return hit.rows
         const rows = yield* sql<Row>`
           SELECT capability, monthly_tokens::text AS monthly_tokens, per60, per3600 FROM org_limits WHERE org_id = ${orgId}`.pipe(Effect.orDie)
-        if (cache.size > 50_000) cache.clear()
         cache.set(orgId, { at: Date.now(), rows })
         return rows
       })

@@ -1,18 +1,21 @@
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { RoutingPolicies } from "../../services/RoutingPolicies.ts"
+import { BoundedLru } from "../../src/cache/boundedLru.ts"
 
 /**
  * Policies are read on every relay call, so each node caches an organisation's list for this long: a change
  * reaches every node within it (the node that made it sees it at once).
  */
 const CACHE_MS = 30_000
+/** Organisations cached at once; the least recently used goes first. */
+const CACHED_ORGS = 50_000
 
 export const RoutingPoliciesPg = Layer.effect(
   RoutingPolicies,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const cache = new Map<string, { readonly at: number; readonly fallbacks: ReadonlyArray<string> }>()
+    const cache = new BoundedLru<string, { readonly at: number; readonly fallbacks: ReadonlyArray<string> }>(CACHED_ORGS)
     return RoutingPolicies.of({
       fallbacksOf: (orgId) =>
         Effect.gen(function*() {
@@ -22,7 +25,6 @@ export const RoutingPoliciesPg = Layer.effect(
           const stored = rows[0]?.fallbacks
           const parsed: unknown = typeof stored === "string" ? JSON.parse(stored) : stored
           const fallbacks = Array.isArray(parsed) ? parsed.filter((m): m is string => typeof m === "string") : []
-          if (cache.size > 50_000) cache.clear()
           cache.set(orgId, { at: Date.now(), fallbacks })
           return fallbacks
         }),

@@ -61,6 +61,7 @@ import {
 } from "./lib/report.ts"
 import { profileFiles, profileMarkdown, summariseProfile } from "./lib/profile.ts"
 import { createBenchStorage, redactUrl, type BenchStorage } from "./lib/storage.ts"
+import { GATEWAY_NODE_FLAGS } from "../programs/gatewayNodeFlags.ts"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const resultsDir = join(root, "bench", "results")
@@ -155,7 +156,7 @@ const startServers = async (storage: BenchStorage): Promise<Servers> => {
     TRACE_SAMPLE_RATIO: "0",
     TRUSTED_PROXIES,
     RATE_LIMITS_JSON
-  }), profileFlags("gateway", profileSetting === "1"))
+  }), [...GATEWAY_NODE_FLAGS, ...profileFlags("gateway", profileSetting === "1")])
   const gatewayUrl = `http://127.0.0.1:${port}`
   await waitForHealthy(gateway, `${gatewayUrl}/healthz`, 90_000)
   return { fake, bare, gateway, urls: { direct: fakeUrl, bare: bareUrl, gateway: gatewayUrl } }

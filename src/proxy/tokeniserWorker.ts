@@ -25,6 +25,7 @@ export type FromWorker =
       readonly bodyBytes: Uint8Array
       readonly map: ReadonlyMap<string, string>
       readonly detectorsFired: Record<string, number>
+      readonly canonical: boolean
     }
   | { readonly type: "failed"; readonly id: number; readonly kind: FailureKind; readonly message: string }
 
@@ -54,7 +55,7 @@ const tokenise = async (id: number, route: AttestationRoute, body: unknown, call
   running.set(id, controller)
   try {
     const out = await tokeniseRequest(route, body, requestOptions(route, names, settings.stableAliasSecret, controller.signal, callSecret))
-    const answer: FromWorker = { type: "done", id, bodyBytes: out.bodyBytes, map: out.map, detectorsFired: out.detectorsFired }
+    const answer: FromWorker = { type: "done", id, bodyBytes: out.bodyBytes, map: out.map, detectorsFired: out.detectorsFired, canonical: out.canonical }
     port.postMessage(answer, [out.bodyBytes.buffer as ArrayBuffer])
   } catch (error) {
     const kind = kindOf(error, controller.signal.aborted)

@@ -49,6 +49,8 @@ export interface TokenisedBody {
   readonly bodyBytes: Uint8Array
   readonly map: AliasMap
   readonly detectorsFired: Readonly<Record<string, number>>
+  /** True when `bodyBytes` are the JCS text of the body (tokeniseRequest's always are): the attestation hashes them as they are. */
+  readonly canonical?: boolean
 }
 
 export const nameModelOf = (setting: NameModelSetting | undefined, fetchImpl?: typeof fetch): NameModel | "off" => {
@@ -136,6 +138,7 @@ export const prepareCall = async (
     detectorsFired: tokenised.detectorsFired,
     engine: engine.identity,
     keyPair: await engine.deviceKey(),
+    bodyIsCanonical: tokenised.canonical === true,
     ...(engine.attestationSigning === undefined ? {} : { signing: engine.attestationSigning })
   })
   const bodyBytes = tokenised.bodyBytes

@@ -27,5 +27,6 @@ const keyObjectOf = (privateKey: CryptoKey): KeyObject => {
 
 export const nodeAttestationSigning: AttestationSigning = {
   jsonBodySha256Hex: (bodyBytes) => createHash("sha256").update(canonicalBytes(parseJsonBytes(bodyBytes))).digest("hex"),
+  sha256Hex: (bytes) => createHash("sha256").update(bytes).digest("hex"),
   signEs256: (privateKey, bytes) => p256DerToRaw(sign("sha256", bytes, keyObjectOf(privateKey)))
 }

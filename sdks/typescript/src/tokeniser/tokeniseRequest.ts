@@ -27,6 +27,8 @@ export interface TokenisedRequest {
   readonly detectorsFired: Record<string, number>
   /** True when the name model failed and `failOpen` let the request through without name detection. */
   readonly nameModelSkipped: boolean
+  /** Always true: `bodyBytes` are the JCS text of `body` (TokenisedBody.canonical). */
+  readonly canonical: true
 }
 
 export class InvalidRequestBody extends Error {
@@ -173,6 +175,7 @@ export const tokeniseRequest = async (
     bodyBytes: new TextEncoder().encode(canonical),
     map: session.map,
     detectorsFired: { ...session.detectorsFired },
-    nameModelSkipped: session.nameModelSkipped
+    nameModelSkipped: session.nameModelSkipped,
+    canonical: true
   }
 }

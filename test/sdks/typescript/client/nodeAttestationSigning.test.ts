@@ -55,4 +55,17 @@ describe("nodeAttestationSigning: the attestation's hash and signature on node:c
     const tampered = await check(encoder.encode('{"model":"local-chat","messages":[{"role":"user","content":"Mail jane@example.com"}]}'))
     expect(tampered.ok).toBe(false)
   })
+
+  it("bodyIsCanonical hashes JCS bytes as they are: the same egress_sha256 as the re-canonicalising path, portable and node:crypto, and the gateway's check passes", async () => {
+    const keyPair = await generateSigningKeyPair()
+    const bodyBytes = encoder.encode('{"messages":[{"content":"Mail <EMAIL_1_ab12> naïve 😀","role":"user"}],"model":"local-chat"}')
+    for (const signing of [undefined, nodeAttestationSigning]) {
+      const fast = await buildAttestation({ route: "chat.completions", bodyBytes, detectorsFired: {}, engine: ENGINE, keyPair, bodyIsCanonical: true, ...(signing ? { signing } : {}) })
+      const slow = await buildAttestation({ route: "chat.completions", bodyBytes, detectorsFired: {}, engine: ENGINE, keyPair, ...(signing ? { signing } : {}) })
+      expect(fast.claims["v3-attestation"].egress_sha256).toBe(slow.claims["v3-attestation"].egress_sha256)
+      expect(fast.claims["v3-attestation"].egress_sha256).toBe(await jsonBodySha256Hex(bodyBytes))
+      const check = await verifyAttestation({ header: encodeAttestationHeader(fast), engineHeader: "relay-ts/0.1.0", route: "chat.completions", bodyBytes, nowSeconds: fast.iat })
+      expect(check.ok).toBe(true)
+    }
+  })
 })

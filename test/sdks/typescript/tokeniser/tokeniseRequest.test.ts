@@ -133,3 +133,19 @@ describe("tokeniseRequest", () => {
     await expect(tokeniseRequest("messages", { model: "m" }, { names: "off" })).rejects.toBeInstanceOf(InvalidRequestBody)
   })
 })
+
+describe("tokeniseRequest's bytes are already canonical (what lets the attestation hash them as they are)", () => {
+  it("re-canonicalising the bytes gives the same bytes, for unicode, escapes, numbers and key order", async () => {
+    const { canonicalBytes, parseJsonBytes } = await import("../../../../sdks/typescript/src/wire/crypto/jcs.ts")
+    const bodies = [
+      { model: "m", messages: [{ role: "user", content: "Say hello." }] },
+      { z: 1, model: "m", a: [1e21, 1e-7, -0, 0.1, 123456789012345680000], messages: [{ content: `naïve é 😀 \u2028 "quoted" \\ tab\t ${EMAIL}`, role: "user" }], "é": { y: null, x: true } },
+      { model: "m", stream: true, messages: [{ role: "user", content: [{ type: "text", text: `call ${PHONE}` }] }] }
+    ]
+    for (const body of bodies) {
+      const out = await tokeniseRequest("chat.completions", body, { names: "off" })
+      expect(out.canonical).toBe(true)
+      expect(new TextDecoder().decode(canonicalBytes(parseJsonBytes(out.bodyBytes)))).toBe(new TextDecoder().decode(out.bodyBytes))
+    }
+  })
+})

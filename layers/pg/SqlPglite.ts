@@ -4,6 +4,7 @@ import { Context, Effect, Layer, type Scope, Semaphore, Stream } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient, SqlError, type SqlConnection } from "effect/sql"
 import { mkdirSync } from "node:fs"
+import { collectGarbageNow } from "./fullGarbageCollection.ts"
 import { keepWasmOnBaselineCompiler } from "./wasmBaselineOnly.ts"
 
 /**
@@ -74,6 +75,9 @@ export const layerPglite = (dataDir: string | undefined) =>
               // Both the server (every start, so existing data directories too) and a first start's initdb.
               startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
               initDbStartParams: ["--set", `shared_buffers=${PGLITE_SHARED_BUFFERS}`]
+            }).then((db) => {
+              collectGarbageNow()
+              return db
             })
           },
           catch: (cause) => sqlError(cause, "open")

@@ -47,7 +47,7 @@ export class Accounts extends Context.Service<Accounts, {
    * `org.member_added`; an unknown e-mail creates an unverified user (fires `user.created`, sends the link).
    */
   readonly addMember: (input: { readonly actor: string; readonly actorOrgId: string; readonly orgId: string; readonly email: string; readonly role: Role }) =>
-    Effect.Effect<{ readonly accountId: string; readonly created: boolean }, ApiError>
+    Effect.Effect<{ readonly accountId: string; readonly created: boolean; /** A new account's link went out (false: the mail server refused it, or no link was due). */ readonly verificationSent: boolean }, ApiError>
   /** A sub-organisation (partner mode) of the actor's organisation, with its own wallet and keys. */
   readonly createSubOrganisation: (input: { readonly actor: string; readonly parentOrgId: string; readonly name: string }) =>
     Effect.Effect<{ readonly orgId: string }, ApiError>

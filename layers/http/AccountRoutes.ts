@@ -174,6 +174,15 @@ export const AccountRoutes = HttpRouter.use(Effect.fn(function*(router) {
       return yield* invalid("role", `"role" is one of ${ROLES.join(", ")}.`)
     }
     const result = yield* accounts.addMember({ actor: actorOf(principal).id, actorOrgId: principal.orgId, orgId: id!, email, role: role as Role })
-    return HttpServerResponse.jsonUnsafe({ account_id: result.accountId, org_id: id, role, created: result.created }, { status: 201 })
+    return HttpServerResponse.jsonUnsafe({
+      account_id: result.accountId,
+      org_id: id,
+      role,
+      created: result.created,
+      verification_email_sent: result.verificationSent,
+      ...(result.created && !result.verificationSent
+        ? { verification: "The invitation e-mail could not be sent (the mail server is unavailable). Ask for the link again with POST /api/v1/account/verification once mail works." }
+        : {})
+    }, { status: 201 })
   }))
 }))

@@ -207,8 +207,19 @@ export const AccountsPg = Layer.effect(
             yield* outbox.record({ orgId, event: "user.created", data: { account_id: accountId, org_id: orgId, role } })
             return { accountId, created: true }
           })).pipe(Effect.catchTag("SqlError", (e) => (isUniqueViolation(e) ? accountExists() : Effect.die(e))))
-          if (result.created) yield* sendVerification(result.accountId)
-          return result
+          // As at sign-up: the account and membership are committed, so a mail server that is down does not fail the
+          // invitation; the answer says the link did not go out, and it is asked for again (POST
+          // /api/v1/account/verification, the portal's "Send the invitation again") once mail works.
+          const verificationSent = result.created
+            ? yield* sendVerification(result.accountId).pipe(
+              Effect.as(true),
+              Effect.catchIf(
+                (e) => e.code === "mail_unavailable",
+                () => Effect.logWarning("invitation: verification mail not sent").pipe(Effect.as(false))
+              )
+            )
+            : false
+          return { ...result, verificationSent }
         }),
 
       createSubOrganisation: ({ actor, parentOrgId, name }) =>

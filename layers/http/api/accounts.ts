@@ -112,8 +112,20 @@ export const accountRoutes = [
     method: "POST", path: "/api/v1/orgs/:id/members", operationId: "addMember", tag: "Accounts", summary: "Add a person to an organisation by e-mail",
     auth: writeOrgs, pathParameters: { id: "The organisation id." },
     requestBody: Schema.Struct({ email: requiredEmail, role: Schema.optionalKey(Schema.NullOr(Schema.Literals(ROLES))) }),
-    responses: [{ status: 201, description: "Added (an account is created when the address has none).", body: Schema.Struct({ account_id: Schema.String, org_id: Schema.String, role: Schema.String, created: Schema.Boolean }) }],
-    errors: ["not_found", "already_member", "mail_unavailable"]
+    responses: [{
+      status: 201,
+      description:
+        "Added (an account is created when the address has none, and its verification link is mailed). `verification_email_sent` is false when no link was due (an existing account) or the mail server did not take it: the account and membership exist, and `verification` says to ask for the link again with `POST /api/v1/account/verification`.",
+      body: Schema.Struct({
+        account_id: Schema.String,
+        org_id: Schema.String,
+        role: Schema.String,
+        created: Schema.Boolean,
+        verification_email_sent: Schema.Boolean,
+        verification: Schema.optionalKey(Schema.String)
+      })
+    }],
+    errors: ["not_found", "already_member"]
   }),
   route({
     method: "POST", path: "/api/v1/portal/login", operationId: "portalLogin", tag: "Accounts", summary: "Sign in to the portal (session cookie + CSRF token)",

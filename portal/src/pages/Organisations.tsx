@@ -3,7 +3,7 @@
 // balance and last 30 days of usage, and add people to it.
 import type { GatewayResponse } from "@privacy-relay/sdk"
 import { useState } from "preact/hooks"
-import { type Account, call, can, rest } from "../api.ts"
+import { type Account, account, call, can, rest } from "../api.ts"
 import { Empty, ErrorNotice, Loading, Notice, ShownOnce, TableWrap, useAction, useLoad, useTitle } from "../components/ui.tsx"
 import { KeyTable, type Minted } from "./Keys.tsx"
 import { count, dateTime, microsToUsd, usd } from "../format.ts"
@@ -69,13 +69,31 @@ const SubOrganisationDetails = ({ org, writable, canReadKeys, canWriteKeys }: { 
   const [email, setEmail] = useState("")
   const [role, setRole] = useState<string>("member")
   const [added, setAdded] = useState<string | undefined>(undefined)
+  // An invited address whose e-mail the mail server did not take: the link can be sent again from here.
+  const [unsent, setUnsent] = useState<string | undefined>(undefined)
   const action = useAction()
+  const resend = useAction()
   const addMember = async (event: Event) => {
     event.preventDefault()
-    const result = await action.run(() => call<{ created: boolean }>("POST", `/api/v1/orgs/${encodeURIComponent(org.org_id)}/members`, { email: email.trim(), role }))
+    const invited = email.trim()
+    const result = await action.run(() => call<GatewayResponse<"addMember", 201>>("POST", `/api/v1/orgs/${encodeURIComponent(org.org_id)}/members`, { email: invited, role }))
     if (result !== undefined) {
-      setAdded(result.created ? `${email.trim()} was invited: a verification e-mail lets them set a password.` : `${email.trim()} now belongs to ${org.name} too.`)
+      setUnsent(result.created && !result.verification_email_sent ? invited : undefined)
+      setAdded(
+        !result.created
+          ? `${invited} now belongs to ${org.name} too.`
+          : result.verification_email_sent
+          ? `${invited} was invited: a verification e-mail lets them set a password.`
+          : `${invited} was added, but the invitation e-mail could not be sent: the mail server is unavailable. Send it again in a few minutes.`
+      )
       setEmail("")
+    }
+  }
+  const sendAgain = async () => {
+    if (unsent === undefined) return
+    if ((await resend.run(() => account.resendVerification(unsent))) !== undefined) {
+      setAdded(`The invitation e-mail to ${unsent} was sent.`)
+      setUnsent(undefined)
     }
   }
   const byModel = new Map<string, { calls: number; micros: number }>()
@@ -113,7 +131,9 @@ const SubOrganisationDetails = ({ org, writable, canReadKeys, canWriteKeys }: { 
               </select>
             </label>
             {action.error !== undefined ? <ErrorNotice error={action.error} /> : null}
-            {added !== undefined ? <Notice kind="success">{added}</Notice> : null}
+            {added !== undefined ? <Notice kind={unsent === undefined ? "success" : "warning"}>{added}</Notice> : null}
+            {unsent !== undefined ? <button type="button" disabled={resend.busy} onClick={sendAgain}>{resend.busy ? "Sending…" : "Send the invitation again"}</button> : null}
+            {resend.error !== undefined ? <ErrorNotice error={resend.error} /> : null}
             <button type="submit" disabled={action.busy}>{action.busy ? "Adding…" : "Add person"}</button>
           </form>
         )

@@ -139,13 +139,14 @@ describe("memberships, sub-organisations and erasure", () => {
 
     const existing = await add("colleague@example.org", "member")
     expect(existing.status).toBe(201)
-    expect(await existing.json()).toMatchObject({ account_id: other.account_id, created: false, role: "member" })
+    expect(await existing.json()).toMatchObject({ account_id: other.account_id, created: false, role: "member", verification_email_sent: false })
     expect((await add("colleague@example.org", "admin")).status).toBe(409)
 
     const invited = await add("newbie@example.org", "admin")
     expect(invited.status).toBe(201)
     const newbie = await invited.json()
-    expect(newbie.created).toBe(true)
+    expect(newbie).toMatchObject({ created: true, verification_email_sent: true })
+    expect(newbie.verification).toBeUndefined()
     await linkFor("newbie@example.org")
 
     const events = (await eventsOf(owner.org_id)).map((e) => [e.event, e.data.account_id])
@@ -257,6 +258,36 @@ describe("sign-up while the mail server is down", () => {
       const verified = await fetch(`${mailGw.url}/api/v1/account/verify?token=${token}`)
       expect(verified.status).toBe(200)
       expect(await verified.json()).toMatchObject({ verified: true, account_id: body.account_id, trial_credited: true })
+    } finally {
+      await smtp.close()
+    }
+  })
+
+  it("an invitation is not failed by the mail server: the member is added, the answer says the link did not go out, and it is sent again once mail works", async () => {
+    const owner = await (await postTo("/api/v1/accounts", { email: "grace@example.org", password: "compiler a-0 1952" })).json()
+    const session = await fetch(`${mailGw.url}/api/v1/portal/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-forwarded-for": `198.19.0.${nextIp++}` },
+      body: JSON.stringify({ email: "grace@example.org", password: "compiler a-0 1952" })
+    })
+    const jar = session.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ")
+    const csrf = (await session.json()).csrf_token
+    const invite = await fetch(`${mailGw.url}/api/v1/orgs/${owner.org_id}/members`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie: jar, "x-csrf-token": csrf, "x-forwarded-for": `198.19.0.${nextIp++}` },
+      body: JSON.stringify({ email: "kathleen@example.org", role: "member" })
+    })
+    expect(invite.status).toBe(201)
+    const body = await invite.json()
+    expect(body).toMatchObject({ created: true, verification_email_sent: false, role: "member" })
+    expect(body.verification).toContain("POST /api/v1/account/verification")
+    expect(await mailGw.query("SELECT role FROM memberships WHERE account_id = $1 AND org_id = $2", body.account_id, owner.org_id)).toEqual([{ role: "member" }])
+
+    const smtp = await startFakeSmtp(smtpPort)
+    try {
+      expect((await postTo("/api/v1/account/verification", { email: "kathleen@example.org" })).status).toBe(202)
+      expect(smtp.messages).toHaveLength(1)
+      expect(smtp.messages[0]).toContain("To: kathleen@example.org")
     } finally {
       await smtp.close()
     }

@@ -86,6 +86,20 @@ export const AccountsPg = Layer.effect(
         })
       })
 
+    /**
+     * The link of an account just committed (sign-up, invitation): true when the mail server took it. A mail server
+     * that is down does not fail the call, or the person is told to try again and refused as existing; they ask for
+     * the link again (POST /api/v1/account/verification) once mail works (decisions.md).
+     */
+    const verificationSentUnlessMailDown = (accountId: string, what: string) =>
+      sendVerification(accountId).pipe(
+        Effect.as(true),
+        Effect.catchIf(
+          (e) => e.code === "mail_unavailable",
+          () => Effect.logWarning(`${what}: verification mail not sent`).pipe(Effect.as(false))
+        )
+      )
+
     const view = (accountId: string) =>
       Effect.gen(function*() {
         const rows = yield* sql<{ id: string; email: string | null; email_verified: boolean; org_id: string }>`
@@ -125,16 +139,8 @@ export const AccountsPg = Layer.effect(
             yield* outbox.record({ orgId, event: "user.created", data: { account_id: accountId, org_id: orgId, role: "owner" } })
             return orgId
           })).pipe(Effect.catchTag("SqlError", (e) => (isUniqueViolation(e) ? accountExists() : Effect.die(e))))
-          // The account is committed: a mail server that is down must not make the sign-up fail, or the user is told
-          // to try again and then refused with account_exists. They get the account and ask for the link again
-          // (POST /api/v1/account/verification, the portal's "Send the link again") once mail works (decisions.md).
-          const verificationSent = yield* sendVerification(accountId).pipe(
-            Effect.as(true),
-            Effect.catchIf(
-              (e) => e.code === "mail_unavailable",
-              () => Effect.logWarning("sign-up: verification mail not sent").pipe(Effect.as(false))
-            )
-          )
+          // The account is committed; the portal's "Send the link again" asks for a link the mail server did not take.
+          const verificationSent = yield* verificationSentUnlessMailDown(accountId, "sign-up")
           return { accountId, orgId, verificationSent }
         }),
 
@@ -207,18 +213,8 @@ export const AccountsPg = Layer.effect(
             yield* outbox.record({ orgId, event: "user.created", data: { account_id: accountId, org_id: orgId, role } })
             return { accountId, created: true }
           })).pipe(Effect.catchTag("SqlError", (e) => (isUniqueViolation(e) ? accountExists() : Effect.die(e))))
-          // As at sign-up: the account and membership are committed, so a mail server that is down does not fail the
-          // invitation; the answer says the link did not go out, and it is asked for again (POST
-          // /api/v1/account/verification, the portal's "Send the invitation again") once mail works.
-          const verificationSent = result.created
-            ? yield* sendVerification(result.accountId).pipe(
-              Effect.as(true),
-              Effect.catchIf(
-                (e) => e.code === "mail_unavailable",
-                () => Effect.logWarning("invitation: verification mail not sent").pipe(Effect.as(false))
-              )
-            )
-            : false
+          // As at sign-up; the portal's "Send the invitation again" asks for a link the mail server did not take.
+          const verificationSent = result.created ? yield* verificationSentUnlessMailDown(result.accountId, "invitation") : false
           return { ...result, verificationSent }
         }),
 

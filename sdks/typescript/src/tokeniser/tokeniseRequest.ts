@@ -43,6 +43,8 @@ export class InvalidRequestBody extends Error {
 interface TextSlot {
   readonly text: string
   readonly write: (tokenised: string) => void
+  /** Run once after every slot is written (slots may share it): puts what the writes changed into the body. */
+  readonly commit?: () => void
 }
 
 type Json = Record<string, unknown>
@@ -78,13 +80,19 @@ const jsonTextSlots = (holder: Json, key: string): Array<TextSlot> => {
     return [slot(holder, key)!]
   }
   if (typeof parsed === "string") return [{ text: parsed, write: (t) => t !== parsed && (holder[key] = JSON.stringify(t)) }]
+  // Serialised once for the whole arguments text, after its last value was written, not once per replaced value.
+  let changed = false
+  const commit = () => {
+    if (changed) holder[key] = JSON.stringify(parsed)
+  }
   return leafSlots(parsed).map((leaf) => ({
     text: leaf.text,
     write: (t) => {
       if (t === leaf.text) return
       leaf.write(t)
-      holder[key] = JSON.stringify(parsed)
-    }
+      changed = true
+    },
+    commit
   }))
 }
 
@@ -163,6 +171,7 @@ export const tokeniseRequest = async (
   const checkpoint = createCheckpoint(opts.signal)
   // In order, one at a time: aliases are numbered by first appearance in the request.
   for (const s of slots) s.write(await tokeniseText(s.text, session, { signal: opts.signal, checkpoint }))
+  for (const commit of new Set(slots.map((s) => s.commit))) commit?.()
   await checkpoint()
   if (route === "chat.completions" && copy.stream === true) {
     const streamOptions = isObject(copy.stream_options) ? copy.stream_options : {}

@@ -76,6 +76,8 @@ class Tokeniser:
             session.observe(slot.text)
         for slot in slots:
             slot.write(self.tokenise_text(slot.text, session))
+        for commit in {id(slot.commit): slot.commit for slot in slots if slot.commit is not None}.values():
+            commit()
         if route == "chat.completions" and body_copy.get("stream") is True:
             options = body_copy.get("stream_options") if isinstance(body_copy.get("stream_options"), dict) else {}
             body_copy["stream_options"] = {**options, "include_usage": True}
@@ -103,6 +105,8 @@ class _Slot:
 
     text: str
     write: Callable[[str], None]
+    #: Run once after every slot is written (slots may share it): puts what the writes changed into the body.
+    commit: Optional[Callable[[], None]] = None
 
 
 def _key_slot(holder: Any, key: Any) -> _Slot:
@@ -139,14 +143,22 @@ def _json_text_slots(holder: dict, key: str) -> list[_Slot]:
 
         return [_Slot(parsed, write_string)]
 
+    # Serialised once for the whole arguments text, after its last value was written, not once per replaced value.
+    changed = False
+
+    def commit() -> None:
+        if changed:
+            holder[key] = json.dumps(parsed, ensure_ascii=False, separators=(",", ":"))
+
     def rewriting(leaf: _Slot) -> _Slot:
         def write(tokenised: str) -> None:
+            nonlocal changed
             if tokenised == leaf.text:
                 return
             leaf.write(tokenised)
-            holder[key] = json.dumps(parsed, ensure_ascii=False, separators=(",", ":"))
+            changed = True
 
-        return _Slot(leaf.text, write)
+        return _Slot(leaf.text, write, commit)
 
     return [rewriting(leaf) for leaf in _leaf_slots(parsed)]
 

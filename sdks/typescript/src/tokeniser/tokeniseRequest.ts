@@ -1,10 +1,22 @@
 import canonicalize from "canonicalize"
+import { checkEgressDepth, EgressRefusal, type EgressPlace, type EgressRoute, type EgressWalk, type MediaKind, walkEgress } from "../wire/egressPolicy.ts"
+import { STABLE_TAG_LENGTH, tagFromMac } from "./alias.ts"
+import { redactImagePart } from "./redactImagePart.ts"
 import { createCheckpoint } from "./checkpoint.ts"
 import { createSession, type SessionOptions, type TokeniserSession } from "./session.ts"
 import { tokeniseText } from "./tokeniseText.ts"
 import type { AliasMap } from "./types.ts"
 
-export type Route = "chat.completions" | "messages" | "embeddings"
+export type Route = EgressRoute
+
+/** What the client does with an image, audio, file or document part it cannot read as text (MEDIA_POLICY). */
+export type MediaPolicy = "refuse" | "redact" | "pass"
+
+/** Paints over the identifiers an image shows (on-device OCR) and re-encodes it; see files/redactImage.ts. */
+export type ImageRedactor = (image: { readonly bytes: Uint8Array; readonly mediaType: string }, signal?: AbortSignal) => Promise<{
+  readonly bytes: Uint8Array
+  readonly mediaType: string
+}>
 
 export interface TokeniseRequestOptions extends SessionOptions {
   /** An existing session for this request; by default a fresh one is created from the options. */
@@ -14,6 +26,23 @@ export interface TokeniseRequestOptions extends SessionOptions {
    * text; the promise then rejects with the signal's reason and nothing may be sent.
    */
   readonly signal?: AbortSignal
+  /**
+   * The device-held secret end-user identifiers (`user`, `metadata` values, `messages[].name`, ...) are aliased under:
+   * the same end user gets the same `USER_<tag>` in every request. Default: a fresh random secret per request.
+   */
+  readonly identifierSecret?: Uint8Array
+  /** Images, audio, files and documents the client cannot read as text: refused by default. */
+  readonly mediaPolicy?: MediaPolicy
+  /** Pointers (`*` for one segment) of fields the policy refuses or does not name, to send untokenised (declared). */
+  readonly passthroughPaths?: ReadonlyArray<string>
+  /** The image redactor `mediaPolicy: "redact"` uses; without one, images are refused under redact too. */
+  readonly redactImage?: ImageRedactor
+}
+
+/** What an opt-in let through untokenised, for the attestation's `passthrough` claim (paths and kinds, never values). */
+export interface PassthroughEntry {
+  readonly path: string
+  readonly kind: string
 }
 
 export interface TokenisedRequest {
@@ -29,6 +58,8 @@ export interface TokenisedRequest {
   readonly nameModelSkipped: boolean
   /** Always true: `bodyBytes` are the JCS text of `body` (TokenisedBody.canonical). */
   readonly canonical: true
+  /** What MEDIA_POLICY or PASSTHROUGH_PATHS let through untokenised, sorted by path; empty when nothing was. */
+  readonly passthrough: ReadonlyArray<PassthroughEntry>
 }
 
 export class InvalidRequestBody extends Error {
@@ -50,18 +81,9 @@ interface TextSlot {
 type Json = Record<string, unknown>
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v)
 
-const slot = (holder: Json | Array<unknown>, key: string | number): TextSlot | undefined => {
-  const value = (holder as Record<string | number, unknown>)[key]
-  return typeof value === "string"
-    ? { text: value, write: (t) => ((holder as Record<string | number, unknown>)[key] = t) }
-    : undefined
-}
-
-/** Every string inside a JSON value (object values and array items, at any depth; keys are names, not user text). */
-const leafSlots = (value: unknown): Array<TextSlot> => {
-  if (Array.isArray(value)) return value.flatMap((item, i) => (typeof item === "string" ? [slot(value, i)!] : leafSlots(item)))
-  if (!isObject(value)) return []
-  return Object.keys(value).flatMap((key) => (typeof value[key] === "string" ? [slot(value, key)!] : leafSlots(value[key])))
+const slot = (place: EgressPlace): TextSlot => {
+  const holder = place.holder as Record<string | number, unknown>
+  return { text: holder[place.key] as string, write: (t) => (holder[place.key] = t) }
 }
 
 /**
@@ -70,89 +92,117 @@ const leafSlots = (value: unknown): Array<TextSlot> => {
  * restored in the model's answer (the detokeniser restores tool-call arguments), so an app that sends the
  * conversation back would otherwise send them upstream in the clear.
  */
-const jsonTextSlots = (holder: Json, key: string): Array<TextSlot> => {
-  const text = holder[key]
-  if (typeof text !== "string") return []
+const jsonTextSlots = (place: EgressPlace): Array<TextSlot> => {
+  const holder = place.holder as Record<string | number, unknown>
+  const text = holder[place.key] as string
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
   } catch {
-    return [slot(holder, key)!]
+    return [slot(place)]
   }
-  if (typeof parsed === "string") return [{ text: parsed, write: (t) => t !== parsed && (holder[key] = JSON.stringify(t)) }]
+  if (typeof parsed === "string") return [{ text: parsed, write: (t) => t !== parsed && (holder[place.key] = JSON.stringify(t)) }]
   // Serialised once for the whole arguments text, after its last value was written, not once per replaced value.
   let changed = false
   const commit = () => {
-    if (changed) holder[key] = JSON.stringify(parsed)
+    if (changed) holder[place.key] = JSON.stringify(parsed)
   }
-  return leafSlots(parsed).map((leaf) => ({
-    text: leaf.text,
-    write: (t) => {
-      if (t === leaf.text) return
-      leaf.write(t)
-      changed = true
-    },
-    commit
-  }))
-}
-
-/** Text of an OpenAI or Anthropic `content`: a string, or an array of parts/blocks with `type: "text"`. */
-const contentSlots = (holder: Json, key: string): Array<TextSlot> => {
-  const content = holder[key]
-  if (typeof content === "string") return [slot(holder, key)!]
-  if (!Array.isArray(content)) return []
-  const slots: Array<TextSlot> = []
-  for (const part of content) {
-    if (!isObject(part)) continue
-    if (part.type === "text") {
-      const s = slot(part, "text")
-      if (s !== undefined) slots.push(s)
+  const leaves: Array<EgressPlace> = []
+  collectStrings({ parsed }, "parsed", leaves)
+  return leaves.map((leaf) => {
+    const inner = slot(leaf)
+    return {
+      text: inner.text,
+      write: (t) => {
+        if (t === inner.text) return
+        inner.write(t)
+        changed = true
+      },
+      commit
     }
-    // Anthropic tool results carry their own content (a string or text blocks) that the model reads.
-    if (part.type === "tool_result") slots.push(...contentSlots(part, "content"))
-    // An Anthropic assistant turn's tool call: its input holds the arguments the client restored.
-    if (part.type === "tool_use") slots.push(...leafSlots(part.input))
-  }
-  return slots
+  })
 }
 
-/** One message's user text: its content, then (OpenAI assistant turns) its tool calls' arguments. */
-const messageSlots = (m: Json): Array<TextSlot> => {
-  const slots = contentSlots(m, "content")
-  if (Array.isArray(m.tool_calls)) {
-    for (const call of m.tool_calls) if (isObject(call) && isObject(call.function)) slots.push(...jsonTextSlots(call.function, "arguments"))
-  }
-  // The deprecated single function call of older OpenAI clients.
-  if (isObject(m.function_call)) slots.push(...jsonTextSlots(m.function_call, "arguments"))
-  return slots
+/** Every string inside a parsed JSON value (object values and array items, at any depth; keys are names). */
+const collectStrings = (holder: EgressPlace["holder"], key: string | number, into: Array<EgressPlace>): void => {
+  const value = (holder as Record<string | number, unknown>)[key]
+  if (typeof value === "string") into.push({ holder, key, path: "" })
+  else if (Array.isArray(value)) value.forEach((_, i) => collectStrings(value, i, into))
+  else if (isObject(value)) for (const k of Object.keys(value)) collectStrings(value, k, into)
 }
 
-const messagesSlots = (body: Json): Array<TextSlot> => {
-  if (!Array.isArray(body.messages)) throw new InvalidRequestBody("messages must be an array")
-  return body.messages.flatMap((m) => (isObject(m) ? messageSlots(m) : []))
+const textEncoder = new TextEncoder()
+
+/** `USER_<tag>`: the device-stable alias of an end-user identifier (sdks/vectors/README.md "Stable end-user aliases"). */
+export const endUserAlias = async (key: CryptoKey, value: string): Promise<string> => {
+  const mac = new Uint8Array(await globalThis.crypto.subtle.sign("HMAC", key, textEncoder.encode(`end-user\u0000${value}`)))
+  return `USER_${tagFromMac(mac, STABLE_TAG_LENGTH)}`
 }
 
-const slotsFor = (route: Route, body: Json): Array<TextSlot> => {
-  switch (route) {
-    case "chat.completions":
-      return messagesSlots(body)
-    case "messages":
-      return [...contentSlots(body, "system"), ...messagesSlots(body)]
-    case "embeddings": {
-      const input = body.input
-      if (typeof input === "string") return [slot(body, "input")!]
-      if (Array.isArray(input)) return input.flatMap((_, i) => slot(input, i) ?? [])
-      // Token-id arrays carry no text we can read; they are left as they are.
-      return []
+const identifierKey = (secret: Uint8Array | undefined) =>
+  globalThis.crypto.subtle.importKey(
+    "raw",
+    (secret ?? globalThis.crypto.getRandomValues(new Uint8Array(32))) as Uint8Array<ArrayBuffer>,
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"]
+  )
+
+const URL_PATTERN = /^https?:\/\//i
+
+/** Every http(s) URL string inside a media value (an image part's `url`, a source's `url`, `file_url`, ...). */
+const urlsIn = (value: unknown, into: Array<string> = []): Array<string> => {
+  if (typeof value === "string") {
+    if (URL_PATTERN.test(value)) into.push(value)
+  } else if (Array.isArray(value)) for (const item of value) urlsIn(item, into)
+  else if (isObject(value)) for (const key of Object.keys(value)) urlsIn(value[key], into)
+  return into
+}
+
+const mediaRefusal = (path: string, kind: MediaKind, why: string) =>
+  new EgressRefusal("unsupported_content", path, `The ${kind} at ${path} is not sent: ${why}. Nothing was sent.`, kind)
+
+/**
+ * The client's media policy over the walk's media parts: refused (the default), passed as they are (declared; a
+ * remote URL holding an identifier is still refused), or, for images under `redact`, painted over on the device.
+ */
+const applyMediaPolicy = async (
+  walk: EgressWalk,
+  opts: TokeniseRequestOptions,
+  passthrough: Array<PassthroughEntry>
+): Promise<void> => {
+  const policy = opts.mediaPolicy ?? "refuse"
+  for (const media of walk.media) {
+    const value = (media.holder as Record<string | number, unknown>)[media.key]
+    if (policy === "refuse") throw mediaRefusal(media.path, media.kind, "the client does not send media it cannot tokenise (MEDIA_POLICY=refuse)")
+    if (policy === "redact" && media.kind !== "image") {
+      throw mediaRefusal(media.path, media.kind, `only images can be redacted on the device (MEDIA_POLICY=redact); set MEDIA_POLICY=pass to send ${media.kind} untokenised`)
     }
+    if (policy === "redact") {
+      if (opts.redactImage === undefined) throw mediaRefusal(media.path, media.kind, "this client has no image redactor")
+      const redacted = await redactImagePart(value, media.path, opts.redactImage, opts.signal)
+      ;(media.holder as Record<string | number, unknown>)[media.key] = redacted
+      passthrough.push({ path: media.path, kind: "image-redacted" })
+      continue
+    }
+    // pass: sent as it is, unless a remote URL names somebody (the URL text is read by the provider and its fetcher).
+    for (const url of urlsIn(value)) {
+      const probe = createSession({ names: "off" })
+      if ((await tokeniseText(url, probe, opts.signal === undefined ? {} : { signal: opts.signal })) !== url) {
+        throw mediaRefusal(media.path, media.kind, "its URL holds a personal identifier")
+      }
+    }
+    passthrough.push({ path: media.path, kind: media.kind })
   }
 }
 
 /**
- * Tokenises the user text of one OpenAI chat completions, Anthropic messages or embeddings request:
- * `messages[].content` (strings or text parts), the arguments of earlier tool calls (OpenAI `tool_calls`,
- * Anthropic `tool_use` input), Anthropic `system`, embeddings `input`. Every other field is left untouched. A streamed chat completion gets `stream_options.include_usage: true` so the
- * provider reports usage (the gateway relays bytes unchanged and cannot add it).
+ * Tokenises one request body of a client route under the egress policy (sdks/vectors/egress-policy.json): user text
+ * is tokenised (aliases numbered in document order), end-user identifiers get device-stable `USER_<tag>` aliases,
+ * structure passes, and everything else is refused before anything is sent (EgressRefusal: a field or part type the
+ * policy refuses or does not name, media under MEDIA_POLICY=refuse, nesting past 64 levels). A streamed chat
+ * completion gets `stream_options.include_usage: true` so the provider reports usage (the gateway relays bytes
+ * unchanged and cannot add it).
  * Rejects with NameModelUnavailable when names are enabled, the model fails and failOpen is not set,
  * and with `opts.signal`'s reason when it is aborted: the caller must then send nothing.
  */
@@ -162,9 +212,15 @@ export const tokeniseRequest = async (
   opts: TokeniseRequestOptions = {}
 ): Promise<TokenisedRequest> => {
   if (!isObject(body)) throw new InvalidRequestBody("request body must be a JSON object")
+  if (route !== "embeddings" && route !== "responses" && !Array.isArray(body.messages)) throw new InvalidRequestBody("messages must be an array")
+  // Before the copy: a hostile nesting would overflow structuredClone's stack.
+  checkEgressDepth(body)
   const copy = structuredClone(body)
+  const walk = walkEgress(route, copy, opts.passthroughPaths === undefined ? {} : { passthroughPaths: opts.passthroughPaths })
+  const passthrough: Array<PassthroughEntry> = [...walk.passthrough]
+  await applyMediaPolicy(walk, opts, passthrough)
   const session = opts.session ?? createSession(opts)
-  const slots = slotsFor(route, copy)
+  const slots = walk.texts.flatMap((place) => (place.json === true ? jsonTextSlots(place) : [slot(place)]))
   // Register every text first so no alias can coincide with a string already present anywhere in the request.
   for (const s of slots) session.observe(s.text)
   // One checkpoint for the whole request: many short texts yield as often as one long one.
@@ -173,6 +229,16 @@ export const tokeniseRequest = async (
   for (const s of slots) s.write(await tokeniseText(s.text, session, { signal: opts.signal, checkpoint }))
   for (const commit of new Set(slots.map((s) => s.commit))) commit?.()
   await checkpoint()
+  const detectorsFired: Record<string, number> = { ...session.detectorsFired }
+  if (walk.identifiers.length > 0) {
+    const key = await identifierKey(opts.identifierSecret)
+    for (const place of walk.identifiers) {
+      const holder = place.holder as Record<string | number, unknown>
+      holder[place.key] = await endUserAlias(key, holder[place.key] as string)
+    }
+    detectorsFired.USER = (detectorsFired.USER ?? 0) + walk.identifiers.length
+  }
+  passthrough.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
   if (route === "chat.completions" && copy.stream === true) {
     const streamOptions = isObject(copy.stream_options) ? copy.stream_options : {}
     copy.stream_options = { ...streamOptions, include_usage: true }
@@ -183,8 +249,9 @@ export const tokeniseRequest = async (
     body: copy,
     bodyBytes: new TextEncoder().encode(canonical),
     map: session.map,
-    detectorsFired: { ...session.detectorsFired },
+    detectorsFired,
     nameModelSkipped: session.nameModelSkipped,
-    canonical: true
+    canonical: true,
+    passthrough
   }
 }

@@ -6,7 +6,7 @@ const EMAIL = "jane.doe@example.com"
 const PHONE = "+44 20 7946 0958"
 
 describe("tokeniseRequest", () => {
-  it("tokenises OpenAI chat content (strings and text parts), leaves other fields, and requests usage on streams", async () => {
+  it("tokenises OpenAI chat content (strings and text parts), aliases end-user identifiers, passes structure, and requests usage on streams", async () => {
     const body = {
       model: "gpt-4o-mini",
       stream: true,
@@ -19,8 +19,7 @@ describe("tokeniseRequest", () => {
           role: "user",
           name: "u1",
           content: [
-            { type: "text", text: `Call ${PHONE} or mail ${EMAIL}` },
-            { type: "image_url", image_url: { url: "https://example.com/a.png" } }
+            { type: "text", text: `Call ${PHONE} or mail ${EMAIL}` }
           ]
         }
       ]
@@ -34,13 +33,15 @@ describe("tokeniseRequest", () => {
     expect(system).not.toContain(EMAIL)
     expect(parts[0]!.text).not.toContain(PHONE)
     expect(parts[0]!.text).not.toContain(EMAIL)
-    expect(parts[1]).toEqual(body.messages[1]!.content[1])
-    expect(sent.metadata).toEqual({ note: EMAIL })
+    // End-user identifiers: a device-stable alias of the whole value, never the value (the egress policy).
+    expect(sent.metadata.note).toMatch(/^USER_[a-z2-9]{10}$/)
+    expect((sent.messages[1] as { name: string }).name).toMatch(/^USER_[a-z2-9]{10}$/)
     expect(sent.temperature).toBe(0.2)
     expect(sent.stream_options).toEqual({ foo: 1, include_usage: true })
     expect(detokenise(system, out.map)).toBe(body.messages[0]!.content)
     expect(detokenise(parts[0]!.text!, out.map)).toBe(`Call ${PHONE} or mail ${EMAIL}`)
-    expect(out.detectorsFired).toEqual({ EMAIL: 2, PHONE: 1 })
+    expect(out.detectorsFired).toEqual({ EMAIL: 2, PHONE: 1, USER: 2 })
+    expect(out.passthrough).toEqual([])
     expect(out.map.size).toBe(2)
     expect(new TextDecoder().decode(out.bodyBytes)).toBe(canonicalize(out.body))
   })
@@ -139,7 +140,7 @@ describe("tokeniseRequest's bytes are already canonical (what lets the attestati
     const { canonicalBytes, parseJsonBytes } = await import("../../../../sdks/typescript/src/wire/crypto/jcs.ts")
     const bodies = [
       { model: "m", messages: [{ role: "user", content: "Say hello." }] },
-      { z: 1, model: "m", a: [1e21, 1e-7, -0, 0.1, 123456789012345680000], messages: [{ content: `naïve é 😀 \u2028 "quoted" \\ tab\t ${EMAIL}`, role: "user" }], "é": { y: null, x: true } },
+      { response_format: { z: 1, a: [1e21, 1e-7, -0, 0.1, 123456789012345680000], "é": { y: null, x: true } }, model: "m", messages: [{ content: `naïve é 😀 \u2028 "quoted" \\ tab\t ${EMAIL}`, role: "user" }] },
       { model: "m", stream: true, messages: [{ role: "user", content: [{ type: "text", text: `call ${PHONE}` }] }] }
     ]
     for (const body of bodies) {

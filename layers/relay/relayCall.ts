@@ -12,6 +12,7 @@ import { RequestContext } from "../../services/RequestContext.ts"
 import { type CompletedCall, Settlement } from "../../services/Settlement.ts"
 import type { EngineAllowlist } from "../../sdks/typescript/src/wire/attestation/engine-allowlist.ts"
 import { type AttestationRoute, type V3Envelope, verifyAttestation } from "../../sdks/typescript/src/wire/attestation/v3.ts"
+import { egressPolicyViolation } from "../../sdks/typescript/src/wire/egressPolicy.ts"
 import { issuesReceipts } from "../../src/keys/demo.ts"
 import { countersignAttestation } from "../../sdks/typescript/src/wire/receipts/countersign.ts"
 import { nodeAttestationCrypto } from "../crypto/nodeAttestationCrypto.ts"
@@ -207,6 +208,12 @@ export const relayCall = (
     const shape = readRelayShape(route, clientBody)
     if (isShapeProblem(shape)) {
       return yield* new ApiError({ status: 400, code: "invalid_request", message: shape.message, extra: { details: { path: shape.path } } })
+    }
+    // Defence in depth behind the clients' egress policy (stale engines, raw REST callers): field names, JSON types
+    // and part types only, never text. What the attestation declares as passed untokenised may stray.
+    const violation = egressPolicyViolation(route, clientBody, verdict.attestation.claims["v3-attestation"].passthrough ?? [])
+    if (violation !== undefined) {
+      return yield* new ApiError({ status: 400, code: "egress_policy_violation", message: violation.message, extra: { details: { path: violation.path } } })
     }
     const capability = capabilityOf[route]
     // Routing (off unless X-Service-Routing asks) sees metadata only: sizes and caps, never the body's content.

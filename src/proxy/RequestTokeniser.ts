@@ -6,7 +6,7 @@
  */
 import type { TokenisedBody } from "../../sdks/typescript/src/engine.ts"
 import type { AttestationRoute } from "../../sdks/typescript/src/wire/attestation/v3.ts"
-import { tokeniseRequest, type AliasMap, type NameModel, type TokeniseRequestOptions } from "../../sdks/typescript/src/tokeniser/index.ts"
+import { tokeniseRequest, type AliasMap, type MediaPolicy, type NameModel, type TokeniseRequestOptions } from "../../sdks/typescript/src/tokeniser/index.ts"
 
 export type { TokenisedBody }
 
@@ -19,24 +19,38 @@ export interface RequestTokeniser {
   readonly close: () => Promise<void>
 }
 
+/** The proxy's tokeniser settings besides the name model (plain data: they are handed to worker threads). */
+export interface TokeniserSettings {
+  /** The device-held secret of stable aliases (embeddings route only); absent: per-request aliases. */
+  readonly stableAliasSecret?: Uint8Array | undefined
+  /** The device-held secret end-user identifiers are aliased under (`USER_<tag>`, stable across requests). */
+  readonly identifierSecret?: Uint8Array | undefined
+  /** MEDIA_POLICY and PASSTHROUGH_PATHS (the egress policy's opt-ins). */
+  readonly mediaPolicy?: MediaPolicy | undefined
+  readonly passthroughPaths?: ReadonlyArray<string> | undefined
+}
+
 /**
  * The engine options for one request: stable aliases (from the device-held secret) on the embeddings route
- * only, so the same input gives the same embedding; per-request aliases everywhere else.
+ * only, so the same input gives the same embedding; per-request aliases everywhere else; the egress opt-ins.
  */
 export const requestOptions = (
   route: AttestationRoute,
   names: NameModel | "off",
-  stableAliasSecret: Uint8Array | undefined,
+  settings: TokeniserSettings,
   signal: AbortSignal,
   callSecret?: Uint8Array
 ): TokeniseRequestOptions => ({
   names,
   signal,
-  ...(route === "embeddings" && stableAliasSecret !== undefined ? { stableAliasSecret } : {}),
+  ...(route === "embeddings" && settings.stableAliasSecret !== undefined ? { stableAliasSecret: settings.stableAliasSecret } : {}),
+  ...(settings.identifierSecret === undefined ? {} : { identifierSecret: settings.identifierSecret }),
+  ...(settings.mediaPolicy === undefined ? {} : { mediaPolicy: settings.mediaPolicy }),
+  ...(settings.passthroughPaths === undefined ? {} : { passthroughPaths: settings.passthroughPaths }),
   ...(callSecret === undefined ? {} : { secret: callSecret })
 })
 
-export const inProcessTokeniser = (names: NameModel | "off", stableAliasSecret?: Uint8Array): RequestTokeniser => ({
-  tokenise: (route, body, signal, callSecret) => tokeniseRequest(route, body, requestOptions(route, names, stableAliasSecret, signal, callSecret)),
+export const inProcessTokeniser = (names: NameModel | "off", settings: TokeniserSettings = {}): RequestTokeniser => ({
+  tokenise: (route, body, signal, callSecret) => tokeniseRequest(route, body, requestOptions(route, names, settings, signal, callSecret)),
   close: async () => undefined
 })

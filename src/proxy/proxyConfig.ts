@@ -1,11 +1,12 @@
 /**
  * Settings of the local proxy (DESIGN.md section 7), from the environment or a JSON file named by
  * PROXY_CONFIG with the same keys in snake case: `host`, `port`, `gateway_url`, `gateway_key_file`,
- * `name_model`, `embedding_aliases`. When both name a setting, the environment wins. Node-only (reads the file).
+ * `name_model`, `embedding_aliases`, `media_policy`, `passthrough_paths`, ... When both name a setting, the environment wins. Node-only (reads the file).
  * There is deliberately no provider-URL setting: the proxy is gateway-locked.
  */
 import { readFileSync } from "node:fs"
 import { ProxyStartError } from "../../sdks/typescript/src/client/ProxyStartError.ts"
+import type { MediaPolicy } from "../../sdks/typescript/src/tokeniser/tokeniseRequest.ts"
 
 export const DEFAULT_PROXY_HOST = "127.0.0.1"
 export const DEFAULT_PROXY_PORT = 8799
@@ -30,6 +31,10 @@ export interface ProxySettings {
   readonly streaming: boolean
   /** Largest attached file read and tokenised (PROXY_FILE_MAX_BYTES); undefined: the default, 20 MB. */
   readonly fileMaxBytes: number | undefined
+  /** MEDIA_POLICY: `refuse` (default), `redact` (images only) or `pass` (the egress policy's media opt-in). */
+  readonly mediaPolicy: MediaPolicy
+  /** PASSTHROUGH_PATHS: comma-separated JSON pointers (`*` for one segment) sent untokenised and declared. */
+  readonly passthroughPaths: ReadonlyArray<string>
 }
 
 export type EmbeddingAliases = "stable" | "per-request"
@@ -43,7 +48,9 @@ const FILE_KEYS = [
   "embedding_aliases",
   "tokenise_timeout_ms",
   "streaming",
-  "file_max_bytes"
+  "file_max_bytes",
+  "media_policy",
+  "passthrough_paths"
 ] as const
 type FileKey = (typeof FILE_KEYS)[number]
 
@@ -121,6 +128,25 @@ export const parseStreaming = (raw: string | undefined): boolean => {
   throw new ProxyStartError(`PROXY_STREAMING ${JSON.stringify(value)} must be on or off.`)
 }
 
+/** MEDIA_POLICY: `refuse` (default), `redact` or `pass`. */
+export const parseMediaPolicy = (raw: string | undefined): MediaPolicy => {
+  const value = raw?.trim() ?? ""
+  if (value === "") return "refuse"
+  if (value === "refuse" || value === "redact" || value === "pass") return value
+  throw new ProxyStartError(`MEDIA_POLICY ${JSON.stringify(value)} must be refuse, redact or pass.`)
+}
+
+/** PASSTHROUGH_PATHS: comma-separated JSON pointers, each starting with "/" (a `*` segment matches any one segment). */
+export const parsePassthroughPaths = (raw: string | undefined): ReadonlyArray<string> => {
+  const paths = (raw ?? "").split(",").map((p) => p.trim()).filter((p) => p !== "")
+  for (const path of paths) {
+    if (!path.startsWith("/") || path === "/") {
+      throw new ProxyStartError(`PASSTHROUGH_PATHS entry ${JSON.stringify(path)} must be a JSON pointer to a field, such as /metadata/trace or /messages/*/x_tag.`)
+    }
+  }
+  return paths
+}
+
 /** `stable` (default) or `per-request`. */
 export const parseEmbeddingAliases = (raw: string | undefined): EmbeddingAliases => {
   const value = raw?.trim() ?? ""
@@ -147,6 +173,8 @@ export const loadProxySettings = (env: Readonly<Record<string, string | undefine
     embeddingAliases: parseEmbeddingAliases(pick("EMBEDDING_ALIASES", "embedding_aliases")),
     tokeniseTimeoutMs: tokeniseTimeout === undefined ? undefined : parseTimeout(tokeniseTimeout),
     streaming: parseStreaming(pick("PROXY_STREAMING", "streaming")),
-    fileMaxBytes: fileMaxBytes === undefined ? undefined : parseFileMaxBytes(fileMaxBytes)
+    fileMaxBytes: fileMaxBytes === undefined ? undefined : parseFileMaxBytes(fileMaxBytes),
+    mediaPolicy: parseMediaPolicy(pick("MEDIA_POLICY", "media_policy")),
+    passthroughPaths: parsePassthroughPaths(pick("PASSTHROUGH_PATHS", "passthrough_paths"))
   }
 }

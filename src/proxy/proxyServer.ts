@@ -13,7 +13,8 @@ import type { AddressInfo } from "node:net"
 import { nodeAttestationSigning } from "../../sdks/typescript/src/client/nodeAttestationSigning.ts"
 import { ProxyStartError } from "../../sdks/typescript/src/client/ProxyStartError.ts"
 import { type Engine, prepareCall } from "../../sdks/typescript/src/engine.ts"
-import { InvalidRequestError, NameModelUnavailableError } from "../../sdks/typescript/src/errors.ts"
+import { EgressRefusedError, InvalidRequestError, NameModelUnavailableError } from "../../sdks/typescript/src/errors.ts"
+import { EgressRefusal, egressRefusalStatus } from "../../sdks/typescript/src/wire/egressPolicy.ts"
 import { FileError } from "../../sdks/typescript/src/files/FileError.ts"
 import type { FileLimits } from "../../sdks/typescript/src/files/limits.ts"
 import { isStreamed, RELAY_PATHS, relayRequestInit, restoredAnswer } from "../../sdks/typescript/src/relayExchange.ts"
@@ -103,11 +104,19 @@ class ProxyHttpError extends Error {
   readonly code: string
   /** Close the connection after answering: the client may still be sending a body nobody will read. */
   readonly closeConnection: boolean
-  constructor(status: number, code: string, message: string, options: { readonly closeConnection?: boolean } = {}) {
+  /** The error's `details` (an egress refusal's path, media kind and the setting that allows it). */
+  readonly details: Readonly<Record<string, string>> | undefined
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    options: { readonly closeConnection?: boolean; readonly details?: Readonly<Record<string, string>> } = {}
+  ) {
     super(message)
     this.status = status
     this.code = code
     this.closeConnection = options.closeConnection ?? false
+    this.details = options.details
   }
 }
 
@@ -174,8 +183,8 @@ const sendError = (res: ServerResponse, error: ProxyHttpError, anthropic: boolea
     res,
     error.status,
     anthropic
-      ? anthropicErrorBody(error.status, error.code, error.message)
-      : { error: { code: error.code, message: error.message } },
+      ? anthropicErrorBody(error.status, error.code, error.message, error.details === undefined ? {} : { details: error.details })
+      : { error: { code: error.code, message: error.message, ...(error.details === undefined ? {} : { details: error.details }) } },
     error.closeConnection ? { connection: "close" } : {}
   )
 
@@ -308,6 +317,10 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
           "name_model_unavailable",
           `the name model is unavailable (${(error.cause as Error).message}); the request was not sent (fail-closed). Fix the NAME_MODEL endpoint, or set NAME_MODEL=off or builtin.`
         )
+      }
+      // The egress policy refused a field, a part type or media: nothing was sent (fail-closed per field).
+      if (error instanceof EgressRefusedError && error.cause instanceof EgressRefusal) {
+        throw new ProxyHttpError(egressRefusalStatus(error.cause.code), error.code, error.message, { details: error.cause.details })
       }
       if (error instanceof InvalidRequestError) throw new ProxyHttpError(400, "invalid_request", error.message)
       // An attached file that cannot be read refuses the request.

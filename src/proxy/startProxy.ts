@@ -32,7 +32,11 @@ export const startProxy = async (
   // The device-held alias secret: stable embedding aliases (unless per-request) and byte-identical idempotent retries.
   const aliasSecret = loadOrCreateAliasSecret(env)
   const tokeniser = workerTokeniser(settings.nameModel, {
-    stableAliasSecret: settings.embeddingAliases === "stable" ? aliasSecret : undefined
+    stableAliasSecret: settings.embeddingAliases === "stable" ? aliasSecret : undefined,
+    // End-user identifiers (user, metadata values, messages[].name): the same alias from this device, every time.
+    identifierSecret: aliasSecret,
+    mediaPolicy: settings.mediaPolicy,
+    passthroughPaths: settings.passthroughPaths
   })
   const server = await listenProxyServer(
     {

@@ -7,16 +7,16 @@
  */
 import { parentPort, workerData } from "node:worker_threads"
 import type { AttestationRoute } from "../../sdks/typescript/src/wire/attestation/v3.ts"
-import { InvalidRequestBody, loadBuiltinNameModel, NameModelUnavailable, tokeniseRequest } from "../../sdks/typescript/src/tokeniser/index.ts"
+import { EgressRefusal, InvalidRequestBody, loadBuiltinNameModel, NameModelUnavailable, tokeniseRequest } from "../../sdks/typescript/src/tokeniser/index.ts"
 import { nameModelFor } from "./nameModelFor.ts"
 import type { NameModelSetting } from "./proxyConfig.ts"
-import { requestOptions } from "./RequestTokeniser.ts"
+import { requestOptions, type TokeniserSettings } from "./RequestTokeniser.ts"
 
 export type ToWorker =
   | { readonly type: "tokenise"; readonly id: number; readonly route: AttestationRoute; readonly body: unknown; readonly callSecret: Uint8Array | undefined }
   | { readonly type: "cancel"; readonly id: number }
 
-export type FailureKind = "name_model_unavailable" | "invalid_request" | "cancelled" | "failed"
+export type FailureKind = "name_model_unavailable" | "invalid_request" | "egress_refused" | "cancelled" | "failed"
 
 export type FromWorker =
   | {
@@ -26,15 +26,22 @@ export type FromWorker =
       readonly map: ReadonlyMap<string, string>
       readonly detectorsFired: Record<string, number>
       readonly canonical: boolean
+      readonly passthrough: ReadonlyArray<{ readonly path: string; readonly kind: string }>
     }
-  | { readonly type: "failed"; readonly id: number; readonly kind: FailureKind; readonly message: string }
+  | {
+      readonly type: "failed"
+      readonly id: number
+      readonly kind: FailureKind
+      readonly message: string
+      /** An egress refusal's code, path and media kind (paths and kinds, never values). */
+      readonly refusal?: { readonly code: EgressRefusal["code"]; readonly path: string; readonly kind: EgressRefusal["kind"] }
+    }
 
 const port = parentPort
 if (port === null) throw new Error("tokeniserWorker.ts runs as a worker thread only")
 
-export interface WorkerSettings {
+export interface WorkerSettings extends TokeniserSettings {
   readonly nameModel: NameModelSetting
-  readonly stableAliasSecret: Uint8Array | undefined
 }
 
 const settings = workerData as WorkerSettings
@@ -47,6 +54,7 @@ const kindOf = (error: unknown, cancelled: boolean): FailureKind => {
   if (cancelled) return "cancelled"
   if (error instanceof NameModelUnavailable) return "name_model_unavailable"
   if (error instanceof InvalidRequestBody) return "invalid_request"
+  if (error instanceof EgressRefusal) return "egress_refused"
   return "failed"
 }
 
@@ -54,14 +62,23 @@ const tokenise = async (id: number, route: AttestationRoute, body: unknown, call
   const controller = new AbortController()
   running.set(id, controller)
   try {
-    const out = await tokeniseRequest(route, body, requestOptions(route, names, settings.stableAliasSecret, controller.signal, callSecret))
-    const answer: FromWorker = { type: "done", id, bodyBytes: out.bodyBytes, map: out.map, detectorsFired: out.detectorsFired, canonical: out.canonical }
+    const out = await tokeniseRequest(route, body, requestOptions(route, names, settings, controller.signal, callSecret))
+    const answer: FromWorker = {
+      type: "done",
+      id,
+      bodyBytes: out.bodyBytes,
+      map: out.map,
+      detectorsFired: out.detectorsFired,
+      canonical: out.canonical,
+      passthrough: out.passthrough
+    }
     port.postMessage(answer, [out.bodyBytes.buffer as ArrayBuffer])
   } catch (error) {
     const kind = kindOf(error, controller.signal.aborted)
     // Messages of unexpected errors could quote request content: only the known kinds carry theirs.
-    const message = kind === "name_model_unavailable" || kind === "invalid_request" ? (error as Error).message : kind
-    port.postMessage({ type: "failed", id, kind, message } satisfies FromWorker)
+    const message = kind === "name_model_unavailable" || kind === "invalid_request" || kind === "egress_refused" ? (error as Error).message : kind
+    const refusal = error instanceof EgressRefusal ? { refusal: { code: error.code, path: error.path, kind: error.kind } } : {}
+    port.postMessage({ type: "failed", id, kind, message, ...refusal } satisfies FromWorker)
   } finally {
     running.delete(id)
   }

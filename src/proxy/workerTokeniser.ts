@@ -13,10 +13,10 @@
 import { availableParallelism } from "node:os"
 import { Worker } from "node:worker_threads"
 import type { AttestationRoute } from "../../sdks/typescript/src/wire/attestation/v3.ts"
-import { InvalidRequestBody, loadBuiltinNameModel, NameModelUnavailable } from "../../sdks/typescript/src/tokeniser/index.ts"
+import { EgressRefusal, InvalidRequestBody, loadBuiltinNameModel, NameModelUnavailable } from "../../sdks/typescript/src/tokeniser/index.ts"
 import { nameModelFor } from "./nameModelFor.ts"
 import type { NameModelSetting } from "./proxyConfig.ts"
-import { inProcessTokeniser, type RequestTokeniser, type TokenisedBody } from "./RequestTokeniser.ts"
+import { inProcessTokeniser, type RequestTokeniser, type TokenisedBody, type TokeniserSettings } from "./RequestTokeniser.ts"
 import { textAtMost } from "./textSize.ts"
 import type { FromWorker, ToWorker, WorkerSettings } from "./tokeniserWorker.ts"
 
@@ -47,14 +47,14 @@ const errorOf = (answer: Extract<FromWorker, { type: "failed" }>): Error => {
       return new NameModelUnavailable(answer.message)
     case "invalid_request":
       return new InvalidRequestBody(answer.message)
+    case "egress_refused":
+      return new EgressRefusal(answer.refusal!.code, answer.refusal!.path, answer.message, answer.refusal!.kind)
     default:
       return new Error(`the tokeniser worker could not tokenise the request (${answer.kind})`)
   }
 }
 
-export interface WorkerTokeniserOptions {
-  /** The device-held secret of stable aliases (embeddings route only); absent: per-request aliases. */
-  readonly stableAliasSecret?: Uint8Array
+export interface WorkerTokeniserOptions extends TokeniserSettings {
   readonly workers?: number
   /** Bodies with at most this many characters of text are tokenised on the calling thread; 0: always a worker. */
   readonly inlineMaxChars?: number
@@ -62,7 +62,13 @@ export interface WorkerTokeniserOptions {
 
 export const workerTokeniser = (nameModel: NameModelSetting, options: WorkerTokeniserOptions = {}): RequestTokeniser => {
   const workers = options.workers ?? defaultWorkerCount()
-  const settings: WorkerSettings = { nameModel, stableAliasSecret: options.stableAliasSecret }
+  const settings: WorkerSettings = {
+    nameModel,
+    stableAliasSecret: options.stableAliasSecret,
+    identifierSecret: options.identifierSecret,
+    mediaPolicy: options.mediaPolicy,
+    passthroughPaths: options.passthroughPaths
+  }
   const slots: Array<Slot | undefined> = Array.from({ length: workers }, () => undefined)
   let nextId = 1
   let closed = false
@@ -101,7 +107,7 @@ export const workerTokeniser = (nameModel: NameModelSetting, options: WorkerToke
   for (let i = 0; i < workers; i++) spawn(i)
 
   const inlineMaxChars = options.inlineMaxChars ?? DEFAULT_INLINE_MAX_CHARS
-  const here = inProcessTokeniser(nameModelFor(nameModel), options.stableAliasSecret)
+  const here = inProcessTokeniser(nameModelFor(nameModel), settings)
   // The built-in name model's code loads on first use; this thread loads it now too, for the short bodies it
   // tokenises itself. A failure is not fatal here: the first request that needs it reports it (fail-closed).
   if (inlineMaxChars > 0 && nameModel.kind === "builtin") void loadBuiltinNameModel().catch(() => {})

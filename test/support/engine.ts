@@ -1,5 +1,6 @@
 import { buildAttestation, encodeAttestationHeader, type AttestationRoute } from "../../sdks/typescript/src/wire/attestation/v3.ts"
 import { generateSigningKeyPair } from "../../sdks/typescript/src/wire/crypto/ecdsa.ts"
+import { walkEgress } from "../../sdks/typescript/src/wire/egressPolicy.ts"
 
 /**
  * What an official client engine adds to a relay request: `X-Service-Engine` and a v3 attestation of the exact
@@ -13,7 +14,13 @@ const device = () => (deviceKey ??= generateSigningKeyPair())
 export const attestedHeaders = async (
   route: AttestationRoute,
   body: string | Uint8Array,
-  options: { engine?: { id: string; version: string; sha256: string }; now?: Date; engineHeader?: string } = {}
+  options: {
+    engine?: { id: string; version: string; sha256: string }
+    now?: Date
+    engineHeader?: string
+    /** The attestation's `passthrough` claim; by default, every media part of the body (a client with MEDIA_POLICY=pass). */
+    passthrough?: ReadonlyArray<{ path: string; kind: string }>
+  } = {}
 ) => {
   const engine = options.engine ?? TEST_ENGINE
   const bodyBytes = typeof body === "string" ? new TextEncoder().encode(body) : body
@@ -23,11 +30,24 @@ export const attestedHeaders = async (
     detectorsFired: { EMAIL: 1 },
     engine,
     keyPair: await device(),
-    now: options.now
+    now: options.now,
+    passthrough: options.passthrough ?? declaredMedia(route, bodyBytes)
   })
   return {
     "x-service-engine": options.engineHeader ?? `${engine.id}/${engine.version}`,
     "x-service-attestation": encodeAttestationHeader(envelope)
+  }
+}
+
+/**
+ * The media parts of a body, declared as a client with MEDIA_POLICY=pass declares them (tests that relay images on
+ * purpose); nothing for a body the egress policy refuses (the gateway then refuses it too) or that is not JSON.
+ */
+export const declaredMedia = (route: AttestationRoute, bodyBytes: Uint8Array): Array<{ path: string; kind: string }> => {
+  try {
+    return walkEgress(route, JSON.parse(new TextDecoder().decode(bodyBytes))).media.map((m) => ({ path: m.path, kind: m.kind }))
+  } catch {
+    return []
   }
 }
 

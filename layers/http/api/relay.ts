@@ -48,6 +48,7 @@ const RELAY_ERRORS = [
   "payload_too_large",
   "engine_untrusted",
   "pretokenised_required",
+  "egress_policy_violation",
   "model_not_found",
   "model_not_allowed",
   "provider_not_configured",

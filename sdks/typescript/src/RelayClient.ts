@@ -11,9 +11,10 @@ import { ProxyStartError } from "./client/ProxyStartError.ts"
 import type { VerificationResult } from "./wire/receipts/verify.ts"
 import { callAliasSecret, type Engine, nameModelOf, type NameModelSetting, prepareCall, type PreparedCall } from "./engine.ts"
 import { builtinNameModel } from "./tokeniser/builtinNameModel.ts"
+import type { ImageRedactor, MediaPolicy } from "./tokeniser/tokeniseRequest.ts"
 import { FileError } from "./files/FileError.ts"
 import type { FileLimits } from "./files/limits.ts"
-import { ConfigurationError, errorFromAnswer, GatewayIdentityError, RelayError, StreamError } from "./errors.ts"
+import { ConfigurationError, EgressRefusedError, errorFromAnswer, GatewayIdentityError, RelayError, StreamError } from "./errors.ts"
 import type { Platform } from "./platform.ts"
 import { isStreamed, RELAY_PATHS, relayRequestInit, restoredAnswer } from "./relayExchange.ts"
 import { RestApi } from "./rest.ts"
@@ -57,6 +58,16 @@ export interface RelayClientOptions {
   readonly fileLimits?: Partial<FileLimits>
   /** Override of the engine identity (tests, custom builds). */
   readonly engine?: EngineIdentity
+  /**
+   * Images, audio, files and documents the device cannot read as text (the egress policy): `refuse` (default: the
+   * call fails with EgressRefusedError `unsupported_content`, nothing sent), `pass` (sent as they are and declared in
+   * the attestation), `redact` (images only: identifiers painted over on the device; needs `redactImage`).
+   */
+  readonly mediaPolicy?: MediaPolicy
+  /** JSON pointers (`*` for one segment) of fields the egress policy refuses or does not name, to send untokenised (declared). */
+  readonly passthroughPaths?: ReadonlyArray<string>
+  /** The image redactor `mediaPolicy: "redact"` uses (Node: `redactImage` from `@privacy-relay/sdk`). */
+  readonly redactImage?: ImageRedactor
 }
 
 /** Per-call options. */
@@ -185,6 +196,12 @@ export class RelayClientCore {
       deviceKey: () => (deviceKey ??= platform.deviceKey()),
       names: nameModelOf(options.nameModel, options.fetch),
       stableAliasSecret: stable ? () => (aliasSecret ??= platform.stableAliasSecret()) : undefined,
+      identifierSecret: () => (aliasSecret ??= platform.stableAliasSecret()),
+      egress: {
+        ...(options.mediaPolicy === undefined ? {} : { mediaPolicy: options.mediaPolicy }),
+        ...(options.passthroughPaths === undefined ? {} : { passthroughPaths: options.passthroughPaths }),
+        ...(options.redactImage === undefined ? {} : { redactImage: options.redactImage })
+      },
       ...(options.fileLimits === undefined ? {} : { fileLimits: options.fileLimits })
     }
     // The gateway's receipt keys, fetched when first needed and again once on an unknown kid (a key rotation).
@@ -378,7 +395,9 @@ export class RelayClientCore {
       return await restoredAnswer(route, prepared.map, response, stream)
     } catch (error) {
       if (error instanceof RelayError) {
-        return errorResponse(route === "messages", error.status === 0 ? statusOfLocalError(error) : error.status, error.code, error.message)
+        // A local refusal keeps its details (the egress policy's path, kind and setting) for the caller.
+        const fields = error.status === 0 && error instanceof EgressRefusedError ? error.body : undefined
+        return errorResponse(route === "messages", error.status === 0 ? statusOfLocalError(error) : error.status, error.code, error.message, undefined, fields)
       }
       throw error
     }
@@ -396,6 +415,8 @@ const statusOfLocalError = (error: RelayError): number => {
       return 502
     case "timeout":
       return 504
+    case "unsupported_content":
+      return 415
     default:
       return 400
   }

@@ -14,13 +14,16 @@ import {
   type AliasMap,
   builtinNameModel,
   httpNameModel,
+  EgressRefusal,
   idempotentAliasSecret,
   InvalidRequestBody,
   type NameModel,
   NameModelUnavailable,
+  type PassthroughEntry,
   tokeniseRequest
 } from "./tokeniser/index.ts"
-import { ConfigurationError, InvalidRequestError, NameModelUnavailableError } from "./errors.ts"
+import type { ImageRedactor, MediaPolicy } from "./tokeniser/tokeniseRequest.ts"
+import { ConfigurationError, EgressRefusedError, InvalidRequestError, NameModelUnavailableError } from "./errors.ts"
 import { inlineFiles, type InlinedFile } from "./files/inlineFiles.ts"
 import type { FileLimits } from "./files/limits.ts"
 
@@ -33,6 +36,13 @@ export interface Engine {
   readonly names: NameModel | "off"
   /** Present when stable aliases may be used (embeddings by default); never leaves the device. */
   readonly stableAliasSecret: (() => Promise<Uint8Array | undefined>) | undefined
+  /**
+   * The device-held secret end-user identifiers are aliased under (`USER_<tag>`, the same in every request from the
+   * device); a fresh random one per request when absent or when it answers undefined. Never leaves the device.
+   */
+  readonly identifierSecret?: () => Promise<Uint8Array | undefined>
+  /** The client's egress opt-ins (the egress policy refuses media and unnamed fields by default). */
+  readonly egress?: EgressSettings
   /** Limits for files attached to calls (default: 20 MB each). */
   readonly fileLimits?: Partial<FileLimits>
   /**
@@ -44,6 +54,16 @@ export interface Engine {
   readonly attestationSigning?: AttestationSigning
 }
 
+/** What a client may let through the egress policy untokenised (declared in the attestation). */
+export interface EgressSettings {
+  /** MEDIA_POLICY: images, audio, files and documents are refused by default. */
+  readonly mediaPolicy?: MediaPolicy
+  /** PASSTHROUGH_PATHS: JSON pointers (`*` for one segment) of fields to send untokenised. */
+  readonly passthroughPaths?: ReadonlyArray<string>
+  /** The image redactor MEDIA_POLICY=redact uses (files/redactImage.ts on Node). */
+  readonly redactImage?: ImageRedactor
+}
+
 /** What tokenising one body yields. */
 export interface TokenisedBody {
   readonly bodyBytes: Uint8Array
@@ -51,6 +71,8 @@ export interface TokenisedBody {
   readonly detectorsFired: Readonly<Record<string, number>>
   /** True when `bodyBytes` are the JCS text of the body (tokeniseRequest's always are): the attestation hashes them as they are. */
   readonly canonical?: boolean
+  /** What an opt-in let through untokenised (the attestation's `passthrough` claim). */
+  readonly passthrough?: ReadonlyArray<PassthroughEntry>
 }
 
 export const nameModelOf = (setting: NameModelSetting | undefined, fetchImpl?: typeof fetch): NameModel | "off" => {
@@ -84,13 +106,26 @@ export interface PreparedCall {
 
 const tokeniseHere = async (engine: Engine, route: AttestationRoute, body: unknown, signal: AbortSignal | undefined, callSecret: Uint8Array | undefined) => {
   const secret = route === "embeddings" && engine.stableAliasSecret !== undefined ? await engine.stableAliasSecret() : undefined
+  const identifierSecret = engine.identifierSecret === undefined ? undefined : await engine.identifierSecret()
   return tokeniseRequest(route, body, {
     names: engine.names,
+    ...engine.egress,
     ...(secret === undefined ? {} : { stableAliasSecret: secret }),
+    ...(identifierSecret === undefined ? {} : { identifierSecret }),
     ...(callSecret === undefined ? {} : { secret: callSecret }),
     ...(signal === undefined ? {} : { signal })
   })
 }
+
+/** The SDK's error for a refusal of the egress policy (nothing was sent); the local proxy answers it over HTTP. */
+export const egressRefusedError = (refusal: EgressRefusal): EgressRefusedError =>
+  new EgressRefusedError({
+    status: 0,
+    code: refusal.code,
+    message: refusal.message,
+    body: { code: refusal.code, message: refusal.message, details: refusal.details },
+    cause: refusal
+  })
 
 /**
  * The alias secret of a call sent with an explicit Idempotency-Key (idempotentAliasSecret.ts): a retry of the call
@@ -130,6 +165,7 @@ export const prepareCall = async (
       })
     }
     if (error instanceof InvalidRequestBody) throw new InvalidRequestError({ status: 0, code: "invalid_request", message: error.message, cause: error })
+    if (error instanceof EgressRefusal) throw egressRefusedError(error)
     throw error
   }
   const attestation = await buildAttestation({
@@ -139,6 +175,7 @@ export const prepareCall = async (
     engine: engine.identity,
     keyPair: await engine.deviceKey(),
     bodyIsCanonical: tokenised.canonical === true,
+    passthrough: tokenised.passthrough ?? [],
     ...(engine.attestationSigning === undefined ? {} : { signing: engine.attestationSigning })
   })
   const bodyBytes = tokenised.bodyBytes

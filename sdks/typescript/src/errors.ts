@@ -6,7 +6,8 @@
  * SDK codes: `configuration_error` (bad gateway URL, key file readable by others, ...), `gateway_identity_failed`
  * (the URL does not answer the gateway identity probe), `connection_error`, `timeout`, `aborted`,
  * `name_model_unavailable` (fail-closed: nothing was sent), `invalid_request` (a body the engine cannot tokenise),
- * `stream_error` (malformed SSE from the gateway, or a stream cut before its end).
+ * `stream_error` (malformed SSE from the gateway, or a stream cut before its end), and the egress policy's
+ * refusals (EgressRefusedError, nothing sent): `unsupported_field`, `unsupported_content`, `nesting_too_deep`.
  */
 export class RelayError extends Error {
   readonly status: number
@@ -70,6 +71,17 @@ export class ConfigurationError extends RelayError {}
 export class GatewayIdentityError extends RelayError {}
 /** The name model could not run and the client is fail-closed: nothing was sent. */
 export class NameModelUnavailableError extends RelayError {}
+/**
+ * The egress policy refused the body on the device, before anything was sent (status 0): a field or part type the
+ * policy refuses or does not name (`unsupported_field`: name its path in `passthroughPaths` to send it untokenised),
+ * media (`unsupported_content`: see `mediaPolicy`), or nesting past 64 levels (`nesting_too_deep`). `path` is the
+ * JSON pointer of the value; `body.details` holds the path, the media kind and the setting that would allow it.
+ */
+export class EgressRefusedError extends InvalidRequestError {
+  get path(): string {
+    return String((this.body?.details as Record<string, unknown> | undefined)?.path ?? "")
+  }
+}
 /** Malformed SSE from the gateway, or a stream that ended before its end. */
 export class StreamError extends RelayError {}
 

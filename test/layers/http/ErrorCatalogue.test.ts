@@ -128,6 +128,8 @@ const relayCases = (r: RelayRoute): Array<Case> => {
     }),
     keyed("pretokenised_required", async () => relay(r, (await fundedKey(fx.gw)).apiKey, { attest: false, headers: { "x-service-engine": "relay-ts/0.1.0" } })),
     keyed("invalid_request", async () => relay(r, (await fundedKey(fx.gw)).apiKey, { body: JSON.stringify({ model: 7, note: MARKER }) })),
+    keyed("egress_policy_violation", async () =>
+      relay(r, (await fundedKey(fx.gw)).apiKey, { body: JSON.stringify({ ...JSON.parse(r.body()), x_unlisted: MARKER }) })),
     keyed("invalid_idempotency_key", async () => relay(r, (await fundedKey(fx.gw)).apiKey, { headers: { "idempotency-key": "k".repeat(129) } })),
     keyed("idempotency_key_conflict", async () => {
       const { apiKey } = await fundedKey(fx.gw)

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
+import { ProxyStartError } from "../../../sdks/typescript/src/client/ProxyStartError.ts"
 import { loadProxySettings, parseEmbeddingAliases, parseNameModelSetting } from "../../../src/proxy/proxyConfig.ts"
 
 const dir = mkdtempSync(join(tmpdir(), "proxy-config-"))
@@ -23,7 +24,9 @@ describe("proxy settings", () => {
       embeddingAliases: "stable",
       tokeniseTimeoutMs: undefined,
       streaming: true,
-      fileMaxBytes: undefined
+      fileMaxBytes: undefined,
+      mediaPolicy: "refuse",
+      passthroughPaths: []
     })
   })
 
@@ -37,7 +40,9 @@ describe("proxy settings", () => {
       EMBEDDING_ALIASES: "per-request",
       TOKENISE_TIMEOUT_MS: "15000",
       PROXY_STREAMING: "off",
-      PROXY_FILE_MAX_BYTES: "1000000"
+      PROXY_FILE_MAX_BYTES: "1000000",
+      MEDIA_POLICY: "pass",
+      PASSTHROUGH_PATHS: " /x_trace , /messages/*/x_tag"
     })
     expect(settings).toEqual({
       host: "::1",
@@ -48,8 +53,16 @@ describe("proxy settings", () => {
       embeddingAliases: "per-request",
       tokeniseTimeoutMs: 15000,
       streaming: false,
-      fileMaxBytes: 1000000
+      fileMaxBytes: 1000000,
+      mediaPolicy: "pass",
+      passthroughPaths: ["/x_trace", "/messages/*/x_tag"]
     })
+  })
+
+  it("refuses a MEDIA_POLICY or a PASSTHROUGH_PATHS entry it does not understand, naming the setting", () => {
+    expect(() => loadProxySettings({ MEDIA_POLICY: "blur" })).toThrow(/MEDIA_POLICY "blur" must be refuse, redact or pass/)
+    expect(() => loadProxySettings({ PASSTHROUGH_PATHS: "metadata.trace" })).toThrow(/PASSTHROUGH_PATHS entry "metadata.trace" must be a JSON pointer/)
+    expect(() => loadProxySettings({ PASSTHROUGH_PATHS: "/" })).toThrow(ProxyStartError)
   })
 
   it("reads a PROXY_CONFIG file with the same keys; the environment wins", () => {

@@ -38,6 +38,11 @@ export interface V3AttestationClaims {
   readonly trust_tier: string
   /** The key that signed this envelope, so it verifies offline without a key fetch. */
   readonly attester_public_key: PublicJwk
+  /**
+   * What a client opt-in let through untokenised (MEDIA_POLICY, PASSTHROUGH_PATHS): JSON pointers and kinds, never
+   * values, sorted by path. Absent when nothing was (sdks/vectors/README.md "Egress policy").
+   */
+  readonly passthrough?: ReadonlyArray<{ readonly path: string; readonly kind: string }>
 }
 
 export interface V3Envelope {
@@ -98,6 +103,8 @@ export const buildAttestation = async (input: {
   readonly now?: Date
   /** Default: WebCrypto (webCryptoAttestationSigning). */
   readonly signing?: AttestationSigning
+  /** What an opt-in let through untokenised; the `passthrough` claim, left out when empty. */
+  readonly passthrough?: ReadonlyArray<{ readonly path: string; readonly kind: string }>
   /**
    * True when `bodyBytes` are already the JCS (RFC 8785) text of the body, as the tokeniser's output always is: they
    * are hashed as they are, without parsing and canonicalising them again (the same hash; the re-parse cost about
@@ -118,7 +125,10 @@ export const buildAttestation = async (input: {
         detectors_fired: { ...input.detectorsFired },
         engine: { id: input.engine.id, version: input.engine.version, sha256: input.engine.sha256 },
         trust_tier: input.trustTier ?? DEFAULT_TRUST_TIER,
-        attester_public_key: { ...(await attesterJwk(input.keyPair.publicKey)) }
+        attester_public_key: { ...(await attesterJwk(input.keyPair.publicKey)) },
+        ...(input.passthrough === undefined || input.passthrough.length === 0
+          ? {}
+          : { passthrough: input.passthrough.map((p) => ({ path: p.path, kind: p.kind })) })
       }
     }
   }
@@ -164,6 +174,12 @@ export const v3EnvelopeShapeProblem = (value: unknown): string | null => {
   if (!isSha256Hex(engine.sha256)) return "engine.sha256 must be 64 lowercase hex"
   if (!isNonEmptyString(claims.trust_tier)) return "trust_tier must be a non-empty string"
   if (!isPublicJwk(claims.attester_public_key)) return "attester_public_key must be an EC P-256 public JWK"
+  if (claims.passthrough !== undefined) {
+    if (!Array.isArray(claims.passthrough) || claims.passthrough.length > 1000) return "passthrough must be an array of at most 1000 entries"
+    for (const entry of claims.passthrough) {
+      if (!isRecord(entry) || typeof entry.path !== "string" || !isNonEmptyString(entry.kind)) return "passthrough entries must be { path, kind } strings"
+    }
+  }
   return null
 }
 

@@ -104,7 +104,7 @@ class Tokeniser:
         # Before the copy: the copy recurses, a hostile nesting must not reach it.
         check_egress_depth(body)
         body_copy = json_copy(body)
-        walk = walk_egress(route, body_copy, passthrough_paths=passthrough_paths)
+        walk = walk_egress(route, body_copy, passthrough_paths=passthrough_paths, depth_checked=True)
         passthrough = list(walk.passthrough)
         _apply_media_policy(walk, media_policy, redact_image, passthrough)
         session = session or TokeniserSession()

@@ -73,6 +73,27 @@ class EgressRefusal(Exception):
 
 Holder = Union[dict, list]
 
+#: A place's JSON pointer as a linked list of segments, `(parent, segment)`, None for the body: the walk builds the
+#: pointer text only where it needs it (a refusal, a media part, a passthrough), not for every value it visits.
+Link = Optional[tuple]
+
+
+def escape_segment(segment: Union[str, int]) -> str:
+    return str(segment).replace("~", "~0").replace("/", "~1")
+
+
+def child(path: str, segment: Union[str, int]) -> str:
+    return f"{path}/{escape_segment(segment)}"
+
+
+def pointer(link: Link) -> str:
+    """The JSON pointer of a linked path."""
+    segments: list[str] = []
+    while link is not None:
+        link, segment = link
+        segments.append(escape_segment(segment))
+    return "".join("/" + s for s in reversed(segments))
+
 
 @dataclass(frozen=True)
 class EgressPlace:
@@ -80,10 +101,14 @@ class EgressPlace:
 
     holder: Holder
     key: Union[str, int]
-    #: JSON pointer of the place.
-    path: str
+    link: Link
     #: A string holding JSON whose strings are the user text (tool-call arguments).
     json: bool = False
+
+    @property
+    def path(self) -> str:
+        """JSON pointer of the place."""
+        return pointer(self.link)
 
 
 @dataclass(frozen=True)
@@ -108,14 +133,6 @@ class EgressWalk:
     passthrough: list[dict[str, str]] = field(default_factory=list)
 
 
-def escape_segment(segment: Union[str, int]) -> str:
-    return str(segment).replace("~", "~0").replace("/", "~1")
-
-
-def child(path: str, segment: Union[str, int]) -> str:
-    return f"{path}/{escape_segment(segment)}"
-
-
 def json_type_of(value: Any) -> str:
     """The JSON type of a Python value: null, boolean, number, string, array (list or tuple), object (dict); any other
     Python type answers its own name (no JSON type of the policy lists it)."""
@@ -134,6 +151,73 @@ def json_type_of(value: Any) -> str:
     return type(value).__name__
 
 
+# -- the policy, compiled once: refs resolved, each node a small object the walk dispatches on -----------------------
+
+_PASS, _TOKENISE, _STABLE, _REFUSE, _OBJECT, _ARRAY, _BY_TYPE, _TAGGED, _JSON_TEXT, _MEDIA = range(10)
+_LEAVES = {"pass": _PASS, "tokenise": _TOKENISE, "tokenise-stable": _STABLE, "refuse": _REFUSE}
+_ABSENT = object()
+
+
+class _Node:
+    __slots__ = ("kind", "a", "b", "c")
+
+    def __init__(self) -> None:
+        self.kind = -1
+        self.a: Any = None
+        self.b: Any = None
+        self.c: Any = _ABSENT
+
+
+def _compile_policy(policy: dict[str, Any]) -> dict[str, _Node]:
+    definitions: dict[str, Any] = policy["definitions"]
+    compiled: dict[str, _Node] = {}
+
+    def node_of(raw: Any, where: str) -> _Node:
+        if isinstance(raw, dict) and "ref" in raw:
+            name = raw["ref"]
+            if name not in definitions:
+                raise ValueError(f"egress policy: unknown definition {name} at {where}")
+            if name not in compiled:
+                compiled[name] = _Node()  # before filling it: a definition may refer to itself
+                fill(compiled[name], definitions[name], name)
+            return compiled[name]
+        node = _Node()
+        fill(node, raw, where)
+        return node
+
+    def fill(node: _Node, raw: Any, where: str) -> None:
+        if isinstance(raw, str):
+            if raw not in _LEAVES:
+                raise ValueError(f"egress policy: unknown leaf {raw!r} at {where}")
+            node.kind = _LEAVES[raw]
+        elif isinstance(raw, dict) and "ref" in raw:
+            target = node_of(raw, where)
+            node.kind, node.a, node.b, node.c = target.kind, target.a, target.b, target.c
+        elif isinstance(raw, dict) and "byType" in raw:
+            node.kind, node.a = _BY_TYPE, {t: node_of(n, f"{where}/{t}") for t, n in raw["byType"].items()}
+        elif isinstance(raw, dict) and "object" in raw:
+            node.kind = _OBJECT
+            node.a = {m: node_of(n, f"{where}/{m}") for m, n in raw["object"].items()}
+            node.b = node_of(raw["other"], f"{where}/*") if "other" in raw else None
+        elif isinstance(raw, dict) and "array" in raw:
+            node.kind, node.a = _ARRAY, node_of(raw["array"], f"{where}/*")
+        elif isinstance(raw, dict) and "tagged" in raw:
+            node.kind, node.a = _TAGGED, raw["tagged"]
+            node.b = {v: node_of(n, f"{where}/{v}") for v, n in raw["variants"].items()}
+            node.c = raw["absent"] if "absent" in raw else _ABSENT
+        elif isinstance(raw, dict) and "jsonText" in raw:
+            node.kind = _JSON_TEXT
+        elif isinstance(raw, dict) and "media" in raw:
+            node.kind, node.a = _MEDIA, raw["media"]
+        else:
+            raise ValueError(f"egress policy: malformed node at {where}")
+
+    return {route: node_of(raw, route) for route, raw in policy["routes"].items()}
+
+
+_ROUTES = _compile_policy(EGRESS_POLICY)
+
+
 def _compile_patterns(patterns: Iterable[str]) -> list[list[str]]:
     return [[] if p == "" else p.split("/")[1:] for p in patterns]
 
@@ -145,44 +229,49 @@ def _matches(patterns: list[list[str]], path: str) -> bool:
     return any(len(p) == len(segments) and all(s == "*" or s == segments[i] for i, s in enumerate(p)) for p in patterns)
 
 
+_CONTAINERS = (dict, list, tuple)
+
+
 def check_egress_depth(body: Any) -> None:
     """Refuses a body nested deeper than MAX_EGRESS_DEPTH levels, without recursion (a hostile body cannot exhaust the
-    stack). Depth first with an explicit stack, children pushed in order: the path reported is the one the TypeScript
-    engine reports."""
-    stack: list[tuple[Any, int, str]] = [(body, 1, "")]
+    stack). Depth first with an explicit stack, children pushed in order and taken from the end: the path reported
+    is the one the TypeScript engine reports."""
+    if not isinstance(body, _CONTAINERS):
+        return
+    stack: list[tuple[Any, int, Link]] = [(body, 1, None)]
     while stack:
-        value, depth, path = stack.pop()
-        if isinstance(value, dict):
-            if depth > MAX_EGRESS_DEPTH:
-                raise _too_deep(path)
-            for key in value:
-                stack.append((value[key], depth + 1, child(path, key)))
-        elif isinstance(value, (list, tuple)):
-            if depth > MAX_EGRESS_DEPTH:
-                raise _too_deep(path)
-            for i, item in enumerate(value):
-                stack.append((item, depth + 1, child(path, i)))
+        value, depth, link = stack.pop()
+        if depth > MAX_EGRESS_DEPTH:
+            raise _too_deep(pointer(link))
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        for key, item in items:
+            if isinstance(item, _CONTAINERS):
+                stack.append((item, depth + 1, (link, key)))
 
 
 def _too_deep(path: str) -> EgressRefusal:
     return EgressRefusal("nesting_too_deep", path, f"The request nests deeper than {MAX_EGRESS_DEPTH} levels at {path}; nothing was sent.")
 
 
-def walk_egress(route: str, body: Any, *, passthrough_paths: Iterable[str] = (), declared_paths: Iterable[str] = ()) -> EgressWalk:
+def walk_egress(
+    route: str, body: Any, *, passthrough_paths: Iterable[str] = (), declared_paths: Iterable[str] = (), depth_checked: bool = False
+) -> EgressWalk:
     """Walks `body` (which the caller may then rewrite at the places returned; tuples must already be lists) with the
     route's policy. Raises EgressRefusal at the first member or variant the policy refuses or does not name (unless a
     passthrough pattern matches its path), at a value of a JSON type the policy does not expect, and past
-    MAX_EGRESS_DEPTH."""
-    check_egress_depth(body)
-    root = EGRESS_POLICY["routes"].get(route)
+    MAX_EGRESS_DEPTH (`depth_checked`: the caller already ran check_egress_depth on this body)."""
+    if not depth_checked:
+        check_egress_depth(body)
+    root = _ROUTES.get(route)
     if root is None:
         raise EgressRefusal("unsupported_field", "", f"The egress policy has no route {json.dumps(route)}; nothing was sent.")
-    definitions = EGRESS_POLICY["definitions"]
     patterns = _compile_patterns(passthrough_paths)
     declared = frozenset(declared_paths)
     walk = EgressWalk()
+    texts, identifiers = walk.texts, walk.identifiers
 
-    def refuse(path: str, what: str) -> None:
+    def refuse(link: Link, what: str) -> None:
+        path = pointer(link)
         if path in declared or _matches(patterns, path):
             walk.passthrough.append({"path": path, "kind": "field"})
             return
@@ -193,84 +282,77 @@ def walk_egress(route: str, body: Any, *, passthrough_paths: Iterable[str] = (),
             "Nothing was sent. To send it untokenised, name its path in passthrough_paths (PASSTHROUGH_PATHS).",
         )
 
-    def strings(holder: Holder, key: Union[str, int], path: str, into: list[EgressPlace]) -> None:
+    def strings(holder: Any, key: Union[str, int], link: Link, into: list[EgressPlace]) -> None:
         """Every string inside the value at any depth, as places (keys are names, not text)."""
-        value = holder[key]  # type: ignore[index]
+        value = holder[key]
         if isinstance(value, str):
-            into.append(EgressPlace(holder, key, path))
+            into.append(EgressPlace(holder, key, link))
         elif isinstance(value, list):
             for i in range(len(value)):
-                strings(value, i, child(path, i), into)
+                strings(value, i, (link, i), into)
         elif isinstance(value, dict):
             for k in list(value):
-                strings(value, k, child(path, k), into)
+                strings(value, k, (link, k), into)
 
-    def visit(node: Any, holder: Holder, key: Union[str, int], path: str) -> None:
-        value = holder[key]  # type: ignore[index]
+    def visit(node: _Node, holder: Any, key: Union[str, int], link: Link) -> None:
+        value = holder[key]
         if value is None:
             return
-        if isinstance(node, str):
-            if node == "pass":
-                return
-            if node == "tokenise":
-                return strings(holder, key, path, walk.texts)
-            if node == "tokenise-stable":
-                return strings(holder, key, path, walk.identifiers)
-            if node == "refuse":
-                return refuse(path, "This field")
-            raise ValueError(f"egress policy: unknown leaf {node!r} at {path}")
-        if "ref" in node:
-            target = definitions.get(node["ref"])
-            if target is None:
-                raise ValueError(f"egress policy: unknown definition {node['ref']}")
-            return visit(target, holder, key, path)
-        if "byType" in node:
-            type_ = json_type_of(value)
-            chosen = node["byType"].get(type_)
-            if chosen is None:
-                return refuse(path, f"A value of type {type_}")
-            return visit(chosen, holder, key, path)
-        if "object" in node:
+        kind = node.kind
+        if kind == _PASS:
+            return
+        if kind == _TOKENISE:
+            return strings(holder, key, link, texts)
+        if kind == _OBJECT:
             if not isinstance(value, dict):
-                return refuse(path, f"A value of type {json_type_of(value)} (an object was expected)")
-            members = node["object"]
-            other = node.get("other")
+                return refuse(link, f"A value of type {json_type_of(value)} (an object was expected)")
+            members, other = node.a, node.b
             for member in list(value):
-                member_node = members[member] if member in members else other
+                member_node = members.get(member, other)
                 if member_node is None:
-                    refuse(child(path, member), f"The field {json.dumps(member, ensure_ascii=False)}")
+                    refuse((link, member), f"The field {json.dumps(member, ensure_ascii=False)}")
                 else:
-                    visit(member_node, value, member, child(path, member))
+                    visit(member_node, value, member, (link, member))
             return None
-        if "array" in node:
-            if not isinstance(value, list):
-                return refuse(path, f"A value of type {json_type_of(value)} (an array was expected)")
-            for i in range(len(value)):
-                visit(node["array"], value, i, child(path, i))
-            return None
-        if "tagged" in node:
+        if kind == _TAGGED:
             if not isinstance(value, dict):
-                return refuse(path, f"A value of type {json_type_of(value)} (an object was expected)")
-            tagged = node["tagged"]
-            variant = node["absent"] if tagged not in value and "absent" in node else value.get(tagged)
-            variants = node["variants"]
-            if not isinstance(variant, str) or variant not in variants:
+                return refuse(link, f"A value of type {json_type_of(value)} (an object was expected)")
+            tagged = node.a
+            variant = node.c if tagged not in value and node.c is not _ABSENT else value.get(tagged)
+            chosen = node.b.get(variant) if isinstance(variant, str) else None
+            if chosen is None:
                 return refuse(
-                    path, f"A part of {tagged} {json.dumps(variant, ensure_ascii=False)}" if isinstance(variant, str) else f"A part without a string {tagged}"
+                    link, f"A part of {tagged} {json.dumps(variant, ensure_ascii=False)}" if isinstance(variant, str) else f"A part without a string {tagged}"
                 )
-            return visit(variants[variant], holder, key, path)
-        if "jsonText" in node:
+            return visit(chosen, holder, key, link)
+        if kind == _BY_TYPE:
+            type_ = json_type_of(value)
+            chosen = node.a.get(type_)
+            if chosen is None:
+                return refuse(link, f"A value of type {type_}")
+            return visit(chosen, holder, key, link)
+        if kind == _ARRAY:
+            if not isinstance(value, list):
+                return refuse(link, f"A value of type {json_type_of(value)} (an array was expected)")
+            item = node.a
+            for i in range(len(value)):
+                visit(item, value, i, (link, i))
+            return None
+        if kind == _STABLE:
+            return strings(holder, key, link, identifiers)
+        if kind == _REFUSE:
+            return refuse(link, "This field")
+        if kind == _JSON_TEXT:
             if not isinstance(value, str):
-                return strings(holder, key, path, walk.texts)
-            walk.texts.append(EgressPlace(holder, key, path, json=True))
+                return strings(holder, key, link, texts)
+            texts.append(EgressPlace(holder, key, link, json=True))
             return None
-        if "media" in node:
-            walk.media.append(MediaPlace(holder, key, path, node["media"]))
+        if kind == _MEDIA:
+            walk.media.append(MediaPlace(holder, key, pointer(link), node.a))
             return None
-        raise ValueError(f"egress policy: malformed node at {path}")
+        raise ValueError(f"egress policy: malformed node at {pointer(link)}")
 
-    box = {"body": body}
-    visit(root, box, "body", "")
+    visit(root, {"body": body}, "body", None)
     return walk
 
 

@@ -11,6 +11,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { buildAliasVectors } from "./build/aliases.ts"
 import { ATTESTATION_INPUTS, buildAttestationVectors, buildVectorAttestation } from "./build/attestation.ts"
+import { buildEgressPolicyCases } from "./build/egressPolicyCases.ts"
 import { buildJcs } from "./build/jcs.ts"
 import { DEVICE_KEY_LABEL, fixedKey, GATEWAY_KEY_LABEL } from "./build/keys.ts"
 import { buildReceiptVectors, buildVectorReceipts } from "./build/receipts.ts"
@@ -32,7 +33,8 @@ export const generateVectors = async (): Promise<Record<string, string>> => {
     "transparency.json": await buildTransparencyVectors(gateway, await buildVectorReceipts(gateway, attestations[0]!)),
     "webhooks.json": await buildWebhookVectors(),
     "aliases.json": await buildAliasVectors(),
-    "tokeniser-spans.json": await buildTokeniserVectors()
+    "tokeniser-spans.json": await buildTokeniserVectors(),
+    "egress-policy-cases.json": await buildEgressPolicyCases()
   }
   return Object.fromEntries(Object.entries(files).map(([name, content]) => [name, `${JSON.stringify(content, null, 2)}\n`]))
 }

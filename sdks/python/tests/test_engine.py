@@ -43,7 +43,7 @@ def test_prepare_signs_the_exact_bytes_it_sends_as_relay_py() -> None:
 
 def test_bodies_the_engine_cannot_read_are_invalid_requests_and_nothing_is_signed() -> None:
     engine = Engine(names=None, device_key=lambda: KEY)
-    for body in ([], {"model": "m", "messages": "hi"}, {"model": "m", "messages": [{"role": "user", "content": float("nan")}]}):
+    for body in ([], {"model": "m", "messages": "hi"}, {"model": "m", "temperature": float("nan"), "messages": [{"role": "user", "content": "hi"}]}):
         with pytest.raises(InvalidRequestError) as raised:
             engine.prepare("chat.completions", body)
         assert raised.value.code == "invalid_request" and raised.value.status == 0

@@ -1,7 +1,7 @@
-"""The drop-in for the official `openai` package: an httpx transport. The openai package is not installable on
-this machine (PyPI is unreachable), so the transport is exercised directly with httpx, exactly as openai's client
-drives it (an httpx.Client with `transport=`, OpenAI-shaped paths under any base URL, its own Authorization header,
-streaming with `stream=True`)."""
+"""The drop-in for the official `openai` package: an httpx transport, exercised here directly with httpx, exactly as
+openai's client drives it (an httpx.Client with `transport=`, OpenAI-shaped paths under any base URL, its own
+Authorization header, streaming with `stream=True`). The official package itself (now in the test extra) runs over
+the transport in test_egress_client.py."""
 
 from __future__ import annotations
 

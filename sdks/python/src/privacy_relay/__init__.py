@@ -10,10 +10,12 @@ from .errors import (
     ConfigurationError,
     ConflictError,
     ConnectionError,
+    EgressPolicyError,
     GatewayIdentityError,
     InsufficientBalanceError,
     InvalidRequestError,
     NameModelUnavailableError,
+    NestingTooDeepError,
     NotFoundError,
     PayloadTooLargeError,
     PermissionDeniedError,
@@ -23,6 +25,8 @@ from .errors import (
     ServerError,
     StreamError,
     TimeoutError,
+    UnsupportedContentError,
+    UnsupportedFieldError,
 )
 from .verify.chain import verify_chain
 from .verify.jwks import JwksCache, JwksError
@@ -33,9 +37,9 @@ from .version import VERSION as __version__
 
 __all__ = [
     "AsyncRelayClient", "AsyncRelayStream", "AuthenticationError", "ConfigurationError", "ConflictError", "ConnectionError",
-    "ENGINE", "EngineIdentity", "GatewayIdentityError", "InsufficientBalanceError", "InvalidRequestError", "JwksCache", "JwksError",
-    "NameModelUnavailableError", "NotFoundError", "PayloadTooLargeError", "PermissionDeniedError", "PretokenisationRequiredError",
-    "RateLimitError", "RelayClient", "RelayError", "RelayStream", "ServerError", "StreamError", "TimeoutError", "VerificationCheck",
+    "ENGINE", "EgressPolicyError", "EngineIdentity", "GatewayIdentityError", "InsufficientBalanceError", "InvalidRequestError", "JwksCache", "JwksError",
+    "NameModelUnavailableError", "NestingTooDeepError", "NotFoundError", "PayloadTooLargeError", "PermissionDeniedError", "PretokenisationRequiredError",
+    "RateLimitError", "RelayClient", "RelayError", "RelayStream", "ServerError", "StreamError", "TimeoutError", "UnsupportedContentError", "UnsupportedFieldError", "VerificationCheck",
     "VerificationResult", "WebhookDeduper", "WebhookVerificationError", "__version__", "verify_chain", "verify_inclusion_proof",
     "verify_receipt", "verify_webhook",
 ]

@@ -6,10 +6,11 @@ import json
 import re
 import threading
 import uuid
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 from .attestation import EngineIdentity
 from .engine import ENGINE, Engine, NameModelSetting, PreparedCall, name_model_of
+from .tokeniser.redact_image import ImageRedactor
 from .device import load_or_create_alias_secret, load_or_create_device_key, read_gateway_key_file
 from .errors import ConfigurationError
 from .gateway import parse_gateway_url
@@ -61,6 +62,9 @@ class ClientCore:
         device_key: Optional[SigningKey],
         stable_embedding_aliases: bool,
         engine: Optional[EngineIdentity],
+        media_policy: str = "refuse",
+        passthrough_paths: Sequence[str] = (),
+        redact_image: Optional[ImageRedactor] = None,
     ) -> None:
         self.gateway_url = parse_gateway_url(gateway_url)
         if api_key is not None and api_key_file is not None:
@@ -82,11 +86,18 @@ class ClientCore:
 
             return get
 
+        alias_secret = once("alias_secret", load_or_create_alias_secret)
         self.engine = Engine(
             names=name_model_of(name_model),
             device_key=(lambda: device_key) if device_key is not None else once("device_key", load_or_create_device_key),
-            stable_alias_secret=once("alias_secret", load_or_create_alias_secret) if stable_embedding_aliases else None,
+            stable_alias_secret=alias_secret if stable_embedding_aliases else None,
             identity=engine or ENGINE,
+            # End-user identifiers get device-stable USER_ aliases under the device's alias secret (read or made on
+            # the first body that holds one), whatever stable_embedding_aliases says.
+            identifier_secret=alias_secret,
+            media_policy=media_policy,
+            passthrough_paths=passthrough_paths,
+            redact_image=redact_image,
         )
 
     def api_key(self) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from typing import Any, AsyncIterator, Optional
+from typing import Any, AsyncIterator, Optional, Sequence
 
 import httpx
 
@@ -17,6 +17,7 @@ from .errors import RelayError, StreamError
 from .gateway import GATEWAY_IDENTITY_PROBE_PATH, check_identity_answer, unreachable
 from .rest import RestApi
 from .sse import SseDetokeniser, detokenise_response_text
+from .tokeniser.redact_image import ImageRedactor
 from .transport import AsyncTransport, RetryPolicy, json_of
 from .verify.jwks import DEFAULT_JWKS_TTL_SECONDS, JwksError, jwks_problem
 from .verify.receipt import VerificationResult, verify_receipt
@@ -127,6 +128,9 @@ class AsyncRelayClient:
         device_key: Optional[SigningKey] = None,
         stable_embedding_aliases: bool = True,
         engine: Optional[EngineIdentity] = None,
+        media_policy: str = "refuse",
+        passthrough_paths: Sequence[str] = (),
+        redact_image: Optional[ImageRedactor] = None,
         http_client: Optional[httpx.AsyncClient] = None,
     ) -> None:
         self._core = ClientCore(
@@ -138,6 +142,9 @@ class AsyncRelayClient:
             device_key=device_key,
             stable_embedding_aliases=stable_embedding_aliases,
             engine=engine,
+            media_policy=media_policy,
+            passthrough_paths=passthrough_paths,
+            redact_image=redact_image,
         )
         self.gateway_url = self._core.gateway_url
         self._http = http_client or httpx.AsyncClient(timeout=timeout)
@@ -231,12 +238,12 @@ class AsyncRelayClient:
         response = await self._transport.send(method, f"{self.gateway_url}{path}", headers=headers, content=None if body is None else dumps(body), timeout=timeout)
         return json_of(response.text)
 
-    def http_transport(self) -> httpx.AsyncBaseTransport:
+    def http_transport(self, *, media_policy: Optional[str] = None, passthrough_paths: Optional[Sequence[str]] = None) -> httpx.AsyncBaseTransport:
         """An httpx transport for `openai.AsyncOpenAI(base_url=..., api_key="unused",
         http_client=httpx.AsyncClient(transport=client.http_transport()))`: see RelayClient.http_transport."""
         from .httpx_transport import AsyncRelayTransport
 
-        return AsyncRelayTransport(self)
+        return AsyncRelayTransport(self, media_policy=media_policy, passthrough_paths=passthrough_paths)
 
     async def aclose(self) -> None:
         await self._http.aclose()

@@ -7,7 +7,7 @@ import re
 import secrets
 import time
 from dataclasses import dataclass
-from typing import Any, Literal, Mapping
+from typing import Any, Literal, Mapping, Sequence
 
 from .wire.base64 import b64url_decode, encode_json_header
 from .wire.ecdsa import SigningKey, is_public_jwk, public_key_from_jwk, verify_raw
@@ -42,8 +42,12 @@ def build_attestation(
     jti: str | None = None,
     iat: int | None = None,
     deterministic: bool = False,
+    passthrough: Sequence[Mapping[str, str]] = (),
 ) -> dict[str, Any]:
     """Signs the attestation for one egress body. Raises ValueError when `body_bytes` is not a JSON document.
+
+    `passthrough`: what an opt-in (media_policy, passthrough_paths) let through untokenised, `[{path, kind}]` sorted
+    by path, never values; the claim is absent when it is empty (sdks/vectors/README.md "Egress policy").
 
     `deterministic` signs with an RFC 6979 nonce (reproducible bytes, for fixtures); the default uses OpenSSL.
     """
@@ -63,6 +67,8 @@ def build_attestation(
             }
         },
     }
+    if passthrough:
+        envelope["claims"]["v3-attestation"]["passthrough"] = [{"path": entry["path"], "kind": entry["kind"]} for entry in passthrough]
     envelope["sig"] = sign_envelope(envelope, key.sign_deterministic if deterministic else key.sign)
     return envelope
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import threading
-from typing import Any, Iterator, Optional
+from typing import Any, Iterator, Optional, Sequence
 
 import httpx
 
@@ -17,6 +17,7 @@ from .errors import RelayError, StreamError
 from .gateway import GATEWAY_IDENTITY_PROBE_PATH, check_identity_answer, unreachable
 from .rest import RestApi
 from .sse import SseDetokeniser, detokenise_response_text
+from .tokeniser.redact_image import ImageRedactor
 from .transport import RetryPolicy, Transport, json_of
 from .verify.jwks import JwksCache
 from .verify.receipt import VerificationResult, verify_receipt
@@ -117,7 +118,16 @@ class RelayClient:
     """The synchronous client. `gateway_url`: https, or http to a loopback address. `api_key` or `api_key_file`
     (a 0600 file; prefer it on servers). `name_model`: "builtin" (default), "off", or the URL of a name model
     service; fail-closed: if it fails, nothing is sent. `retries` after the first attempt on 429, 5xx and network
-    errors; `timeout` per attempt in seconds. `portal_token` for the portal REST routes."""
+    errors; `timeout` per attempt in seconds. `portal_token` for the portal REST routes.
+
+    Every body is walked with the egress policy before anything is sent (fail-closed): a field or part type the
+    policy refuses or does not name raises UnsupportedFieldError (400), media raises UnsupportedContentError (415),
+    nesting past 64 levels NestingTooDeepError (400); nothing is sent. Opt-ins, declared in the attestation:
+    `media_policy` "refuse" (default) | "pass" (media sent as it is; a remote URL naming somebody is still refused) |
+    "redact" (images painted over by `redact_image`, a callable (bytes, media type) -> (bytes, media type); the SDK
+    ships none); `passthrough_paths`: JSON pointers (`*` for one segment) of fields to send untokenised. End-user
+    identifiers (`user`, `metadata` values, `messages[].name`, ...) leave as device-stable `USER_` aliases under the
+    device alias secret."""
 
     def __init__(
         self,
@@ -132,6 +142,9 @@ class RelayClient:
         device_key: Optional[SigningKey] = None,
         stable_embedding_aliases: bool = True,
         engine: Optional[EngineIdentity] = None,
+        media_policy: str = "refuse",
+        passthrough_paths: Sequence[str] = (),
+        redact_image: Optional[ImageRedactor] = None,
         http_client: Optional[httpx.Client] = None,
     ) -> None:
         self._core = ClientCore(
@@ -143,6 +156,9 @@ class RelayClient:
             device_key=device_key,
             stable_embedding_aliases=stable_embedding_aliases,
             engine=engine,
+            media_policy=media_policy,
+            passthrough_paths=passthrough_paths,
+            redact_image=redact_image,
         )
         self.gateway_url = self._core.gateway_url
         self._http = http_client or httpx.Client(timeout=timeout)
@@ -214,14 +230,15 @@ class RelayClient:
         response = self._transport.send(method, f"{self.gateway_url}{path}", headers=headers, content=None if body is None else dumps(body), timeout=timeout)
         return json_of(response.text)
 
-    def http_transport(self) -> httpx.BaseTransport:
+    def http_transport(self, *, media_policy: Optional[str] = None, passthrough_paths: Optional[Sequence[str]] = None) -> httpx.BaseTransport:
         """An httpx transport for the official `openai` package: `OpenAI(base_url=..., api_key="unused",
         http_client=httpx.Client(transport=client.http_transport()))`. Its requests are tokenised and attested
         here and sent to this client's gateway with this client's key; answers (streams included) come back with
-        the originals restored."""
+        the originals restored. `media_policy` and `passthrough_paths` override the client's for this transport;
+        a refused body is answered locally (400/415 in the provider's error shape, `details.path`), nothing sent."""
         from .httpx_transport import RelayTransport
 
-        return RelayTransport(self)
+        return RelayTransport(self, media_policy=media_policy, passthrough_paths=passthrough_paths)
 
     def close(self) -> None:
         self._http.close()

@@ -2,7 +2,8 @@
 `code` (the gateway's error code, or one of the SDK's own) and `request_id` (the gateway's X-Request-Id).
 
 SDK codes: configuration_error, gateway_identity_failed, connection_error, timeout, name_model_unavailable
-(fail-closed: nothing was sent), invalid_request (a body the engine cannot tokenise), stream_error."""
+(fail-closed: nothing was sent), invalid_request (a body the engine cannot tokenise), stream_error, and the egress
+policy's refusals (nothing was sent): unsupported_field (400), unsupported_content (415), nesting_too_deep (400)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,12 @@ class RelayError(Exception):
         self.request_id = request_id
         #: The error object of the gateway's answer (`{code, message, ...}`), when there was one.
         self.body = body
+
+    @property
+    def details(self) -> Optional[Mapping[str, Any]]:
+        """`details` of the error object (e.g. `{"path": ...}`), when it has them."""
+        details = self.body.get("details") if isinstance(self.body, Mapping) else None
+        return details if isinstance(details, Mapping) else None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(status={self.status}, code={self.code!r}, request_id={self.request_id!r}, message={self.message!r})"
@@ -100,6 +107,38 @@ class NameModelUnavailableError(RelayError):
 
 class StreamError(RelayError):
     """Malformed SSE from the gateway, or a stream that ended before its end marker."""
+
+
+class EgressPolicyError(RelayError):
+    """The engine refused the body before anything left the device (the egress policy, fail-closed): nothing was
+    sent. `path` is the JSON pointer of what was refused, `kind` the media kind (image, audio, file, document) for
+    unsupported_content, `setting` the client setting that would allow it ("PASSTHROUGH_PATHS": passthrough_paths=,
+    "MEDIA_POLICY": media_policy=), all in `details` too. Messages name paths and types, never values."""
+
+    def __init__(self, message: str, *, code: str, path: str, kind: Optional[str] = None, setting: Optional[str] = None, status: int = 400) -> None:
+        details: dict[str, str] = {"path": path}
+        if kind is not None:
+            details["kind"] = kind
+        if setting is not None:
+            details["setting"] = setting
+        super().__init__(message, status=status, code=code, body={"code": code, "message": message, "details": details})
+        self.path = path
+        self.kind = kind
+        self.setting = setting
+
+
+class UnsupportedFieldError(EgressPolicyError, InvalidRequestError):
+    """400 unsupported_field: a field or part type the egress policy refuses or does not name. Nothing was sent; to
+    send it untokenised (and declared in the attestation), name its path in the client's passthrough_paths."""
+
+
+class NestingTooDeepError(EgressPolicyError, InvalidRequestError):
+    """400 nesting_too_deep: the body nests objects and arrays deeper than 64 levels. Nothing was sent."""
+
+
+class UnsupportedContentError(EgressPolicyError):
+    """415 unsupported_content: an image, audio, file or document the client will not send under its media_policy
+    (or a remote URL holding an identifier). Nothing was sent."""
 
 
 _BY_STATUS = {

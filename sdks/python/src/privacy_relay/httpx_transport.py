@@ -6,17 +6,20 @@
 
 Chat completions, messages, embeddings and the model list are relayed: bodies are tokenised and attested here and
 sent to the RelayClient's gateway with its key (the official client's own key and base URL are not used); answers,
-streams included, come back with the originals restored. Errors are answered in the provider's error shape."""
+streams included, come back with the originals restored. Errors are answered in the provider's error shape; a body
+the egress policy refuses is answered here (400 unsupported_field or nesting_too_deep, 415 unsupported_content, with
+`details.path`) and nothing is sent."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-from typing import TYPE_CHECKING, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Optional, Sequence
 
 import httpx
 
 from ._common import ROUTE_PATHS
+from .engine import check_media_policy, check_passthrough_paths
 from .errors import RelayError, error_from_answer
 from .sse import SseDetokeniser, detokenise_response_text
 
@@ -40,8 +43,13 @@ def _local_status(error: RelayError) -> int:
     return {"name_model_unavailable": 503, "connection_error": 502, "gateway_identity_failed": 502, "timeout": 504}.get(error.code, 400)
 
 
-def _error_response(anthropic: bool, status: int, code: str, message: str, headers: Optional[httpx.Headers] = None) -> httpx.Response:
-    body = {"type": "error", "error": {"type": code, "message": message}} if anthropic else {"error": {"code": code, "message": message, "type": code}}
+def _error_response(
+    anthropic: bool, status: int, code: str, message: str, headers: Optional[httpx.Headers] = None, details: Optional[Mapping[str, Any]] = None
+) -> httpx.Response:
+    error: dict[str, Any] = {"type": code, "message": message} if anthropic else {"code": code, "message": message, "type": code}
+    if details is not None:
+        error["details"] = dict(details)
+    body = {"type": "error", "error": error} if anthropic else {"error": error}
     out = httpx.Headers({k: v for k, v in (headers or {}).items() if k.lower() not in _DROPPED})
     out["content-type"] = "application/json"
     return httpx.Response(status, headers=out, content=json.dumps(body).encode("utf-8"))
@@ -68,9 +76,27 @@ class _DetokenisedSse(httpx.SyncByteStream):
         self._upstream.close()
 
 
+def _settings(media_policy: Optional[str], passthrough_paths: Optional[Sequence[str]]) -> dict[str, Any]:
+    """The engine settings a transport overrides, checked now (a bad one is a ConfigurationError at setup)."""
+    out: dict[str, Any] = {}
+    if media_policy is not None:
+        out["media_policy"] = check_media_policy(media_policy)
+    if passthrough_paths is not None:
+        out["passthrough_paths"] = check_passthrough_paths(passthrough_paths)
+    return out
+
+
+def _too_deep(anthropic: bool) -> httpx.Response:
+    """A body nested past what the JSON parser can read (far past the policy's 64 levels)."""
+    return _error_response(
+        anthropic, 400, "nesting_too_deep", "The request nests deeper than 64 levels; nothing was sent.", details={"path": ""}
+    )
+
+
 class RelayTransport(httpx.BaseTransport):
-    def __init__(self, client: "RelayClient") -> None:
+    def __init__(self, client: "RelayClient", *, media_policy: Optional[str] = None, passthrough_paths: Optional[Sequence[str]] = None) -> None:
         self._client = client
+        self._settings = _settings(media_policy, passthrough_paths)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         c = self._client
@@ -90,7 +116,9 @@ class RelayTransport(httpx.BaseTransport):
                 body = json.loads(request.read())
             except ValueError:
                 return _error_response(anthropic, 400, "invalid_request", "The request body is not JSON.")
-            prepared = c._core.engine.prepare(route, body, forwarded.get("idempotency-key"))
+            except RecursionError:
+                return _too_deep(anthropic)
+            prepared = c._core.engine.prepare(route, body, forwarded.get("idempotency-key"), **self._settings)
             c._ready()
             stream = route != "embeddings" and isinstance(body, dict) and body.get("stream") is True
             headers = c._core.headers(
@@ -104,14 +132,14 @@ class RelayTransport(httpx.BaseTransport):
                 text = upstream.read().decode("utf-8", errors="replace")
                 upstream.close()
                 error = error_from_answer(upstream.status_code, upstream.headers, text)
-                return _error_response(anthropic, upstream.status_code, error.code, error.message, answer_headers)
+                return _error_response(anthropic, upstream.status_code, error.code, error.message, answer_headers, error.details)
             if not stream:
                 text = upstream.read().decode("utf-8")
                 upstream.close()
                 return httpx.Response(upstream.status_code, headers=answer_headers, content=detokenise_response_text(text, prepared.map).encode("utf-8"))
             return httpx.Response(upstream.status_code, headers=answer_headers, stream=_DetokenisedSse(upstream, route, prepared.map))
         except RelayError as error:
-            return _error_response(anthropic, error.status or _local_status(error), error.code, error.message)
+            return _error_response(anthropic, error.status or _local_status(error), error.code, error.message, details=error.details)
         except httpx.HTTPError as error:
             return _error_response(anthropic, 502, "connection_error", f"The gateway could not be reached: {error}")
 
@@ -143,8 +171,9 @@ class _AsyncDetokenisedSse(httpx.AsyncByteStream):
 class AsyncRelayTransport(httpx.AsyncBaseTransport):
     """RelayTransport for `openai.AsyncOpenAI(http_client=httpx.AsyncClient(transport=...))`."""
 
-    def __init__(self, client: "AsyncRelayClient") -> None:
+    def __init__(self, client: "AsyncRelayClient", *, media_policy: Optional[str] = None, passthrough_paths: Optional[Sequence[str]] = None) -> None:
         self._client = client
+        self._settings = _settings(media_policy, passthrough_paths)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         c = self._client
@@ -164,7 +193,9 @@ class AsyncRelayTransport(httpx.AsyncBaseTransport):
                 body = json.loads(await request.aread())
             except ValueError:
                 return _error_response(anthropic, 400, "invalid_request", "The request body is not JSON.")
-            prepared = await asyncio.to_thread(c._core.engine.prepare, route, body)
+            except RecursionError:
+                return _too_deep(anthropic)
+            prepared = await asyncio.to_thread(c._core.engine.prepare, route, body, forwarded.get("idempotency-key"), **self._settings)
             await c._ready()
             stream = route != "embeddings" and isinstance(body, dict) and body.get("stream") is True
             headers = c._core.headers(
@@ -178,13 +209,13 @@ class AsyncRelayTransport(httpx.AsyncBaseTransport):
                 text = (await upstream.aread()).decode("utf-8", errors="replace")
                 await upstream.aclose()
                 error = error_from_answer(upstream.status_code, upstream.headers, text)
-                return _error_response(anthropic, upstream.status_code, error.code, error.message, answer_headers)
+                return _error_response(anthropic, upstream.status_code, error.code, error.message, answer_headers, error.details)
             if not stream:
                 text = (await upstream.aread()).decode("utf-8")
                 await upstream.aclose()
                 return httpx.Response(upstream.status_code, headers=answer_headers, content=detokenise_response_text(text, prepared.map).encode("utf-8"))
             return httpx.Response(upstream.status_code, headers=answer_headers, stream=_AsyncDetokenisedSse(upstream, route, prepared.map))
         except RelayError as error:
-            return _error_response(anthropic, error.status or _local_status(error), error.code, error.message)
+            return _error_response(anthropic, error.status or _local_status(error), error.code, error.message, details=error.details)
         except httpx.HTTPError as error:
             return _error_response(anthropic, 502, "connection_error", f"The gateway could not be reached: {error}")

@@ -17,7 +17,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net"
 import { extname, join, normalize, sep } from "node:path"
 import { Readable } from "node:stream"
-import { readGatewayKeyFile, StarterConfigError } from "./gatewayKeyFile.ts"
+import { expandHomePath, readGatewayKeyFile, StarterConfigError } from "./gatewayKeyFile.ts"
 
 export interface StarterServerOptions {
   readonly gatewayUrl: string
@@ -272,7 +272,7 @@ if (process.argv[1] === import.meta.filename) {
     const server = await startStarterServer({
       gatewayUrl: process.env.GATEWAY_URL ?? "",
       keyFile: process.env.GATEWAY_KEY_FILE ?? "",
-      appDir: process.env.STARTER_APP_DIR ?? join(import.meta.dirname, "dist"),
+      appDir: process.env.STARTER_APP_DIR ? expandHomePath(process.env.STARTER_APP_DIR, "STARTER_APP_DIR") : join(import.meta.dirname, "dist"),
       host: process.env.STARTER_HOST ?? "127.0.0.1",
       port: Number(process.env.STARTER_PORT ?? "5173"),
       ...(process.env.STARTER_ALLOWED_HOSTS ? { allowedHosts: process.env.STARTER_ALLOWED_HOSTS.split(",").map((h) => h.trim()).filter((h) => h !== "") } : {})

@@ -4,7 +4,7 @@ import { createSession, type SessionOptions, type TokeniserSession } from "./ses
 import { tokeniseText } from "./tokeniseText.ts"
 import type { AliasMap } from "./types.ts"
 
-export type Route = "chat.completions" | "messages" | "embeddings"
+export type Route = "chat.completions" | "messages" | "messages.count_tokens" | "embeddings" | "responses"
 
 export interface TokeniseRequestOptions extends SessionOptions {
   /** An existing session for this request; by default a fresh one is created from the options. */
@@ -132,12 +132,49 @@ const messagesSlots = (body: Json): Array<TextSlot> => {
   return body.messages.flatMap((m) => (isObject(m) ? messageSlots(m) : []))
 }
 
+/**
+ * Interim walk of an OpenAI Responses request, until the egress policy (sdks/vectors/egress-policy.json) classifies
+ * its fields: `instructions`, `input` as a string or items (message `content` as a string or `input_text` /
+ * `output_text` / `text` parts, `function_call` arguments, `function_call_output` output, reasoning summaries).
+ */
+const responsesSlots = (body: Json): Array<TextSlot> => {
+  const slots: Array<TextSlot> = []
+  const s = slot(body, "instructions")
+  if (s !== undefined) slots.push(s)
+  const input = body.input
+  if (typeof input === "string") return [...slots, slot(body, "input")!]
+  if (input === undefined || input === null) return slots
+  if (!Array.isArray(input)) throw new InvalidRequestBody("input must be a string or an array of items")
+  const parts = (holder: Json, key: string) => {
+    const content = holder[key]
+    if (typeof content === "string") return slots.push(slot(holder, key)!)
+    if (!Array.isArray(content)) return
+    for (const part of content) {
+      if (isObject(part) && (part.type === "input_text" || part.type === "output_text" || part.type === "text" || part.type === "summary_text")) {
+        const t = slot(part, "text")
+        if (t !== undefined) slots.push(t)
+      }
+    }
+  }
+  for (const item of input) {
+    if (!isObject(item)) continue
+    if (item.type === "function_call") slots.push(...jsonTextSlots(item, "arguments"))
+    else if (item.type === "function_call_output") parts(item, "output")
+    else if (item.type === "reasoning") parts(item, "summary")
+    else parts(item, "content")
+  }
+  return slots
+}
+
 const slotsFor = (route: Route, body: Json): Array<TextSlot> => {
   switch (route) {
     case "chat.completions":
       return messagesSlots(body)
     case "messages":
+    case "messages.count_tokens":
       return [...contentSlots(body, "system"), ...messagesSlots(body)]
+    case "responses":
+      return responsesSlots(body)
     case "embeddings": {
       const input = body.input
       if (typeof input === "string") return [slot(body, "input")!]

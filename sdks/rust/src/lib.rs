@@ -10,3 +10,4 @@ pub mod wire;
 /// The engine id this crate reports (`X-Service-Engine: relay-rs/<version>`).
 pub const ENGINE_ID: &str = "relay-rs";
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
+pub mod tokeniser;

@@ -139,8 +139,17 @@ fn write_compact(out: &mut String, value: &Value) -> Result<(), JcsError> {
             out.push(']');
         }
         Value::Object(map) => {
+            // ECMAScript property order: array-index keys ascending first, then the others as inserted.
+            let mut members: Vec<(&String, &Value)> = map.iter().collect();
+            let index_of = |k: &str| -> Option<u32> {
+                let n: u32 = k.parse().ok()?;
+                (n != u32::MAX && n.to_string() == k).then_some(n)
+            };
+            if members.iter().any(|(k, _)| index_of(k).is_some()) {
+                members.sort_by_key(|(k, _)| index_of(k).map_or((1, 0), |n| (0, n)));
+            }
             out.push('{');
-            for (i, (k, v)) in map.iter().enumerate() {
+            for (i, (k, v)) in members.into_iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }

@@ -5,7 +5,6 @@ import { AppConfig } from "../../services/AppConfig.ts"
 import { IDEMPOTENCY_WAIT_MS, Idempotency, idempotencySlotKey, invalidIdempotencyKey, type StoredResponse } from "../../services/Idempotency.ts"
 import type { GatewayPrincipal } from "../../services/Keys.ts"
 import { ProviderRouter, type RouteTarget } from "../../services/ProviderRouter.ts"
-import { ReceiptKeys } from "../../services/ReceiptKeys.ts"
 import { RelayLimits } from "../../services/RelayLimits.ts"
 import { Slots } from "../../services/Slots.ts"
 import { RequestContext } from "../../services/RequestContext.ts"
@@ -14,6 +13,7 @@ import type { EngineAllowlist } from "../../sdks/typescript/src/wire/attestation
 import { type AttestationRoute, type V3Envelope, verifyAttestation } from "../../sdks/typescript/src/wire/attestation/v3.ts"
 import { issuesReceipts } from "../../src/keys/demo.ts"
 import { countersignAttestation } from "../../sdks/typescript/src/wire/receipts/countersign.ts"
+import type { Signer } from "../../sdks/typescript/src/wire/receipts/signer.ts"
 import { nodeAttestationCrypto } from "../crypto/nodeAttestationCrypto.ts"
 import { sha256HexSync } from "../crypto/nodeSha256.ts"
 import { envelopeHashSync } from "../crypto/envelopeHashSync.ts"
@@ -497,12 +497,14 @@ const bufferedResponse = (
     const { stages } = yield* RequestContext
     stages.end("upstream")
     const hashUpstreamResponse = sha256HexSync(body)
-    const { signer } = yield* (yield* ReceiptKeys).current
     const contentType = translation === undefined && typeof upstream.headers["content-type"] === "string"
       ? upstream.headers["content-type"]
       : "application/json"
-    /** The answer from the sealed receipt: v2 headers, and the gateway's countersignature of the client's attestation. */
-    const render = async (receipt: { readonly jti: string; readonly v2: unknown } | undefined): Promise<StoredResponse> => {
+    /**
+     * The answer from the sealed receipt: v2 headers, and the gateway's countersignature of the client's attestation,
+     * signed with the receipt's key inside the settlement (so never with a key rotated meanwhile).
+     */
+    const render = async (receipt: { readonly jti: string; readonly v2: unknown } | undefined, signer: Signer): Promise<StoredResponse> => {
       const receiptHeaders: Record<string, string> = { "content-type": contentType }
       if (receipt !== undefined) {
         receiptHeaders["x-service-receipt-v2"] = Buffer.from(JSON.stringify(receipt.v2)).toString("base64")
@@ -529,10 +531,10 @@ const bufferedResponse = (
     const record = idempotent !== undefined && upstream.status >= 200 && upstream.status < 300 ? { ...idempotent, render } : undefined
     const metered = meteredCall(base, translation?.usage?.(parsed, upstream.headers) ?? usageFromJson(parsed), { request: requestBytes, response: body.byteLength }, false, hashUpstreamResponse)
     // A settlement that fails wrote nothing: the caller's error handler gives the hold back now, not at its expiry.
-    const settled = yield* settlement.settle({ ...metered, response: record }).pipe(spanIf(sampled, "relay.settle"))
+    const settled = yield* settlement.settle({ ...metered, response: record, render }).pipe(spanIf(sampled, "relay.settle"))
     stages.end("settle")
-    yield* finish(settled.billedMicros, metered.inputTokens + metered.outputTokens, settled.response !== undefined)
-    const answer = settled.response ?? (yield* Effect.promise(() => render(settled.receipt)))
+    yield* finish(settled.billedMicros, metered.inputTokens + metered.outputTokens, record !== undefined && settled.response !== undefined)
+    const answer = settled.response!
     stages.end("receipt-headers")
     const { "content-type": answerType, ...answerHeaders } = answer.headers
     return HttpServerResponse.uint8Array(answer.body, {

@@ -44,6 +44,7 @@ import { createHash } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo, Socket } from "node:net"
 import { parseArgs } from "node:util"
+import { stopWithParent } from "./stopWithParent.ts"
 import {
   bedrockErrorType,
   bedrockRouteOf,
@@ -913,6 +914,8 @@ const main = async (): Promise<void> => {
   }
   process.once("SIGINT", stop)
   process.once("SIGTERM", stop)
+  // `npm run fake-provider` stopped by a signal to npm stops this too.
+  stopWithParent()
 }
 
 if (import.meta.main) {

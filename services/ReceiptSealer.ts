@@ -2,6 +2,7 @@ import { Context, type Effect } from "effect"
 import type { ReceiptV1 } from "../sdks/typescript/src/wire/receipts/envelope-v1.ts"
 import type { FailedReceiptV2 } from "../sdks/typescript/src/wire/receipts/envelope-v2-failed.ts"
 import type { ReceiptV2, RoutingDecisionV2, UpstreamTranslation } from "../sdks/typescript/src/wire/receipts/envelope-v2.ts"
+import type { RelayRoute } from "../src/relay/requestShape.ts"
 import type { RenderAnswer, ResponseRecord, StoredResponse } from "./Idempotency.ts"
 
 export interface SealInput {
@@ -15,7 +16,7 @@ export interface SealInput {
   readonly providerResponseId: string
   readonly provider: string
   readonly model: string
-  readonly capability: "chat.completions" | "messages" | "embeddings"
+  readonly capability: RelayRoute
   readonly inputTokens: number
   readonly outputTokens: number
   readonly hashUpstreamRequest: string

@@ -1,4 +1,5 @@
 import { Context, Effect } from "effect"
+import type { RelayRoute } from "../src/relay/requestShape.ts"
 import type { ApiError } from "../src/http/ApiError.ts"
 import type { RenderAnswer, ResponseRecord, StoredResponse } from "./Idempotency.ts"
 import type { GatewayPrincipal } from "./Keys.ts"
@@ -16,7 +17,7 @@ export interface Hold {
 export interface CompletedCall {
   readonly principal: GatewayPrincipal
   readonly target: RouteTarget
-  readonly capability: "chat.completions" | "messages" | "embeddings"
+  readonly capability: RelayRoute
   readonly hold: Hold
   readonly requestId: string
   readonly traceId: string

@@ -10,7 +10,7 @@ import { Slots } from "../../services/Slots.ts"
 import { RequestContext } from "../../services/RequestContext.ts"
 import { type CompletedCall, Settlement } from "../../services/Settlement.ts"
 import type { EngineAllowlist } from "../../sdks/typescript/src/wire/attestation/engine-allowlist.ts"
-import { type AttestationRoute, type V3Envelope, verifyAttestation } from "../../sdks/typescript/src/wire/attestation/v3.ts"
+import { type V3Envelope, verifyAttestation } from "../../sdks/typescript/src/wire/attestation/v3.ts"
 import { issuesReceipts } from "../../src/keys/demo.ts"
 import { countersignAttestation } from "../../sdks/typescript/src/wire/receipts/countersign.ts"
 import type { Signer } from "../../sdks/typescript/src/wire/receipts/signer.ts"
@@ -21,13 +21,19 @@ import { DEFAULT_HOLD_OUTPUT_TOKENS, maxCostHoldMicros } from "../../src/billing
 import { ApiError } from "../../src/http/ApiError.ts"
 import { formatTraceparent } from "../../src/http/traceparent.ts"
 import { ROUTING_DECISION_HEADER, ROUTING_HEADER } from "../../src/routing/strategy.ts"
-import { capabilityOf, isShapeProblem, readRelayShape } from "../../src/relay/requestShape.ts"
+import { capabilityOf, isShapeProblem, readRelayShape, type RelayRoute } from "../../src/relay/requestShape.ts"
 import { createSseUsageReader, type UpstreamUsage, usageFromJson } from "../../src/relay/usage.ts"
 import { readBodyBytes } from "../http/body.ts"
 import { requestBodyJson } from "../crypto/nodeSha256.ts"
 import type { StreamTranslator } from "../../src/relay/translate/streamTranslator.ts"
 import type { Translation } from "../../src/relay/translate/translation.ts"
-import { MalformedUpstream, UntranslatableField, untranslatableError } from "../../src/relay/translate/translationError.ts"
+import {
+  MalformedUpstream,
+  UnsupportedTool,
+  unsupportedToolError,
+  UntranslatableField,
+  untranslatableError
+} from "../../src/relay/translate/translationError.ts"
 import { bodyHashOf, replay } from "../http/idempotent.ts"
 import { postUpstream, type UpstreamResponse } from "./UpstreamClient.ts"
 import { allAttemptsFailed, expandPooledKeys, fallbackDecision, isRetryableStatus, orderByHealth, type UpstreamAttempt } from "./fallback.ts"
@@ -93,7 +99,7 @@ interface IdempotentRelay {
  */
 type Finish = (billedMicros: bigint, tokens: number, stored: boolean) => Effect.Effect<void>
 
-const readAll = async (body: AsyncIterable<Uint8Array>) => {
+export const readAll = async (body: AsyncIterable<Uint8Array>) => {
   const parts: Array<Uint8Array> = []
   let size = 0
   for await (const chunk of body) {
@@ -105,7 +111,7 @@ const readAll = async (body: AsyncIterable<Uint8Array>) => {
 }
 
 /** A provider error, reported without its body (which may quote credentials); status and type only. */
-const upstreamError = async (target: RouteTarget, res: UpstreamResponse) => {
+export const upstreamError = async (target: RouteTarget, res: UpstreamResponse) => {
   let providerType: string | undefined
   try {
     const json = JSON.parse((await readAll(res.body)).toString("utf8"))
@@ -153,7 +159,7 @@ export interface RelaySettings {
  * Nothing is forwarded unless every check passed.
  */
 export const relayCall = (
-  route: AttestationRoute,
+  route: RelayRoute,
   principal: GatewayPrincipal,
   settings: RelaySettings,
   idempotencyKey: string | undefined
@@ -224,6 +230,7 @@ export const relayCall = (
       primary = prepareRequest(route, target, client, { fallback: false })
     } catch (e) {
       if (e instanceof UntranslatableField) return yield* untranslatableError(e, target.provider.slug, target.endpoint.wire)
+      if (e instanceof UnsupportedTool) return yield* unsupportedToolError(e, target.provider.slug)
       throw e
     }
     // The organisation's fallbacks (never for embeddings: another model's vectors are not comparable). A fallback
@@ -240,7 +247,7 @@ export const relayCall = (
         try {
           fallbacks.push(prepareRequest(route, t, client, { fallback: true }))
         } catch (e) {
-          if (!(e instanceof UntranslatableField)) throw e
+          if (!(e instanceof UntranslatableField) && !(e instanceof UnsupportedTool)) throw e
         }
       }
     }
@@ -549,7 +556,10 @@ const STREAM_HEADERS = { "cache-control": "no-cache, no-store, must-revalidate",
 const streamHeaders = { "content-type": STREAM_CONTENT_TYPE, ...STREAM_HEADERS }
 const encoder = new TextEncoder()
 
-/** The `event: receipt-v2` frame after `data: [DONE]`; nothing when the call has no receipt. */
+/**
+ * The `event: receipt-v2` frame after the upstream's last frame (`data: [DONE]`, Anthropic's message_stop, the
+ * Responses API's response.completed); nothing when the call has no receipt.
+ */
 const receiptTrailer = (receipt: { readonly v2: unknown } | undefined): Uint8Array =>
   receipt === undefined ? new Uint8Array() : encoder.encode(`event: receipt-v2\ndata: ${JSON.stringify(receipt.v2)}\n\n`)
 
@@ -618,8 +628,10 @@ const streamedResponse = (
     }),
     Stream.concat(
       Stream.unwrap(Effect.gen(function*() {
-        // A translated stream whose provider never sent its end-of-answer event is incomplete: no trailer.
+        // A translated stream whose provider never sent its end-of-answer event is incomplete: no trailer. So is a
+        // Responses stream that ended before its terminal event (response.completed, .incomplete or .failed).
         if (cut || (translator !== undefined && !translator.complete())) return Stream.empty
+        if (translator === undefined && base.capability === "responses" && !reader.responseEnded()) return Stream.empty
         const receipt = yield* settle(false)
         if (receipt === undefined) return Stream.empty
         return Stream.make(receiptTrailer(receipt))

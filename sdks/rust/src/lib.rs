@@ -11,3 +11,11 @@ pub mod wire;
 pub const ENGINE_ID: &str = "relay-rs";
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
 pub mod tokeniser;
+
+/// SHA-256 over the engine's sources and embedded data: the attestation's `engine.sha256` for this build.
+pub const ENGINE_SHA256: &str = env!("PRIVACY_RELAY_CORE_SHA256");
+
+/// This engine's identity for attestations.
+pub fn engine_identity() -> attestation::EngineIdentity {
+    attestation::EngineIdentity { id: ENGINE_ID.into(), version: ENGINE_VERSION.into(), sha256: ENGINE_SHA256.into() }
+}

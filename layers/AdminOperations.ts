@@ -162,6 +162,11 @@ export const rotateReceiptKeys = Effect.gen(function*() {
   return yield* (yield* ReceiptKeys).rotate
 })
 
+/** `cli.ts receipts keys list` -> `{ schedule, next_rotation_at, keys: [{ kid, status, trigger, ... }] }`. */
+export const receiptKeyStatus = Effect.gen(function*() {
+  return yield* (yield* ReceiptKeys).status
+})
+
 /** `cli.ts kek rotate`: every stored secret sealed again under the current KEK (docs/deployment.md, Rotating the KEK). */
 export { rotateKek } from "./pg/KekRotation.ts"
 

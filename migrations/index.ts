@@ -17,6 +17,7 @@ import routingPolicies from "./0016_routing_policies.ts"
 import settleMany from "./0017_settle_many.ts"
 import accountOperators from "./0018_account_operators.ts"
 import retention from "./0019_retention.ts"
+import receiptKeySchedule from "./0020_receipt_key_schedule.ts"
 
 /**
  * Every migration, by `<number>_<name>`, in order. Imported statically (not read from the file system) so the
@@ -41,5 +42,6 @@ export const migrations = {
   "0016_routing_policies": routingPolicies,
   "0017_settle_many": settleMany,
   "0018_account_operators": accountOperators,
-  "0019_retention": retention
+  "0019_retention": retention,
+  "0020_receipt_key_schedule": receiptKeySchedule
 }

@@ -129,12 +129,23 @@ const COMMANDS: Record<string, Command> = {
   },
   "receipts keys rotate": {
     usage: "receipts keys rotate",
-    summary: "sign receipts with a new key from now on",
-    details: "Old keys stay published in the JWKS, so receipts signed before still verify.\n" +
-      "Prints {\"kid\",\"previous_kid\"}.",
+    summary: "sign receipts with a new key from now on (on demand; RECEIPT_KEY_ROTATION rotates on a schedule)",
+    details: "Every gateway process signs with the new key from its next write on (a write signed with the old key is\n" +
+      "re-signed). Old keys stay published in the JWKS, so receipts signed before still verify; the old private key\n" +
+      "is erased. Sends key.rotated. 409 receipt_key_from_file with RECEIPT_SIGNING_KEY_FILE (replace the file).\n" +
+      "Prints {\"kid\",\"previous_kid\",\"trigger\":\"manual\",\"period\":null,\"activated_at\"}.",
     route: { method: "POST", path: "/api/admin/receipts/keys/rotate" },
     input: () => ({}),
     run: (ops) => ops.rotateReceiptKeys
+  },
+  "receipts keys list": {
+    usage: "receipts keys list",
+    summary: "list the receipt signing keys and when the next scheduled rotation is due",
+    details: "Never prints private material.\n" +
+      "Prints {\"schedule\",\"next_rotation_at\",\"keys\":[{\"kid\",\"status\",\"trigger\",\"source\",\"activated_at\",\"retired_at\",\"period\"}]}.",
+    route: { method: "GET", path: "/api/admin/receipts/keys" },
+    input: () => ({}),
+    run: (ops) => ops.receiptKeyStatus
   },
   "retention apply": {
     usage: "retention apply [--days N]",

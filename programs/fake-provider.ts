@@ -1,6 +1,6 @@
 /**
- * Fake upstream LLM provider: a real HTTP server speaking the OpenAI chat-completions / embeddings /
- * models format, the Anthropic messages format and Google Gemini's native generateContent /
+ * Fake upstream LLM provider: a real HTTP server speaking the OpenAI chat-completions / Responses / embeddings /
+ * models format, the Anthropic messages (and count_tokens) format and Google Gemini's native generateContent /
  * streamGenerateContent (`alt=sse` only, key required in `x-goog-api-key`), with deterministic bodies derived from
  * the request.
  * Tests, benchmarks and the offline quickstart (`LOCAL_PROVIDER_URL`) relay to it.
@@ -11,11 +11,19 @@
  * Replies: the assistant text is always `Echo: <last user message text>` (text parts joined with "\n"),
  * so end-to-end tests can check that tokens survived the round trip. With `tools` in the request, the reply is a
  * call of the first tool with arguments `{"text": <last user message text>}` (OpenAI `tool_calls`, Anthropic
- * `tool_use`, Gemini `functionCall`), unless the last turn is a tool result: then the text is
- * `Echo: <the tool result's text>` (a Gemini functionResponse's `response.content`, or its JSON). Usage: prompt/input tokens =
+ * `tool_use`, Gemini `functionCall`, Responses `function_call` item), unless the last turn is a tool result: then the
+ * text is `Echo: <the tool result's text>` (a Gemini functionResponse's `response.content`, or its JSON; a Responses
+ * `function_call_output`'s output). Usage: prompt/input tokens =
  * ceil(request body bytes / 4); completion/output tokens = number of whitespace-separated words of
  * the reply. Both are exported (`fakeReplyText`, `fakePromptTokens`, `fakeCompletionTokens`) so
  * tests compute expectations instead of hard-coding them.
+ *
+ * OpenAI Responses (`POST /v1/responses`): the Response object, or with `stream: true` its named SSE events
+ * (`event: response.created` ... `response.output_text.delta` / `response.function_call_arguments.delta` ...
+ * `response.completed`, each with a `sequence_number`), as OpenAI sends them, without `[DONE]`. A request whose
+ * `metadata.fake_unknown_event` names an event type gets one event of that type (carrying the reply text) before
+ * `response.completed`, for tests of clients that must pass on events they do not know.
+ * Anthropic token counting (`POST /v1/messages/count_tokens`): `{ "input_tokens": ceil(body bytes / 4) }`.
  *
  * Error injection, strongest first (the first one that names an outcome wins; delays add up):
  *   1. request headers `x-fake-status: 500`, `x-fake-delay-ms: 200`, `x-fake-hang: 1`,
@@ -44,6 +52,7 @@ import { createHash } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo, Socket } from "node:net"
 import { parseArgs } from "node:util"
+import { stopWithParent } from "./stopWithParent.ts"
 import {
   bedrockErrorType,
   bedrockRouteOf,
@@ -504,6 +513,132 @@ const messages = async (ctx: Ctx): Promise<void> => {
   sse.end()
 }
 
+/** Text of a Responses content value: a string, or the text of its `input_text` / `output_text` / `text` parts. */
+const responsesText = (content: unknown): string => {
+  if (typeof content === "string") return content
+  if (!Array.isArray(content)) return ""
+  return content
+    .filter((p): p is { text: string } =>
+      typeof p === "object" && p !== null && ["input_text", "output_text", "text"].includes((p as { type?: unknown }).type as string) &&
+      typeof (p as { text?: unknown }).text === "string"
+    )
+    .map((p) => p.text)
+    .join("\n")
+}
+
+/** What the fake answers on the Responses API, by the same rules as the other formats. */
+const responsesTurn = (body: Record<string, unknown>): { text: string } | { tool: string; args: string } => {
+  const input = body.input
+  const items = Array.isArray(input) ? (input as Array<Record<string, unknown> | null>) : []
+  const last = items[items.length - 1]
+  if (last?.type === "function_call_output") return { text: fakeReplyText(responsesText(last.output)) }
+  let userText = typeof input === "string" ? input : ""
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i]
+    if (item !== null && typeof item === "object" && (item.type === undefined || item.type === "message") && item.role === "user") {
+      userText = responsesText(item.content)
+      break
+    }
+  }
+  const tool = Array.isArray(body.tools)
+    ? (body.tools as Array<{ type?: unknown; name?: unknown }>).find((t) => t?.type === "function" && typeof t.name === "string")
+    : undefined
+  if (tool !== undefined) return { tool: tool.name as string, args: JSON.stringify({ text: userText }) }
+  return { text: fakeReplyText(userText) }
+}
+
+const responses = async (ctx: Ctx): Promise<void> => {
+  const { res, body } = ctx
+  const model = typeof body.model === "string" ? body.model : "local-chat"
+  const turn = responsesTurn(body)
+  const reply = "text" in turn ? turn.text : turn.args
+  const id = `resp_fake_${ctx.seq}`
+  const itemId = "text" in turn ? `msg_fake_${ctx.seq}` : `fc_fake_${ctx.seq}`
+  const createdAt = Math.floor(Date.now() / 1000)
+  const inputTokens = fakePromptTokens(ctx.bodyBytes)
+  const outputTokens = fakeCompletionTokens(reply)
+  const usage = {
+    input_tokens: inputTokens,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: outputTokens,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: inputTokens + outputTokens
+  }
+  const item = (status: "in_progress" | "completed", text: string) =>
+    "text" in turn
+      ? { id: itemId, type: "message", status, role: "assistant", content: status === "completed" ? [{ type: "output_text", text, annotations: [], logprobs: [] }] : [] }
+      : { id: itemId, type: "function_call", status, call_id: `call_fake_${ctx.seq}`, name: turn.tool, arguments: text }
+  const response = (status: "in_progress" | "completed", output: Array<unknown>, withUsage: boolean) => ({
+    id,
+    object: "response",
+    created_at: createdAt,
+    status,
+    background: false,
+    error: null,
+    incomplete_details: null,
+    instructions: body.instructions ?? null,
+    max_output_tokens: body.max_output_tokens ?? null,
+    model,
+    output,
+    parallel_tool_calls: true,
+    previous_response_id: body.previous_response_id ?? null,
+    reasoning: { effort: null, summary: null },
+    store: body.store ?? true,
+    temperature: 1,
+    text: { format: { type: "text" } },
+    tool_choice: body.tool_choice ?? "auto",
+    tools: body.tools ?? [],
+    top_p: 1,
+    truncation: "disabled",
+    usage: withUsage ? usage : null,
+    user: null,
+    metadata: body.metadata ?? {}
+  })
+
+  if (body.stream !== true) {
+    const out = response("completed", [item("completed", reply)], true)
+    if (ctx.outcome.kind === "cut-stream") return sendCutJson(res, out)
+    return sendJson(res, 200, out)
+  }
+
+  const sse = openSse(res, cutAfterOf(ctx.outcome), ctx.chunkDelayMs, ctx.timers, stallAfterOf(ctx.outcome))
+  let sequence = 0
+  const event = (type: string, data: Record<string, unknown>): string =>
+    `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence++, ...data })}\n\n`
+  const pieces = ctx.pieces(reply)
+  const frames: Array<() => string> = [
+    () => event("response.created", { response: response("in_progress", [], false) }),
+    () => event("response.in_progress", { response: response("in_progress", [], false) }),
+    () => event("response.output_item.added", { output_index: 0, item: item("in_progress", "") })
+  ]
+  if ("text" in turn) {
+    const part = (text: string) => ({ type: "output_text", text, annotations: [], logprobs: [] })
+    frames.push(
+      () => event("response.content_part.added", { item_id: itemId, output_index: 0, content_index: 0, part: part("") }),
+      ...pieces.map((delta) => () => event("response.output_text.delta", { item_id: itemId, output_index: 0, content_index: 0, delta, logprobs: [] })),
+      () => event("response.output_text.done", { item_id: itemId, output_index: 0, content_index: 0, text: reply, logprobs: [] }),
+      () => event("response.content_part.done", { item_id: itemId, output_index: 0, content_index: 0, part: part(reply) })
+    )
+  } else {
+    frames.push(
+      ...pieces.map((delta) => () => event("response.function_call_arguments.delta", { item_id: itemId, output_index: 0, delta })),
+      () => event("response.function_call_arguments.done", { item_id: itemId, output_index: 0, name: turn.tool, arguments: reply })
+    )
+  }
+  frames.push(() => event("response.output_item.done", { output_index: 0, item: item("completed", reply) }))
+  const unknown = (body.metadata as { fake_unknown_event?: unknown } | undefined)?.fake_unknown_event
+  if (typeof unknown === "string") frames.push(() => event(unknown, { item_id: itemId, output_index: 0, text: reply }))
+  frames.push(() => event("response.completed", { response: response("completed", [item("completed", reply)], true) }))
+  for (const f of frames) if (!(await sse.frame(f()))) return
+  sse.end()
+}
+
+/** Anthropic's token counting: a count of the body as the fake counts prompts. */
+const countTokens = (ctx: Ctx): void => {
+  if (ctx.outcome.kind === "cut-stream") return sendCutJson(ctx.res, { input_tokens: fakePromptTokens(ctx.bodyBytes) })
+  sendJson(ctx.res, 200, { input_tokens: fakePromptTokens(ctx.bodyBytes) })
+}
+
 /** Bedrock Converse (JSON) and ConverseStream (AWS event stream frames), after the signature was checked. */
 const bedrockConverse = async (ctx: Ctx): Promise<void> => {
   const { res } = ctx
@@ -637,6 +772,8 @@ type JsonRoute = (ctx: Ctx) => void | Promise<void>
 const POST_ROUTES: Record<string, { dialect: Dialect; handle: JsonRoute }> = {
   "/v1/chat/completions": { dialect: "openai", handle: chatCompletions },
   "/v1/messages": { dialect: "anthropic", handle: messages },
+  "/v1/messages/count_tokens": { dialect: "anthropic", handle: countTokens },
+  "/v1/responses": { dialect: "openai", handle: responses },
   "/v1/embeddings": { dialect: "openai", handle: embeddings }
 }
 
@@ -913,6 +1050,8 @@ const main = async (): Promise<void> => {
   }
   process.once("SIGINT", stop)
   process.once("SIGTERM", stop)
+  // `npm run fake-provider` stopped by a signal to npm stops this too.
+  stopWithParent()
 }
 
 if (import.meta.main) {

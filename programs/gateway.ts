@@ -8,6 +8,10 @@ import { Cause, Effect, Exit, Layer, Logger, Runtime } from "effect"
 import { gatewayLayer } from "../layers/GatewayLive.ts"
 import { describeStartupFailure, ensurePortFree } from "../layers/StartupFailure.ts"
 import { type GatewayConfig, parseGatewayConfig } from "../services/AppConfig.ts"
+import { stopWithParent } from "./stopWithParent.ts"
+
+// `npm run gateway` stopped by a signal to npm stops this too (stopWithParent.ts).
+stopWithParent()
 
 let settings: GatewayConfig | undefined
 

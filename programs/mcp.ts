@@ -8,6 +8,7 @@ import { createSessionContext, createShared } from "../src/mcp/context.ts"
 import { startMcpHttpServer } from "../src/mcp/httpServer.ts"
 import { createMcpServer } from "../src/mcp/server.ts"
 import { readMcpSettings } from "../src/mcp/settings.ts"
+import { stopWithParent } from "./stopWithParent.ts"
 
 const log = (level: string, message: string, extra: Record<string, unknown> = {}) =>
   process.stderr.write(`${JSON.stringify({ level, time: new Date().toISOString(), program: "mcp", message, ...extra })}\n`)
@@ -33,6 +34,7 @@ const main = async () => {
   const stop = () => void http.close().finally(() => process.exit(0))
   process.on("SIGINT", stop)
   process.on("SIGTERM", stop)
+  stopWithParent()
 }
 
 main().catch((error: unknown) => {

@@ -6,6 +6,7 @@
  */
 import { consoleLog } from "../src/proxy/proxyLog.ts"
 import { ProxyStartError, type ProxyStartFailure } from "../sdks/typescript/src/client/ProxyStartError.ts"
+import { stopWithParent } from "./stopWithParent.ts"
 
 /**
  * One FATAL JSON log line on stderr, as the gateway writes its start-up failures: a one-line message that
@@ -35,6 +36,7 @@ try {
   const stop = () => void proxy.close().then(() => process.exit(0))
   process.once("SIGINT", stop)
   process.once("SIGTERM", stop)
+  stopWithParent()
 } catch (error) {
   if (error instanceof ProxyStartError) fail(error.message, error.reason)
   else fail(`failed to start: ${(error as Error).message}`, "unexpected")

@@ -6,6 +6,10 @@ import { NodeRuntime } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { gatewayLayer } from "../layers/GatewayLive.ts"
 import { startFakeProvider } from "./fake-provider.ts"
+import { stopWithParent } from "./stopWithParent.ts"
+
+// `kill <npm pid>` reaches npm's shell only: stop with it (stopWithParent.ts).
+stopWithParent()
 
 const provider = await startFakeProvider({
   host: "127.0.0.1",

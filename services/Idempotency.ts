@@ -1,5 +1,6 @@
 import { Context, Effect } from "effect"
 import { ApiError } from "../src/http/ApiError.ts"
+import type { Signer } from "../sdks/typescript/src/wire/receipts/signer.ts"
 
 /** A stored 2xx response: replayed byte for byte (for streams, the whole wire transcript, trailer included). */
 export interface StoredResponse {
@@ -8,6 +9,12 @@ export interface StoredResponse {
   readonly body: Uint8Array
   readonly streamed: boolean
 }
+
+/** Renders a relay call's answer from its sealed receipt (undefined: none) with the key that signed it. */
+export type RenderAnswer = (
+  receipt: { readonly jti: string; readonly v2: unknown } | undefined,
+  signer: Signer
+) => Promise<StoredResponse>
 
 /**
  * A relay call's response, stored in the same statement as its settlement (receipts, usage, debit, hold release):
@@ -19,11 +26,11 @@ export interface ResponseRecord {
   readonly key: string
   readonly bodyHash: string
   /**
-   * The exact response the client gets, from the receipt the settlement sealed (undefined: the call has none). Run
-   * by the sealing actor after signing, again whenever it re-signs, so the stored response always carries the
-   * receipts that were committed.
+   * The exact response the client gets, from the receipt the settlement sealed (undefined: the call has none) and
+   * the key that signed it (for anything else the answer signs). Run by the sealing actor after signing, again
+   * whenever it re-signs, so the stored response always carries the receipts that were committed.
    */
-  readonly render: (receipt: { readonly jti: string; readonly v2: unknown } | undefined) => Promise<StoredResponse>
+  readonly render: RenderAnswer
 }
 
 export type Admission =

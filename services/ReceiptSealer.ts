@@ -2,7 +2,8 @@ import { Context, type Effect } from "effect"
 import type { ReceiptV1 } from "../sdks/typescript/src/wire/receipts/envelope-v1.ts"
 import type { FailedReceiptV2 } from "../sdks/typescript/src/wire/receipts/envelope-v2-failed.ts"
 import type { ReceiptV2, RoutingDecisionV2, UpstreamTranslation } from "../sdks/typescript/src/wire/receipts/envelope-v2.ts"
-import type { ResponseRecord, StoredResponse } from "./Idempotency.ts"
+import type { RelayRoute } from "../src/relay/requestShape.ts"
+import type { RenderAnswer, ResponseRecord, StoredResponse } from "./Idempotency.ts"
 
 export interface SealInput {
   readonly orgId: string
@@ -15,7 +16,7 @@ export interface SealInput {
   readonly providerResponseId: string
   readonly provider: string
   readonly model: string
-  readonly capability: "chat.completions" | "messages" | "embeddings"
+  readonly capability: RelayRoute
   readonly inputTokens: number
   readonly outputTokens: number
   readonly hashUpstreamRequest: string
@@ -80,6 +81,11 @@ export interface MeteredCall {
   readonly lowBalanceDefaultMicros: bigint
   /** The call carried an Idempotency-Key: its response is stored in the same statement. */
   readonly response?: ResponseRecord
+  /**
+   * Without `response`: the answer is rendered in the settlement all the same (not stored), so what it signs is
+   * signed with the receipts' key while that key is current (never a retired one).
+   */
+  readonly render?: RenderAnswer
 }
 
 /**
@@ -102,7 +108,7 @@ export class ReceiptSealer extends Context.Service<ReceiptSealer, {
     input: { readonly orgId: string; readonly seal: SealInput | undefined; readonly metered: MeteredCall }
   ) => Effect.Effect<{
     readonly sealed: SealedReceipts | undefined
-    /** What `metered.response` rendered and stored, when it was given. */
+    /** What `metered.response` (stored) or `metered.render` rendered, when one was given. */
     readonly response: StoredResponse | undefined
   }>
   readonly sealFailed: (input: FailedSealInput) => Effect.Effect<FailedReceiptV2>

@@ -1,6 +1,7 @@
 import { Context, Effect } from "effect"
+import type { RelayRoute } from "../src/relay/requestShape.ts"
 import type { ApiError } from "../src/http/ApiError.ts"
-import type { ResponseRecord, StoredResponse } from "./Idempotency.ts"
+import type { RenderAnswer, ResponseRecord, StoredResponse } from "./Idempotency.ts"
 import type { GatewayPrincipal } from "./Keys.ts"
 import type { RouteTarget } from "./ProviderRouter.ts"
 import type { UpstreamTranslation } from "../sdks/typescript/src/wire/receipts/envelope-v2.ts"
@@ -16,7 +17,7 @@ export interface Hold {
 export interface CompletedCall {
   readonly principal: GatewayPrincipal
   readonly target: RouteTarget
-  readonly capability: "chat.completions" | "messages" | "embeddings"
+  readonly capability: RelayRoute
   readonly hold: Hold
   readonly requestId: string
   readonly traceId: string
@@ -34,6 +35,8 @@ export interface CompletedCall {
   readonly engineVersion: string
   /** The call carried an Idempotency-Key: its response is stored in the settlement's statement. */
   readonly response?: ResponseRecord
+  /** Without `response`: the answer, rendered in the settlement (with the receipts' signing key) but not stored. */
+  readonly render?: RenderAnswer
 }
 
 export interface Settled {
@@ -41,7 +44,7 @@ export interface Settled {
   readonly billedMicros: bigint
   /** Set when receipts were sealed (complete calls): the v2 envelope and its jti. */
   readonly receipt: { readonly jti: string; readonly v2: unknown } | undefined
-  /** What `call.response` rendered and stored, when it was given: answer exactly this. */
+  /** What `call.response` (stored) or `call.render` rendered, when one was given: answer exactly this. */
   readonly response?: StoredResponse
 }
 

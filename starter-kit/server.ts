@@ -17,7 +17,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net"
 import { extname, join, normalize, sep } from "node:path"
 import { Readable } from "node:stream"
-import { readGatewayKeyFile, StarterConfigError } from "./gatewayKeyFile.ts"
+import { expandHomePath, readGatewayKeyFile, StarterConfigError } from "./gatewayKeyFile.ts"
 
 export interface StarterServerOptions {
   readonly gatewayUrl: string
@@ -267,12 +267,30 @@ export const startStarterServer = async (options: StarterServerOptions): Promise
   }
 }
 
-if (process.argv[1] === import.meta.filename) {
+/**
+ * npm runs `npm run starter` as `sh -c "..."` and signals only that shell, which dies without passing the signal on:
+ * the server would be left running on its port. Started by an npm script (npm sets npm_lifecycle_event), the server
+ * stops as on SIGTERM once the process that started it is gone. (A copy of programs/stopWithParent.ts: a fork of
+ * the starter kit depends on nothing but the published SDK.)
+ */
+const stopWithParent = (): void => {
+  if (process.env.npm_lifecycle_event === undefined || process.ppid <= 1) return
+  const parent = process.ppid
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return
+    clearInterval(timer)
+    process.kill(process.pid, "SIGTERM")
+  }, 250)
+  timer.unref()
+}
+
+/** The server as `node starter-kit/server.ts` runs it: settings from the environment; SIGINT/SIGTERM close it. */
+export const serveFromEnvironment = async (): Promise<void> => {
   try {
     const server = await startStarterServer({
       gatewayUrl: process.env.GATEWAY_URL ?? "",
       keyFile: process.env.GATEWAY_KEY_FILE ?? "",
-      appDir: process.env.STARTER_APP_DIR ?? join(import.meta.dirname, "dist"),
+      appDir: process.env.STARTER_APP_DIR ? expandHomePath(process.env.STARTER_APP_DIR, "STARTER_APP_DIR") : join(import.meta.dirname, "dist"),
       host: process.env.STARTER_HOST ?? "127.0.0.1",
       port: Number(process.env.STARTER_PORT ?? "5173"),
       ...(process.env.STARTER_ALLOWED_HOSTS ? { allowedHosts: process.env.STARTER_ALLOWED_HOSTS.split(",").map((h) => h.trim()).filter((h) => h !== "") } : {})
@@ -281,9 +299,12 @@ if (process.argv[1] === import.meta.filename) {
     const stop = () => void server.close().then(() => process.exit(0))
     process.on("SIGINT", stop)
     process.on("SIGTERM", stop)
+    stopWithParent()
   } catch (error) {
     const message = error instanceof StarterConfigError ? error.message : `The starter kit could not start: ${(error as Error).message}`
     console.error(JSON.stringify({ level: "error", msg: message }))
     process.exit(1)
   }
 }
+
+if (process.argv[1] === import.meta.filename) await serveFromEnvironment()

@@ -8,6 +8,7 @@ import { pickRequestId } from "../../src/http/requestId.ts"
 import { StageClock } from "../../src/http/serverTiming.ts"
 import { formatTraceparent, newSpanId, parseTraceparent } from "../../src/http/traceparent.ts"
 import { causeToResponse } from "./errorResponse.ts"
+import { drainUnreadBody } from "./lingeringBody.ts"
 
 /** Routes anyone may call from any origin (no bearer auth): CORS `*`. */
 const PUBLIC_CROSS_ORIGIN = new Set([
@@ -88,6 +89,9 @@ export const ObservabilityMiddleware = HttpRouter.middleware(
         }
       }
       metrics.record({ method: request.method, route: access.route, status: response.status, seconds: elapsed / 1000 })
+      // An error decided before the body was read (413, 401, ...): take the rest of the body first (bounded), so the
+      // client can finish writing and read this answer instead of a reset connection (lingeringBody.ts).
+      if (response.status >= 400) yield* drainUnreadBody(request)
       yield* Effect.logInfo("request").pipe(
         Effect.annotateLogs(accessLogFields({
           requestId,

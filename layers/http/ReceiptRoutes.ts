@@ -187,18 +187,20 @@ export const ReceiptRoutes = HttpRouter.use(Effect.fn(function*(router) {
       hashUpstreamResponse: body.hash_upstream_response as string
     }
     const relayed = yield* (yield* ReceiptStore).findRelayed(principal.orgId, call)
-    const key = yield* (yield* ReceiptKeys).current
     const iss = (yield* AppConfig).publicBaseUrl
-    const countersignature = yield* Effect.promise(() =>
-      countersignAttestation({
-        attestation: v3,
-        ...call,
-        iss,
-        signer: key.signer,
-        witness: relayed === undefined ? "asserted" : "relayed",
-        receiptJti: relayed ?? null,
-        envelopeHash: envelopeHashSync
-      })
+    // Signed under the rotation lock with the key current at that moment, never one another process just retired.
+    const countersignature = yield* (yield* ReceiptKeys).withCurrent((key) =>
+      Effect.promise(() =>
+        countersignAttestation({
+          attestation: v3,
+          ...call,
+          iss,
+          signer: key.signer,
+          witness: relayed === undefined ? "asserted" : "relayed",
+          receiptJti: relayed ?? null,
+          envelopeHash: envelopeHashSync
+        })
+      )
     )
     return HttpServerResponse.jsonUnsafe(countersignature)
   }))

@@ -4,9 +4,10 @@ import { AppConfig } from "../../services/AppConfig.ts"
 import { ReceiptSealer } from "../../services/ReceiptSealer.ts"
 import { RequestContext } from "../../services/RequestContext.ts"
 import { DEFAULT_ENGINE_ALLOWLIST, type EngineAllowlist } from "../../sdks/typescript/src/wire/attestation/engine-allowlist.ts"
-import type { AttestationRoute } from "../../sdks/typescript/src/wire/attestation/v3.ts"
 import { issuesReceipts } from "../../src/keys/demo.ts"
 import type { Scope } from "../../src/keys/scopes.ts"
+import type { RelayRoute } from "../../src/relay/requestShape.ts"
+import { countTokens } from "../relay/countTokens.ts"
 import { createProviderHealth, providerCoolDownMs } from "../relay/providerHealth.ts"
 import { createKeyRotation } from "../relay/keyRotation.ts"
 import { relayCall } from "../relay/relayCall.ts"
@@ -16,8 +17,8 @@ import { checkScope, requireGatewayKey } from "./auth.ts"
 const engineAllowlist = (json: string | undefined): EngineAllowlist => (json ? JSON.parse(json) : DEFAULT_ENGINE_ALLOWLIST)
 
 /**
- * The relay routes. Scopes: chat completions and embeddings need `completions`, messages needs `messages`
- * (DESIGN.md section 8).
+ * The relay routes. Scopes: chat completions, responses and embeddings need `completions`, messages and its token
+ * counting need `messages` (DESIGN.md sections 8 and 10).
  */
 export const RelayRoutes = HttpRouter.use(Effect.fn(function*(router) {
   const config = yield* AppConfig
@@ -27,7 +28,7 @@ export const RelayRoutes = HttpRouter.use(Effect.fn(function*(router) {
     health: createProviderHealth(providerCoolDownMs(config.env)),
     keys: createKeyRotation(providerCoolDownMs(config.env))
   }
-  const relay = (route: AttestationRoute, scope: Scope) =>
+  const relay = (route: RelayRoute, scope: Scope) =>
     Effect.gen(function*() {
       const principal = yield* requireGatewayKey(undefined, { demo: "allowed" })
       const { stages } = yield* RequestContext
@@ -57,4 +58,16 @@ export const RelayRoutes = HttpRouter.use(Effect.fn(function*(router) {
   yield* router.add("POST", "/api/v1/chat/completions", relay("chat.completions", "completions"))
   yield* router.add("POST", "/api/v1/messages", relay("messages", "messages"))
   yield* router.add("POST", "/api/v1/embeddings", relay("embeddings", "completions"))
+  yield* router.add("POST", "/api/v1/responses", relay("responses", "completions"))
+  // Not billed and without receipts of any kind, failed-call receipts included (docs/relay.md, Token counting).
+  yield* router.add(
+    "POST",
+    "/api/v1/messages/count_tokens",
+    Effect.gen(function*() {
+      const principal = yield* requireGatewayKey("messages", { demo: "allowed" })
+      const { stages } = yield* RequestContext
+      stages.end("auth")
+      return yield* countTokens(principal, settings)
+    })
+  )
 }))

@@ -42,7 +42,7 @@ export const requireGatewayKey = (scope: Scope | undefined, options: { readonly 
       return yield* new ApiError({
         status: 403,
         code: "demo_key_restricted",
-        message: "Demo keys may only call the relay routes (chat completions, messages, embeddings) and list models."
+        message: "Demo keys may only call the relay routes (chat completions, messages and their token counting, responses, embeddings) and list models."
       })
     }
     if (scope !== undefined) yield* checkScope(principal, scope)

@@ -37,6 +37,8 @@ interface Answer {
   readonly ok: boolean
   readonly heads?: ReadonlyArray<{ chain_id: string; last_seq: number | string; last_hash: string }>
   readonly granted?: ReadonlyArray<string>
+  /** Set when the batch was refused because its signing key is no longer current (relay_settle_many). */
+  readonly current_kid?: string | null
 }
 
 /**
@@ -55,6 +57,10 @@ interface Answer {
  * refused; its jobs go back to the front of the tenant's queue and are re-signed from the heads the database
  * answered. The UNIQUE (chain_id, seq) constraint is the backstop. So any number of processes never fork a chain,
  * and a head is re-read only when another process moved it.
+ *
+ * Signing keys: a batch is signed with the key this process holds (ReceiptKeys.current, cached) and the function also
+ * refuses it when that key is no longer current (a rotation, here or in another process: migrations/0020); the
+ * current key is then loaded and the batch re-signed, so no receipt is ever written signed by a retired key.
  *
  * A statement that fails for any other reason is retried tenant by tenant, then job by job, so one bad job fails
  * alone (nothing of a failed statement was written). Closing the layer waits until every queued job is written.
@@ -183,6 +189,16 @@ export const ReceiptSealerPg = Layer.effect(
       if (queue.length > 0) queues.set(orgId, queue)
     }
 
+    /**
+     * What a refused batch tells: the chain heads another process moved, or that the key it was signed with was
+     * rotated meanwhile (then the current key is loaded, and the batch is re-signed with it).
+     */
+    const learnRefusal = (answer: Answer) =>
+      Effect.gen(function*() {
+        for (const h of answer.heads ?? []) heads.set(h.chain_id, { seq: Number(h.last_seq), hash: h.last_hash })
+        if (answer.current_kid !== undefined) yield* keys.refresh
+      })
+
     const forgetHeads = (b: Signed) => b.entries.forEach((e) => chainsOf(b.orgId, e.job).forEach((id) => heads.delete(id)))
 
     /** Writes one tenant's jobs alone (re-signing on a moved head), then job by job if that fails. */
@@ -194,7 +210,7 @@ export const ReceiptSealerPg = Layer.effect(
               const b = yield* sign(orgId, group, undefined, new Map())
               const [answer] = yield* write([b])
               if (answer!.ok) return commitAnswered(b, answer!)
-              for (const h of answer!.heads ?? []) heads.set(h.chain_id, { seq: Number(h.last_seq), hash: h.last_hash })
+              yield* learnRefusal(answer!)
             }
             return yield* Effect.die(new Error(`chain heads of ${orgId} kept moving: gave up after ${MAX_ATTEMPTS} attempts`))
           }).pipe(Effect.tapCause(() => Effect.sync(() => group.forEach((e) => chainsOf(orgId, e.job).forEach((id) => heads.delete(id))))))
@@ -217,13 +233,16 @@ export const ReceiptSealerPg = Layer.effect(
         const void_ = new Set<string>()
         const exit = yield* Effect.exit(write(batches))
         if (Exit.isSuccess(exit)) {
-          batches.forEach((b, i) => {
+          for (const [i, b] of batches.entries()) {
             const answer = exit.value[i]!
-            if (answer.ok) return commitAnswered(b, answer)
+            if (answer.ok) {
+              commitAnswered(b, answer)
+              continue
+            }
             void_.add(b.orgId)
-            for (const h of answer.heads ?? []) heads.set(h.chain_id, { seq: Number(h.last_seq), hash: h.last_hash })
+            yield* learnRefusal(answer)
             requeue(b.orgId, b.entries, true)
-          })
+          }
           return void_
         }
         // Nothing of the statement was written. After any failure the cached heads may be wrong: read them again.

@@ -102,6 +102,7 @@ export const SettlementPg = Layer.effect(
               ledgerReference: `${call.target.provider.slug}/${call.target.model.id} ${call.providerResponseId}`,
               lowBalanceDefaultMicros: lowBalanceMicros,
               response: call.response,
+              ...(call.render === undefined ? {} : { render: call.render }),
               usage: {
                 id: usageId,
                 request_id: call.providerResponseId,

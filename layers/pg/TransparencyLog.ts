@@ -62,9 +62,9 @@ export const TransparencyLogPg = Layer.effect(
       }
     }))
 
+    /** Signed with the key current while the head is signed (under the rotation lock: never a retired key). */
     const signHead = (treeSize: number) =>
-      Effect.gen(function*() {
-        const key = yield* keys.current
+      keys.withCurrent((key) => Effect.gen(function*() {
         const root = yield* Effect.promise(() => tree.rootHash(treeSize))
         const body = {
           v: "transparency-sth-v1" as const,
@@ -77,7 +77,7 @@ export const TransparencyLogPg = Layer.effect(
         }
         const sig = yield* Effect.promise(() => signEnvelope(body, (bytes) => key.signer.sign(bytes)))
         return { ...body, sig } satisfies SignedTreeHead
-      })
+      }))
 
     if (intervalMs > 0) {
       yield* Effect.forkScoped(

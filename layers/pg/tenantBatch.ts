@@ -56,6 +56,8 @@ export class TenantBatch {
   private readonly expected = new Map<string, { readonly kind: "v2" | "v1" | "failed"; readonly head: ChainHead }>()
   private readonly at: { readonly iss: string; readonly signer: Signer; readonly nowMs: () => number }
   private readonly headOf: (chainId: string) => ChainHead
+  /** Something was signed with `at.signer` (a receipt, or an answer rendered with it): the write checks that key. */
+  private signed = false
 
   constructor(
     orgId: string,
@@ -89,6 +91,7 @@ export class TenantBatch {
     const lowBalanceDefault = batch.lowBalanceDefault
     const heads = new Map(this.heads)
     const expected = new Map(this.expected)
+    const signed = this.signed
     try {
       await this.addUnsafe(job)
     } catch (e) {
@@ -99,6 +102,7 @@ export class TenantBatch {
       heads.forEach((h, id) => this.heads.set(id, h))
       this.expected.clear()
       expected.forEach((h, id) => this.expected.set(id, h))
+      this.signed = signed
       throw e
     }
   }
@@ -109,6 +113,7 @@ export class TenantBatch {
     let sealed: SealedReceipts | undefined
     let failed: FailedReceiptV2 | undefined
     let response: StoredResponse | undefined
+    if (job.seal !== undefined || job.failed !== undefined) this.signed = true
     if (job.seal !== undefined) {
       const v2Chain = v2ChainId(orgId)
       const v1Chain = v1ChainId(job.seal.accountId)
@@ -142,10 +147,13 @@ export class TenantBatch {
       batch.holds.push(m.holdId)
       batch.debit += m.billedMicros
       batch.lowBalanceDefault = m.lowBalanceDefaultMicros
-      if (m.response !== undefined) {
-        // Rendered from the receipts just signed: what is stored is exactly what the client is answered.
-        response = await m.response.render(sealed === undefined ? undefined : { jti: sealed.jti, v2: sealed.v2 })
-        batch.idempotency.push(storedRow(m.response, response, this.at.nowMs()))
+      const render = m.response?.render ?? m.render
+      if (render !== undefined) {
+        // Rendered from the receipts just signed, with the key that signed them (the answer's v3 countersignature):
+        // what is stored is exactly what the client is answered, and the write checks that key is still current.
+        this.signed = true
+        response = await render(sealed === undefined ? undefined : { jti: sealed.jti, v2: sealed.v2 }, signer)
+        if (m.response !== undefined) batch.idempotency.push(storedRow(m.response, response, this.at.nowMs()))
       }
     }
     if (job.holdRequest !== undefined) {
@@ -156,10 +164,14 @@ export class TenantBatch {
     this.results.push({ sealed, failed, response })
   }
 
-  /** The document `relay_settle` reads (bigints as decimal strings), heads checked and moved included. */
+  /**
+   * The document `relay_settle` reads (bigints as decimal strings), heads checked and moved included, and the kid of
+   * the key it was signed with when it signed anything (relay_settle_many refuses it once that key is retired).
+   */
   document() {
     const { batch } = this
     return {
+      ...(this.signed ? { kid: this.at.signer.kid } : {}),
       org_id: batch.orgId,
       low_balance_default_micros: batch.lowBalanceDefault.toString(),
       debit_micros: batch.debit.toString(),

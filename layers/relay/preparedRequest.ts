@@ -1,7 +1,9 @@
 import type { RouteTarget } from "../../services/ProviderRouter.ts"
 import type { AttestationRoute } from "../../sdks/typescript/src/wire/attestation/v3.ts"
 import { canonicalBytes } from "../../sdks/typescript/src/wire/crypto/jcs.ts"
+import { firstHostedTool } from "../../src/relay/requestShape.ts"
 import { type Translation, translationFor } from "../../src/relay/translate/translation.ts"
+import { UnsupportedTool } from "../../src/relay/translate/translationError.ts"
 import { sha256HexSync } from "../crypto/nodeSha256.ts"
 
 /** The request one provider gets: the exact bytes, their hash for the receipt, and how they came about. */
@@ -28,7 +30,8 @@ export interface ClientRequest {
 /**
  * What to send to `target`: the client's bytes unchanged when they already fit; translated when the provider speaks
  * the other format; for a fallback to another model, the body with its `model` replaced. A rewritten body is sent
- * as its JCS bytes, so its hash is the hash of exactly what went upstream. Throws `UntranslatableField`.
+ * as its JCS bytes, so its hash is the hash of exactly what went upstream. Throws `UntranslatableField`, and
+ * `UnsupportedTool` for a Responses call naming a hosted tool that the target's endpoint does not run.
  */
 export const prepareRequest = (
   route: AttestationRoute,
@@ -37,6 +40,10 @@ export const prepareRequest = (
   options: { readonly fallback: boolean }
 ): PreparedRequest => {
   const url = client.body.stream === true ? target.streamUrl : target.url
+  if (route === "responses" && target.endpoint.hostedTools !== true) {
+    const hosted = firstHostedTool(client.body)
+    if (hosted !== undefined) throw new UnsupportedTool(hosted.path, hosted.type)
+  }
   const translation = translationFor(route, { wire: target.endpoint.wire, providerSlug: target.provider.slug, model: target.model.id })
   if (translation !== undefined) {
     const body = canonicalBytes(translation.request(client.body))

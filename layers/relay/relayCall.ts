@@ -5,16 +5,16 @@ import { AppConfig } from "../../services/AppConfig.ts"
 import { IDEMPOTENCY_WAIT_MS, Idempotency, idempotencySlotKey, invalidIdempotencyKey, type StoredResponse } from "../../services/Idempotency.ts"
 import type { GatewayPrincipal } from "../../services/Keys.ts"
 import { ProviderRouter, type RouteTarget } from "../../services/ProviderRouter.ts"
-import { ReceiptKeys } from "../../services/ReceiptKeys.ts"
 import { RelayLimits } from "../../services/RelayLimits.ts"
 import { Slots } from "../../services/Slots.ts"
 import { RequestContext } from "../../services/RequestContext.ts"
 import { type CompletedCall, Settlement } from "../../services/Settlement.ts"
 import type { EngineAllowlist } from "../../sdks/typescript/src/wire/attestation/engine-allowlist.ts"
-import { type AttestationRoute, type V3Envelope, verifyAttestation } from "../../sdks/typescript/src/wire/attestation/v3.ts"
+import { type V3Envelope, verifyAttestation } from "../../sdks/typescript/src/wire/attestation/v3.ts"
 import { egressPolicyViolation } from "../../sdks/typescript/src/wire/egressPolicy.ts"
 import { issuesReceipts } from "../../src/keys/demo.ts"
 import { countersignAttestation } from "../../sdks/typescript/src/wire/receipts/countersign.ts"
+import type { Signer } from "../../sdks/typescript/src/wire/receipts/signer.ts"
 import { nodeAttestationCrypto } from "../crypto/nodeAttestationCrypto.ts"
 import { sha256HexSync } from "../crypto/nodeSha256.ts"
 import { envelopeHashSync } from "../crypto/envelopeHashSync.ts"
@@ -22,13 +22,19 @@ import { DEFAULT_HOLD_OUTPUT_TOKENS, maxCostHoldMicros } from "../../src/billing
 import { ApiError } from "../../src/http/ApiError.ts"
 import { formatTraceparent } from "../../src/http/traceparent.ts"
 import { ROUTING_DECISION_HEADER, ROUTING_HEADER } from "../../src/routing/strategy.ts"
-import { capabilityOf, isShapeProblem, readRelayShape } from "../../src/relay/requestShape.ts"
+import { capabilityOf, isShapeProblem, readRelayShape, type RelayRoute } from "../../src/relay/requestShape.ts"
 import { createSseUsageReader, type UpstreamUsage, usageFromJson } from "../../src/relay/usage.ts"
 import { readBodyBytes } from "../http/body.ts"
 import { requestBodyJson } from "../crypto/nodeSha256.ts"
 import type { StreamTranslator } from "../../src/relay/translate/streamTranslator.ts"
 import type { Translation } from "../../src/relay/translate/translation.ts"
-import { MalformedUpstream, UntranslatableField, untranslatableError } from "../../src/relay/translate/translationError.ts"
+import {
+  MalformedUpstream,
+  UnsupportedTool,
+  unsupportedToolError,
+  UntranslatableField,
+  untranslatableError
+} from "../../src/relay/translate/translationError.ts"
 import { bodyHashOf, replay } from "../http/idempotent.ts"
 import { postUpstream, type UpstreamResponse } from "./UpstreamClient.ts"
 import { allAttemptsFailed, expandPooledKeys, fallbackDecision, isRetryableStatus, orderByHealth, type UpstreamAttempt } from "./fallback.ts"
@@ -94,7 +100,7 @@ interface IdempotentRelay {
  */
 type Finish = (billedMicros: bigint, tokens: number, stored: boolean) => Effect.Effect<void>
 
-const readAll = async (body: AsyncIterable<Uint8Array>) => {
+export const readAll = async (body: AsyncIterable<Uint8Array>) => {
   const parts: Array<Uint8Array> = []
   let size = 0
   for await (const chunk of body) {
@@ -106,7 +112,7 @@ const readAll = async (body: AsyncIterable<Uint8Array>) => {
 }
 
 /** A provider error, reported without its body (which may quote credentials); status and type only. */
-const upstreamError = async (target: RouteTarget, res: UpstreamResponse) => {
+export const upstreamError = async (target: RouteTarget, res: UpstreamResponse) => {
   let providerType: string | undefined
   try {
     const json = JSON.parse((await readAll(res.body)).toString("utf8"))
@@ -154,7 +160,7 @@ export interface RelaySettings {
  * Nothing is forwarded unless every check passed.
  */
 export const relayCall = (
-  route: AttestationRoute,
+  route: RelayRoute,
   principal: GatewayPrincipal,
   settings: RelaySettings,
   idempotencyKey: string | undefined
@@ -231,6 +237,7 @@ export const relayCall = (
       primary = prepareRequest(route, target, client, { fallback: false })
     } catch (e) {
       if (e instanceof UntranslatableField) return yield* untranslatableError(e, target.provider.slug, target.endpoint.wire)
+      if (e instanceof UnsupportedTool) return yield* unsupportedToolError(e, target.provider.slug)
       throw e
     }
     // The organisation's fallbacks (never for embeddings: another model's vectors are not comparable). A fallback
@@ -247,7 +254,7 @@ export const relayCall = (
         try {
           fallbacks.push(prepareRequest(route, t, client, { fallback: true }))
         } catch (e) {
-          if (!(e instanceof UntranslatableField)) throw e
+          if (!(e instanceof UntranslatableField) && !(e instanceof UnsupportedTool)) throw e
         }
       }
     }
@@ -504,12 +511,14 @@ const bufferedResponse = (
     const { stages } = yield* RequestContext
     stages.end("upstream")
     const hashUpstreamResponse = sha256HexSync(body)
-    const { signer } = yield* (yield* ReceiptKeys).current
     const contentType = translation === undefined && typeof upstream.headers["content-type"] === "string"
       ? upstream.headers["content-type"]
       : "application/json"
-    /** The answer from the sealed receipt: v2 headers, and the gateway's countersignature of the client's attestation. */
-    const render = async (receipt: { readonly jti: string; readonly v2: unknown } | undefined): Promise<StoredResponse> => {
+    /**
+     * The answer from the sealed receipt: v2 headers, and the gateway's countersignature of the client's attestation,
+     * signed with the receipt's key inside the settlement (so never with a key rotated meanwhile).
+     */
+    const render = async (receipt: { readonly jti: string; readonly v2: unknown } | undefined, signer: Signer): Promise<StoredResponse> => {
       const receiptHeaders: Record<string, string> = { "content-type": contentType }
       if (receipt !== undefined) {
         receiptHeaders["x-service-receipt-v2"] = Buffer.from(JSON.stringify(receipt.v2)).toString("base64")
@@ -536,10 +545,10 @@ const bufferedResponse = (
     const record = idempotent !== undefined && upstream.status >= 200 && upstream.status < 300 ? { ...idempotent, render } : undefined
     const metered = meteredCall(base, translation?.usage?.(parsed, upstream.headers) ?? usageFromJson(parsed), { request: requestBytes, response: body.byteLength }, false, hashUpstreamResponse)
     // A settlement that fails wrote nothing: the caller's error handler gives the hold back now, not at its expiry.
-    const settled = yield* settlement.settle({ ...metered, response: record }).pipe(spanIf(sampled, "relay.settle"))
+    const settled = yield* settlement.settle({ ...metered, response: record, render }).pipe(spanIf(sampled, "relay.settle"))
     stages.end("settle")
-    yield* finish(settled.billedMicros, metered.inputTokens + metered.outputTokens, settled.response !== undefined)
-    const answer = settled.response ?? (yield* Effect.promise(() => render(settled.receipt)))
+    yield* finish(settled.billedMicros, metered.inputTokens + metered.outputTokens, record !== undefined && settled.response !== undefined)
+    const answer = settled.response!
     stages.end("receipt-headers")
     const { "content-type": answerType, ...answerHeaders } = answer.headers
     return HttpServerResponse.uint8Array(answer.body, {
@@ -554,7 +563,10 @@ const STREAM_HEADERS = { "cache-control": "no-cache, no-store, must-revalidate",
 const streamHeaders = { "content-type": STREAM_CONTENT_TYPE, ...STREAM_HEADERS }
 const encoder = new TextEncoder()
 
-/** The `event: receipt-v2` frame after `data: [DONE]`; nothing when the call has no receipt. */
+/**
+ * The `event: receipt-v2` frame after the upstream's last frame (`data: [DONE]`, Anthropic's message_stop, the
+ * Responses API's response.completed); nothing when the call has no receipt.
+ */
 const receiptTrailer = (receipt: { readonly v2: unknown } | undefined): Uint8Array =>
   receipt === undefined ? new Uint8Array() : encoder.encode(`event: receipt-v2\ndata: ${JSON.stringify(receipt.v2)}\n\n`)
 
@@ -623,8 +635,10 @@ const streamedResponse = (
     }),
     Stream.concat(
       Stream.unwrap(Effect.gen(function*() {
-        // A translated stream whose provider never sent its end-of-answer event is incomplete: no trailer.
+        // A translated stream whose provider never sent its end-of-answer event is incomplete: no trailer. So is a
+        // Responses stream that ended before its terminal event (response.completed, .incomplete or .failed).
         if (cut || (translator !== undefined && !translator.complete())) return Stream.empty
+        if (translator === undefined && base.capability === "responses" && !reader.responseEnded()) return Stream.empty
         const receipt = yield* settle(false)
         if (receipt === undefined) return Stream.empty
         return Stream.make(receiptTrailer(receipt))

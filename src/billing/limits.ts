@@ -14,8 +14,9 @@ export interface TierLimits {
 
 export const DEFAULT_TIER_LIMITS: Readonly<Record<string, TierLimits>> = {
   free: { keyPerMinute: 20, tenantPer60s: 60, tenantPer3600s: 1_000, monthlyTokens: 2_000_000 },
-  // Anonymous demo keys (src/keys/demo.ts): a terminal chat's pace; the $2 credit bounds the rest.
-  demo: { keyPerMinute: 10, tenantPer60s: 10, tenantPer3600s: 200, monthlyTokens: 1_000_000 },
+  // Anonymous demo keys (src/keys/demo.ts): a terminal chat's pace; the $2 credit is the budget, so no monthly token
+  // quota (for a 24-hour key it would only answer 429 "resets next month" where the spent credit means 402; docs/demo.md).
+  demo: { keyPerMinute: 10, tenantPer60s: 10, tenantPer3600s: 200, monthlyTokens: null },
   standard: { keyPerMinute: null, tenantPer60s: 3_000, tenantPer3600s: 100_000, monthlyTokens: null },
   enterprise: { keyPerMinute: null, tenantPer60s: 60_000, tenantPer3600s: 2_000_000, monthlyTokens: null }
 }

@@ -2,11 +2,12 @@
  * Every setting the gateway reads, parsed once from the environment (see docs/configuration.md).
  * Secrets are never here as values: only the paths of the files that hold them.
  *
- * No imports but node:fs, on purpose: the operator CLI reads these settings (is there a database URL, where is the
+ * No imports but node:fs and its own small helpers, on purpose: the operator CLI reads these settings (is there a database URL, where is the
  * data directory) before it decides whether it needs the gateway's modules at all, and loading `effect` alone takes
  * seconds on a busy machine.
  */
 import { readFileSync } from "node:fs"
+import { expandPathSettings } from "./homePath.ts"
 
 export interface GatewayConfig {
   readonly host: string
@@ -47,7 +48,11 @@ export class ConfigInvalid extends Error {
 
 const LOG_LEVELS = ["debug", "info", "warn", "error"] as const
 
-export const parseGatewayConfig = (env: Readonly<Record<string, string | undefined>>): GatewayConfig => {
+export const parseGatewayConfig = (rawEnv: Readonly<Record<string, string | undefined>>): GatewayConfig => {
+  // `~` in every *_FILE / *_DIR setting, once, so every layer that reads config.env sees the expanded path.
+  const env = expandPathSettings(rawEnv, (message) => {
+    throw new ConfigInvalid(message)
+  })
   const host = env.HOST ?? "127.0.0.1"
   const port = parsePort(env.PORT ?? "8080", "PORT")
   const logLevel = (env.LOG_LEVEL ?? "info").toLowerCase()

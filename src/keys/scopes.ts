@@ -5,7 +5,7 @@ export type Scope = (typeof SCOPES)[number]
 export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   messages: "POST /api/v1/messages (Anthropic-format relay)",
   completions: "POST /api/v1/chat/completions and POST /api/v1/embeddings (OpenAI-compatible relay)",
-  buffer: "Reserved for portal-side buffered-response reads"
+  buffer: "Reserved for portal-side buffered-response reads; no route requires it yet"
 }
 
 export const isScope = (s: unknown): s is Scope => typeof s === "string" && (SCOPES as ReadonlyArray<string>).includes(s)

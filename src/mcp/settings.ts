@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs"
 import { isIP } from "node:net"
 import { join } from "node:path"
 import { clientConfigDir } from "../../sdks/typescript/src/client/deviceKey.ts"
+import { expandHomePath } from "../../sdks/typescript/src/client/homePath.ts"
 import { ProxyStartError } from "../../sdks/typescript/src/client/ProxyStartError.ts"
 import { assertPrivateFile } from "../../sdks/typescript/src/client/secretFile.ts"
 
@@ -50,15 +51,24 @@ const integer = (env: Env, name: string, fallback: number, min: number, max: num
 export const isLoopbackHost = (host: string): boolean =>
   host === "localhost" || host === "::1" || (isIP(host) === 4 && host.startsWith("127."))
 
-/** Reads a one-line secret from a file that only its owner can read. */
-const readSecretFile = (path: string, setting: string, pattern: RegExp, what: string): string => {
+/** A client-side setting error (ProxyStartError) as the MCP server's own. */
+const asSettingsError = <A>(f: () => A): A => {
   try {
-    assertPrivateFile(path, what, setting)
+    return f()
   } catch (error) {
     throw new McpSettingsError(error instanceof ProxyStartError ? error.message : String(error))
   }
+}
+
+/** Reads a one-line secret from a file that only its owner can read (`~/` is the home directory). */
+const readSecretFile = (env: Env, setting: string, settingName: string, pattern: RegExp, what: string): string => {
+  const path = asSettingsError(() => {
+    const path = expandHomePath(setting, settingName, env)
+    assertPrivateFile(path, what, settingName)
+    return path
+  })
   const value = readFileSync(path, "utf8").trim()
-  if (!pattern.test(value)) throw new McpSettingsError(`${what} ${path} (${setting}) does not hold a ${what.toLowerCase()}.`)
+  if (!pattern.test(value)) throw new McpSettingsError(`${what} ${path} (${settingName}) does not hold a ${what.toLowerCase()}.`)
   return value
 }
 
@@ -73,7 +83,7 @@ export const readMcpSettings = (env: Env): McpSettings => {
       throw new McpSettingsError(`MCP_HOST ${host} is not a loopback address: the MCP server serves this device only. Set MCP_ALLOW_REMOTE=1 and MCP_BEARER_TOKEN_FILE to serve other machines.`)
     }
     if (!env.MCP_BEARER_TOKEN_FILE) throw new McpSettingsError("MCP_ALLOW_REMOTE=1 needs MCP_BEARER_TOKEN_FILE: a file (mode 0600) holding the bearer token clients must send.")
-    bearerToken = readSecretFile(env.MCP_BEARER_TOKEN_FILE, "MCP_BEARER_TOKEN_FILE", /^\S{32,}$/, "Bearer token file")
+    bearerToken = readSecretFile(env, env.MCP_BEARER_TOKEN_FILE, "MCP_BEARER_TOKEN_FILE", /^\S{32,}$/, "Bearer token file")
   }
   const ocr = env.MCP_OCR || "on"
   if (ocr !== "on" && ocr !== "off") throw new McpSettingsError(`MCP_OCR must be "on" or "off", not ${JSON.stringify(ocr)}.`)
@@ -88,7 +98,7 @@ export const readMcpSettings = (env: Env): McpSettings => {
     bearerToken,
     gatewayUrl: env.GATEWAY_URL || undefined,
     gatewayKeyFile: env.GATEWAY_KEY_FILE || undefined,
-    portalToken: env.PORTAL_TOKEN_FILE ? readSecretFile(env.PORTAL_TOKEN_FILE, "PORTAL_TOKEN_FILE", /^spt_\S+$/, "Portal token file") : undefined,
+    portalToken: env.PORTAL_TOKEN_FILE ? readSecretFile(env, env.PORTAL_TOKEN_FILE, "PORTAL_TOKEN_FILE", /^spt_\S+$/, "Portal token file") : undefined,
     nameModel,
     aliasMaxEntries: integer(env, "MCP_ALIAS_MAX", 10_000, 1, 10_000_000),
     sessionIdleMs: integer(env, "MCP_SESSION_IDLE_SECONDS", 1800, 1, 604_800) * 1000,
@@ -100,6 +110,6 @@ export const readMcpSettings = (env: Env): McpSettings => {
       maxPixels: integer(env, "MCP_OCR_MAX_PIXELS", 20_000_000, 1, 200_000_000),
       idleMs: integer(env, "MCP_OCR_IDLE_SECONDS", 300, 1, 86_400) * 1000
     },
-    receiptsFile: env.MCP_RECEIPTS_FILE || join(clientConfigDir(env), "mcp-receipts.jsonl")
+    receiptsFile: asSettingsError(() => env.MCP_RECEIPTS_FILE ? expandHomePath(env.MCP_RECEIPTS_FILE, "MCP_RECEIPTS_FILE", env) : join(clientConfigDir(env), "mcp-receipts.jsonl"))
   }
 }

@@ -13,7 +13,7 @@
  * explicitly.
  */
 import type { Capability, ModelEntry, ProviderEntry } from "./provider.ts"
-import { anthropicEndpoint, bedrockConverseEndpoint, geminiEndpoint, openaiEndpoint } from "./upstream.ts"
+import { anthropicEndpoint, bedrockConverseEndpoint, geminiEndpoint, openaiEndpoint, responsesEndpoint } from "./upstream.ts"
 
 export type { AuthScheme, Capability, ModelEntry, ProviderEntry, UpstreamEndpoint, Wire } from "./provider.ts"
 export { CAPABILITIES } from "./provider.ts"
@@ -77,7 +77,9 @@ export const LOCAL_PROVIDER: ProviderEntry = {
     chat: openaiEndpoint("/v1/chat/completions"),
     // The fake provider speaks Anthropic's format natively here, so messages are relayed unchanged.
     messages: anthropicEndpoint("/v1/messages"),
-    embeddings: openaiEndpoint("/v1/embeddings")
+    embeddings: openaiEndpoint("/v1/embeddings"),
+    // OpenAI's Responses API, natively (without OpenAI's hosted tools: the fake provider runs none).
+    responses: responsesEndpoint("/v1/responses", { hostedTools: false })
   },
   models: [
     { id: "local-chat", capabilities: ["chat", "messages"], inputUsdPerMTok: "1.00", outputUsdPerMTok: "2.00" },
@@ -85,7 +87,7 @@ export const LOCAL_PROVIDER: ProviderEntry = {
   ],
   notes:
     "Served by whatever LOCAL_PROVIDER_URL points at (programs/fake-provider.ts by default), so a first call works offline. " +
-    "OpenAI-format chat and embeddings, Anthropic-format messages."
+    "OpenAI-format chat, responses and embeddings, Anthropic-format messages."
 }
 
 export const LOCAL_ECONOMY_PROVIDER_SLUG = "local-economy"
@@ -100,7 +102,7 @@ export const LOCAL_ECONOMY_PROVIDER: ProviderEntry = {
   ...LOCAL_PROVIDER,
   slug: LOCAL_ECONOMY_PROVIDER_SLUG,
   displayName: "Local economy (built-in fake provider, cheaper tier)",
-  endpoints: { chat: LOCAL_PROVIDER.endpoints.chat!, messages: LOCAL_PROVIDER.endpoints.messages! },
+  endpoints: { chat: LOCAL_PROVIDER.endpoints.chat!, messages: LOCAL_PROVIDER.endpoints.messages!, responses: LOCAL_PROVIDER.endpoints.responses! },
   models: [{ id: "local-chat", capabilities: ["chat", "messages"], inputUsdPerMTok: "0.50", outputUsdPerMTok: "1.00" }],
   notes: "The same fake provider as `local` (LOCAL_PROVIDER_URL), with `local-chat` at half the price; exists so cost routing can be tested offline."
 }
@@ -117,7 +119,7 @@ export const UPSTREAM_PROVIDERS: ReadonlyArray<ProviderEntry> = [
     pooled: true,
     byok: true,
     timeoutMs: 120_000,
-    endpoints: openaiChatAndEmbeddings("/v1"),
+    endpoints: { ...openaiChatAndEmbeddings("/v1"), responses: responsesEndpoint("/v1/responses", { hostedTools: true }) },
     models: [
       chat("gpt-5", "1.25", "10.00"),
       chat("gpt-5-mini", "0.25", "2.00"),
@@ -128,7 +130,7 @@ export const UPSTREAM_PROVIDERS: ReadonlyArray<ProviderEntry> = [
       embed("text-embedding-3-small", "0.02"),
       embed("text-embedding-3-large", "0.13")
     ],
-    notes: "Chat Completions and Embeddings APIs."
+    notes: "Chat Completions, Responses (with OpenAI's hosted tools) and Embeddings APIs."
   },
   {
     slug: "anthropic",
@@ -227,7 +229,8 @@ export const UPSTREAM_PROVIDERS: ReadonlyArray<ProviderEntry> = [
     pooled: false,
     byok: true,
     timeoutMs: 120_000,
-    endpoints: openaiChatAndEmbeddings("/openai/v1"),
+    // Azure's v1 API serves the Responses API too; its hosted tools differ from OpenAI's, so none are relayed.
+    endpoints: { ...openaiChatAndEmbeddings("/openai/v1"), responses: responsesEndpoint("/openai/v1/responses", { hostedTools: false }) },
     models: [
       chat("gpt-4.1", "2.00", "8.00"),
       chat("gpt-4o", "2.50", "10.00"),
@@ -388,8 +391,9 @@ export const findModel = (modelId: string): ModelLookup | undefined => {
   return findModelCandidates(modelId)[0]
 }
 
+/** The Responses API is served natively by a provider's responses endpoint for every model it offers for chat. */
 const servesNatively = (lookup: ModelLookup, route: Capability): boolean =>
-  lookup.model.capabilities.includes(route) && lookup.provider.endpoints[route] !== undefined
+  lookup.model.capabilities.includes(route === "responses" ? "chat" : route) && lookup.provider.endpoints[route] !== undefined
 
 /** The chat route's counterpart in the other wire format (and back); embeddings have none. */
 const CONVERSATION_COUNTERPART: Partial<Record<Capability, Capability>> = { chat: "messages", messages: "chat" }

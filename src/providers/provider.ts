@@ -3,13 +3,20 @@
  */
 import type { ModelPrices } from "../billing/pricing.ts"
 
-/** A relay route of the gateway (spec: chat completions, Anthropic-format messages, embeddings). */
-export type Capability = "chat" | "messages" | "embeddings"
+/**
+ * A relay route of the gateway (spec: chat completions, Anthropic-format messages, embeddings; and OpenAI's Responses
+ * API). A model lists the first three it serves; `responses` is served by every model that serves a conversation
+ * route (src/providers/catalogue.ts, upstreamCapabilityFor).
+ */
+export type Capability = "chat" | "messages" | "embeddings" | "responses"
 
-export const CAPABILITIES: ReadonlyArray<Capability> = ["chat", "messages", "embeddings"]
+export const CAPABILITIES: ReadonlyArray<Capability> = ["chat", "messages", "embeddings", "responses"]
 
-/** The formats the gateway's conversation routes speak to clients (`/chat/completions`, `/messages`). */
-export type ClientWire = "openai" | "anthropic"
+/**
+ * The formats the gateway's conversation routes speak to clients (`/chat/completions`, `/messages`, `/responses`):
+ * OpenAI chat completions, Anthropic messages, OpenAI Responses.
+ */
+export type ClientWire = "openai" | "anthropic" | "openai-responses"
 
 /**
  * The request/response format an upstream endpoint speaks. A client format, or a provider's own format the gateway
@@ -40,6 +47,11 @@ export interface UpstreamEndpoint {
   readonly auth: AuthScheme
   /** Fixed headers this endpoint requires on every call (e.g. `anthropic-version`). */
   readonly headers: Readonly<Record<string, string>>
+  /**
+   * A Responses API endpoint that runs OpenAI's hosted tools (web search, file search, computer use, ...). Absent or
+   * false: a request naming one is refused (400 `tool_not_supported`), never relayed with the tool dropped.
+   */
+  readonly hostedTools?: boolean
 }
 
 export interface ModelEntry extends ModelPrices {

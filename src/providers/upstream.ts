@@ -10,6 +10,15 @@ export const ANTHROPIC_VERSION = "2023-06-01"
 
 export const openaiEndpoint = (path: string): UpstreamEndpoint => ({ wire: "openai", path, auth: "bearer", headers: {} })
 
+/** OpenAI's Responses API (`POST /v1/responses`); `hostedTools`: the provider runs OpenAI's built-in tools. */
+export const responsesEndpoint = (path: string, options: { readonly hostedTools: boolean }): UpstreamEndpoint => ({
+  wire: "openai-responses",
+  path,
+  auth: "bearer",
+  headers: {},
+  hostedTools: options.hostedTools
+})
+
 export const anthropicEndpoint = (path: string): UpstreamEndpoint => ({
   wire: "anthropic",
   path,

@@ -5,6 +5,7 @@
  * There is deliberately no provider-URL setting: the proxy is gateway-locked.
  */
 import { readFileSync } from "node:fs"
+import { expandHomePath } from "../../sdks/typescript/src/client/homePath.ts"
 import { ProxyStartError } from "../../sdks/typescript/src/client/ProxyStartError.ts"
 import type { MediaPolicy } from "../../sdks/typescript/src/tokeniser/tokeniseRequest.ts"
 
@@ -156,7 +157,7 @@ export const parseEmbeddingAliases = (raw: string | undefined): EmbeddingAliases
 }
 
 export const loadProxySettings = (env: Readonly<Record<string, string | undefined>>): ProxySettings => {
-  const file = env.PROXY_CONFIG ? readConfigFile(env.PROXY_CONFIG) : {}
+  const file = env.PROXY_CONFIG ? readConfigFile(expandHomePath(env.PROXY_CONFIG, "PROXY_CONFIG", env)) : {}
   const pick = (envName: string, fileKey: FileKey): string | undefined => {
     const fromEnv = env[envName]
     return fromEnv !== undefined && fromEnv !== "" ? fromEnv : file[fileKey]

@@ -21,6 +21,7 @@ import { isStreamed, RELAY_PATHS, relayRequestInit, restoredAnswer } from "../..
 import { idempotentAliasSecret } from "../../sdks/typescript/src/tokeniser/idempotentAliasSecret.ts"
 import { engineHeaderValue, type AttestationRoute, type EngineIdentity } from "../../sdks/typescript/src/wire/attestation/v3.ts"
 import { MAX_REQUEST_BODY_BYTES } from "../http/bodyLimit.ts"
+import { lingerAfterAnswer } from "../http/lingeringClose.ts"
 import { anthropicErrorBody, anthropicErrorText } from "./anthropicError.ts"
 import { catalogueModelList } from "./catalogueModels.ts"
 import { undiciGatewayFetch } from "./gatewayFetch.ts"
@@ -197,7 +198,8 @@ const readBody = async (req: IncomingMessage, limit: number): Promise<Buffer> =>
   if (declared !== undefined && Number(declared) > limit) throw tooLarge(limit, "the request body")
   const chunks: Array<Buffer> = []
   let size = 0
-  for await (const chunk of req) {
+  // Not destroyed on the early exit below: the connection stays up to carry the 413 (lingerAfterAnswer).
+  for await (const chunk of req.iterator({ destroyOnReturn: false })) {
     size += (chunk as Buffer).length
     if (size > limit) throw tooLarge(limit, "the request body")
     chunks.push(chunk as Buffer)
@@ -484,6 +486,9 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
       // Unexpected: answer without details (they could include request content) and send nothing upstream.
       const answer = error instanceof ProxyHttpError ? error : new ProxyHttpError(500, "proxy_error", "the local proxy failed to handle the request")
       errorCode = answer.code
+      // Answered before the body was read (413): read the rest, bounded, before closing, or the client still writing
+      // gets a reset instead of the answer.
+      if (answer.closeConnection) lingerAfterAnswer(req, res)
       sendError(res, answer, relayTarget?.route === "messages")
     }
   }

@@ -1,7 +1,7 @@
 /**
  * Reads what the gateway meters from an upstream response: the provider's response id and token usage.
- * Works on whole JSON bodies and, incrementally, on SSE streams (OpenAI chunks, Anthropic events), looking only
- * at ids and usage fields: the content passes by untouched and unread.
+ * Works on whole JSON bodies and, incrementally, on SSE streams (OpenAI chunks, Anthropic events, OpenAI Responses
+ * events), looking only at ids and usage fields: the content passes by untouched and unread.
  */
 export interface UpstreamUsage {
   responseId: string | undefined
@@ -11,7 +11,7 @@ export interface UpstreamUsage {
 
 const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : undefined)
 
-/** Usage from a whole (non-streamed) response body, OpenAI or Anthropic format. */
+/** Usage from a whole (non-streamed) response body, OpenAI (chat or Responses) or Anthropic format. */
 export const usageFromJson = (body: unknown): UpstreamUsage => {
   const b = (body ?? {}) as Record<string, any>
   const usage = (b.usage ?? {}) as Record<string, unknown>
@@ -22,6 +22,9 @@ export const usageFromJson = (body: unknown): UpstreamUsage => {
   }
 }
 
+/** The events that end a Responses stream; each carries the final response object and its usage. */
+const RESPONSES_TERMINAL: ReadonlySet<string> = new Set(["response.completed", "response.incomplete", "response.failed"])
+
 /**
  * Incremental SSE reader: feed it decoded text as it arrives; it keeps a partial line between pushes.
  * Only `data:` lines that mention an id or usage are parsed.
@@ -30,21 +33,28 @@ export const createSseUsageReader = () => {
   const usage: UpstreamUsage = { responseId: undefined, inputTokens: undefined, outputTokens: undefined }
   let partial = ""
   let sawDone = false
+  let responseEnded = false
 
   const onData = (data: string) => {
     if (data === "[DONE]") {
       sawDone = true
       return
     }
-    if (!data.includes("usage") && (usage.responseId !== undefined || !data.includes("\"id\""))) return
+    // A Responses lifecycle event carries the response object (`"response":` can only be a key: quotes inside
+    // string values are escaped).
+    const lifecycle = data.includes("\"response\":")
+    if (!lifecycle && !data.includes("usage") && (usage.responseId !== undefined || !data.includes("\"id\""))) return
     let event: Record<string, any>
     try {
       event = JSON.parse(data)
     } catch {
       return
     }
-    // OpenAI chunk: { id, usage? }; Anthropic: message_start { message: { id, usage } }, message_delta { usage }
-    const message = event.type === "message_start" ? event.message ?? {} : event
+    // OpenAI chunk: { id, usage? }; Anthropic: message_start { message: { id, usage } }, message_delta { usage };
+    // OpenAI Responses: response.created ... response.completed { response: { id, usage } }.
+    const responses = lifecycle && typeof event.type === "string" && event.type.startsWith("response.") && typeof event.response === "object" && event.response !== null
+    if (responses && RESPONSES_TERMINAL.has(event.type)) responseEnded = true
+    const message = event.type === "message_start" ? event.message ?? {} : responses ? event.response : event
     if (usage.responseId === undefined && typeof message.id === "string") usage.responseId = message.id
     const u = (message.usage ?? event.usage) as Record<string, unknown> | undefined
     if (u !== undefined && u !== null) {
@@ -65,6 +75,8 @@ export const createSseUsageReader = () => {
       }
     },
     usage: () => usage,
-    sawDone: () => sawDone
+    sawDone: () => sawDone,
+    /** A Responses stream's terminal event (response.completed, .incomplete or .failed) arrived: the answer is whole. */
+    responseEnded: () => responseEnded
   }
 }

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { nextPeriodStart, parseRotationSchedule } from "../../src/receipts/rotationSchedule.ts"
 import { startTestGateway, type TestGateway } from "../support/gateway.ts"
 
 /** Runs `node programs/cli.ts ...` as an operator would; secrets only via env and files. */
@@ -99,6 +100,34 @@ describe("operator CLI against a running gateway (embedded: through its admin AP
       .toEqual([{ action: "account.operator_granted" }, { action: "account.operator_revoked" }])
   }, 120_000)
 
+  it("receipts keys list and rotate: the new key is current for the gateway at once, the old one retired and still published", async () => {
+    const before = await cli(["receipts", "keys", "list"], env)
+    expect(before.code).toBe(0)
+    const nextQuarter = nextPeriodStart(parseRotationSchedule("quarterly"), Date.now())!
+    expect(before.json).toMatchObject({ schedule: "quarterly", next_rotation_at: new Date(nextQuarter).toISOString() })
+    const current = before.json.keys[0]
+    expect(current).toMatchObject({ status: "current", trigger: "initial", source: "generated", retired_at: null, period: null })
+    expect(JSON.stringify(before.json)).not.toMatch(/"d"|private/)
+    const rotated = await cli(["receipts", "keys", "rotate"], env)
+    expect(rotated.code).toBe(0)
+    expect(rotated.json).toEqual({
+      kid: expect.any(String),
+      previous_kid: current.kid,
+      trigger: "manual",
+      period: null,
+      activated_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+    })
+    const after = await cli(["receipts", "keys", "list"], env)
+    expect(after.json.keys.slice(0, 2)).toEqual([
+      { kid: rotated.json.kid, status: "current", trigger: "manual", source: "generated", activated_at: rotated.json.activated_at, retired_at: null, period: null },
+      { ...current, status: "retired", retired_at: expect.any(String) }
+    ])
+    const jwks = await (await fetch(`${gw.url}/api/.well-known/service-receipt-pubkeys.jwks`)).json()
+    expect(jwks.keys.map((k: { kid: string }) => k.kid).slice(0, 2)).toEqual([rotated.json.kid, current.kid])
+    const pem = await fetch(`${gw.url}/api/.well-known/service-receipt-pubkey.pem`)
+    expect(pem.headers.get("x-service-receipt-kid")).toBe(rotated.json.kid)
+  }, 120_000)
+
   it("fails with a JSON error and a non-zero status on bad input or an unknown command", async () => {
     const bad = await cli(["wallet", "credit", "--org", "org_nope", "--usd", "-3"], env)
     expect(bad.code).not.toBe(0)
@@ -137,7 +166,7 @@ describe("operator CLI against a running gateway (embedded: through its admin AP
 })
 
 describe("operator CLI help", () => {
-  const commands = ["org create", "portal-token create", "wallet credit", "key revoke", "licence create", "oidc client create", "receipts keys rotate", "kek rotate", "mail outbox", "ledger check", "account operator grant", "account operator revoke"]
+  const commands = ["org create", "portal-token create", "wallet credit", "key revoke", "licence create", "oidc client create", "receipts keys rotate", "receipts keys list", "kek rotate", "mail outbox", "ledger check", "account operator grant", "account operator revoke"]
 
   it("--help, -h and help print the command list as plain text on stdout and exit 0", async () => {
     for (const args of [["--help"], ["-h"], ["help"]]) {

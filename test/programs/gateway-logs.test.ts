@@ -147,4 +147,22 @@ describe("a start-up that fails prints one JSON line saying why and exits non-ze
     expect(code).not.toBe(0)
     expect(onlyLine(output).message).toBe("invalid setting: PORT must be a port number (0-65535)")
   })
+
+  it("an invalid receipt key rotation schedule or check interval", async () => {
+    // (in memory, the gateway also warns that its KEK is per-process: only the FATAL line is about the failure)
+    const fatal = (output: string) => {
+      const lines = jsonLines(output).filter((l) => l.level === "FATAL")
+      expect(lines, output).toHaveLength(1)
+      return lines[0]!
+    }
+    const schedule = await failedGatewayStart({ HOST: "127.0.0.1", PORT: "0", DATA_DIR: ":memory:", RECEIPT_KEY_ROTATION: "fortnightly" })
+    expect(schedule.code).not.toBe(0)
+    expect(fatal(schedule.output)).toMatchObject({
+      message: 'invalid setting: RECEIPT_KEY_ROTATION must be quarterly, monthly, yearly, off, or a period of at least 1s such as 90d, 12h or 2s (got "fortnightly")',
+      annotations: { event: "startup_failed", reason: "invalid_setting" }
+    })
+    const check = await failedGatewayStart({ HOST: "127.0.0.1", PORT: "0", DATA_DIR: ":memory:", RECEIPT_KEY_ROTATION_CHECK_MS: "0" })
+    expect(check.code).not.toBe(0)
+    expect(fatal(check.output).message).toBe("invalid setting: RECEIPT_KEY_ROTATION_CHECK_MS must be a positive whole number of milliseconds")
+  }, 120_000)
 })

@@ -195,6 +195,13 @@ describe("MCP server over stdio: tools through the gateway", () => {
     const scopes = await callOk(mcp, "key_scopes")
     expect(scopes).toMatchObject({ org_id: orgId, permissions: [], models: null })
     expect(scopes.key_prefix).toMatch(/^svc_/)
+    // The spec's vocabulary, with the routes each scope allows; a key without scopes holds them all.
+    expect(scopes.scopes.map((s: any) => s.name)).toEqual(["messages", "completions", "buffer"])
+    const byName = Object.fromEntries(scopes.scopes.map((s: any) => [s.name, s]))
+    expect(byName.completions.routes).toEqual(expect.arrayContaining(["POST /api/v1/chat/completions", "POST /api/v1/embeddings"]))
+    expect(byName.messages.routes).toContain("POST /api/v1/messages")
+    expect(byName.buffer.routes).toEqual([])
+    expect(scopes.scopes.every((s: any) => s.granted === true)).toBe(true)
     await callFails(mcp, "key_scopes", { key: "x" }, "invalid_arguments")
   })
 

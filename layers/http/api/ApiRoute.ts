@@ -22,6 +22,7 @@ export type ResponseHeader =
   | "X-Service-Receipt-V2-JTI"
   | "X-Service-Receipt-V3"
   | "X-Service-Receipt-Failed"
+  | "X-Service-Receipt-Kid"
   | "X-Service-Idempotent-Replay"
   | "Cache-Control"
   | "Set-Cookie"

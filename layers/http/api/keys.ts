@@ -78,7 +78,13 @@ const SelfKey = Schema.Struct({
   expires_at: Schema.NullOr(Instant)
 })
 
-const Scopes = Schema.Struct({ scopes: Schema.Array(Schema.Struct({ name: Scope, description: Schema.String })) })
+const Scopes = Schema.Struct({
+  scopes: Schema.Array(Schema.Struct({
+    name: Scope,
+    description: Schema.String,
+    routes: Schema.Array(Schema.String).annotate({ description: "The routes that require this scope, as `METHOD /path`. A key with no scopes may call every one." })
+  }))
+})
 
 const noStore = ["Cache-Control"] as const
 const write = { kind: "portal", abilities: ["ability:keys.write"] } as const
@@ -87,7 +93,7 @@ const keyId = { id: "The key's id." }
 export const keyRoutes = [
   route({
     method: "GET", path: "/api/v1/keys/scopes", operationId: "listScopes", tag: "Keys", summary: "The scope vocabulary of gateway keys",
-    auth: { kind: "none" }, responses: [{ status: 200, description: "Every scope with its meaning.", body: Scopes }]
+    auth: { kind: "none" }, responses: [{ status: 200, description: "Every scope with its meaning and the routes it allows.", body: Scopes }]
   }),
   route({
     method: "POST", path: "/api/keys", operationId: "createKey", tag: "Keys", summary: "Create a gateway key",

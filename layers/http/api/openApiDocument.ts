@@ -25,6 +25,7 @@ const RESPONSE_HEADERS: Record<ResponseHeader | "X-Request-Id" | "traceparent" |
   "X-Service-Receipt-V2-JTI": { description: "The receipt's jti; the stored v1 receipt has the same (GET /api/v1/receipts/{jti}).", schema: { type: "string", pattern: "^[0-9a-f]{32}$" } },
   "X-Service-Receipt-V3": { description: "Standard base64 of the JSON Countersignature of your attestation.", schema: { type: "string", contentEncoding: "base64", contentMediaType: "application/json", contentSchema: { $ref: "#/components/schemas/Countersignature" } } },
   "X-Service-Receipt-Failed": { description: "On a refusal after the key was accepted: standard base64 of the JSON FailedReceiptV2.", schema: { type: "string", contentEncoding: "base64", contentMediaType: "application/json", contentSchema: { $ref: "#/components/schemas/FailedReceiptV2" } } },
+  "X-Service-Receipt-Kid": { description: "The kid of the key this PEM holds: the current receipt signing key (the first key of the JWKS).", schema: { type: "string" } },
   "X-Service-Idempotent-Replay": { description: "`true` when this answer is the stored answer of an earlier call with the same Idempotency-Key.", schema: { type: "string", enum: ["true"] } },
   "Cache-Control": { description: "`no-store` on answers that carry secrets or private state.", schema: { type: "string" } },
   Location: { description: "Where the answer sends a browser.", schema: { type: "string" } },

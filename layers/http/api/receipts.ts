@@ -161,6 +161,28 @@ const Jwks = Schema.Struct({
   }))
 }).annotate({ identifier: "Jwks" })
 
+const ReceiptKeyRotation = Schema.Struct({
+  kid: Schema.String.annotate({ description: "The new current key." }),
+  previous_kid: Schema.NullOr(Schema.String),
+  trigger: Schema.Literals(["schedule", "manual"]),
+  period: Schema.NullOr(Schema.String).annotate({ description: "The schedule period the key was made for (`2025-Q2`); null on demand." }),
+  activated_at: Instant
+}).annotate({ identifier: "ReceiptKeyRotation" })
+
+const ReceiptKeyStatus = Schema.Struct({
+  schedule: Schema.String.annotate({ description: "RECEIPT_KEY_ROTATION (`quarterly`, `monthly`, `yearly`, `off`, a period such as `90d`), or `file` with RECEIPT_SIGNING_KEY_FILE." }),
+  next_rotation_at: Schema.NullOr(Instant),
+  keys: Schema.Array(Schema.Struct({
+    kid: Schema.String,
+    status: Schema.Literals(["current", "retired"]),
+    trigger: Schema.Literals(["initial", "schedule", "manual", "file"]),
+    source: Schema.Literals(["generated", "file"]),
+    activated_at: Instant,
+    retired_at: Schema.NullOr(Instant),
+    period: Schema.NullOr(Schema.String)
+  }))
+}).annotate({ identifier: "ReceiptKeyStatus" })
+
 const SignedTreeHead = Schema.Struct({
   v: Schema.Literal("transparency-sth-v1"),
   alg: Schema.Literal("ES256"),
@@ -229,13 +251,19 @@ export const receiptRoutes = [
   route({
     method: "GET", path: "/api/.well-known/service-receipt-pubkey.pem", operationId: "receiptKeyPem", tag: "Receipts", summary: "The current receipt key as PEM (for openssl)",
     auth: { kind: "none" },
-    responses: [{ status: 200, description: "SubjectPublicKeyInfo PEM.", content: { mediaType: "application/x-pem-file", schema: Schema.String }, headers: ["Cache-Control"] }]
+    responses: [{ status: 200, description: "SubjectPublicKeyInfo PEM of the current key (the JWKS's first); cached at most until the next scheduled rotation.", content: { mediaType: "application/x-pem-file", schema: Schema.String }, headers: ["Cache-Control", "X-Service-Receipt-Kid"] }]
   }),
   route({
-    method: "POST", path: "/api/admin/receipts/keys/rotate", operationId: "rotateReceiptKey", tag: "Admin", summary: "Rotate the receipt signing key",
+    method: "POST", path: "/api/admin/receipts/keys/rotate", operationId: "rotateReceiptKey", tag: "Admin", summary: "Rotate the receipt signing key now",
+    description: "On demand (the schedule, RECEIPT_KEY_ROTATION, rotates on its own). The previous key is retired (its private part erased) and stays in the JWKS; `key.rotated` is sent.",
     auth: { kind: "portal", abilities: ["ability:admin"] },
-    responses: [{ status: 200, description: "The new and previous key ids.", body: AnyObject }],
+    responses: [{ status: 200, description: "The new and previous key ids.", body: ReceiptKeyRotation }],
     errors: ["receipt_key_from_file"]
+  }),
+  route({
+    method: "GET", path: "/api/admin/receipts/keys", operationId: "receiptKeyStatus", tag: "Admin", summary: "The receipt signing keys and the rotation schedule",
+    auth: { kind: "portal", abilities: ["ability:admin"] },
+    responses: [{ status: 200, description: "Every key ever used (current first) and when the next scheduled rotation is due.", body: ReceiptKeyStatus, headers: ["Cache-Control"] }]
   }),
   route({
     method: "GET", path: "/api/v1/transparency/sth", operationId: "transparencyHead", tag: "Receipts", summary: "The transparency log's signed tree head",

@@ -61,7 +61,7 @@ if __name__ == "__main__":
     secret_file = os.environ.get("WEBHOOK_SECRET_FILE")
     if not secret_file:
         sys.exit("Set WEBHOOK_SECRET_FILE to a file holding the endpoint's signing secret (never pass it on the command line).")
-    with open(secret_file, encoding="utf-8") as handle:
+    with open(os.path.expanduser(secret_file), encoding="utf-8") as handle:  # ~/ as in a shell
         endpoint_secret = handle.read().strip()
     port = int(os.environ.get("PORT", "8099"))
     with make_server("127.0.0.1", port, make_app(endpoint_secret, _print_event)) as server:

@@ -37,3 +37,65 @@ def test_quickstart_shows_only_aliases_leaving_and_the_originals_coming_back(rel
     assert api_key not in run.stdout + run.stderr
     assert all("jane.doe" not in r["body"] for r in relay.received())
     assert (tmp_path / "config" / "attester-key.json").stat().st_mode & 0o077 == 0
+
+
+def _readme_block(section: str) -> str:
+    """The first ```python block under `## <section>` of the SDK's README: what a user copies."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8")
+    start = readme.index(f"\n## {section}\n")
+    end = readme.find("\n## ", start + 1)
+    body = readme[start:end if end != -1 else None]
+    return body.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+def test_readme_quickstart_runs_as_written(relay: Relay, tmp_path: Path) -> None:
+    """The README's Quickstart, pasted into a file: its local gateway URL (here the test gateway's), its key file under
+    ~/.config/privacy-relay (the SDK expands ~), its model one the development gateway serves."""
+    block = _readme_block("Quickstart")
+    assert 'RelayClient("http://127.0.0.1:8080", api_key_file="~/.config/privacy-relay/gateway-key")' in block
+    api_key, _ = relay.funded_key()
+    key_dir = tmp_path / ".config" / "privacy-relay"
+    key_dir.mkdir(parents=True, mode=0o700)
+    (key_dir / "gateway-key").write_text(api_key + "\n")
+    (key_dir / "gateway-key").chmod(0o600)
+    script = tmp_path / "main.py"
+    script.write_text(block.replace("http://127.0.0.1:8080", relay.url))
+    relay.reset_provider()
+    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(SRC), "HOME": str(tmp_path), "PRIVACY_RELAY_CONFIG_DIR": str(tmp_path / "config")}
+    run = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "Echo: Write to jane.doe@example.com about IBAN DE89 3704 0044 0532 0130 00" in run.stdout
+    assert "<EMAIL_1_" in run.stdout and run.stdout.rstrip().endswith("True")
+    assert all("jane.doe" not in r["body"] for r in relay.received())
+
+
+def test_readme_receipts_block_runs_as_written(relay: Relay, tmp_path: Path) -> None:
+    """The README's Receipts block: receipts from answers, kept as JSON, verified later with create_jwks_cache (the JWKS
+    fetched from the gateway), one by one, linked, and as a chain."""
+    block = _readme_block("Receipts")
+    assert "create_jwks_cache(" in block and "answer" in block
+    api_key, _ = relay.funded_key()
+    key_dir = tmp_path / ".config" / "privacy-relay"
+    key_dir.mkdir(parents=True, mode=0o700)
+    (key_dir / "gateway-key").write_text(api_key + "\n")
+    (key_dir / "gateway-key").chmod(0o600)
+    script = tmp_path / "receipts.py"
+    script.write_text(block.replace("http://127.0.0.1:8080", relay.url))
+    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(SRC), "HOME": str(tmp_path), "PRIVACY_RELAY_CONFIG_DIR": str(tmp_path / "config")}
+    run = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.strip().splitlines()
+    assert lines[0].startswith("True None [")
+    assert lines[1:] == ["True", "True"]
+
+
+def test_fetch_jwks_is_gateway_locked(relay: Relay) -> None:
+    from privacy_relay import ConfigurationError, fetch_jwks
+
+    assert all(k["kty"] == "EC" for k in fetch_jwks(relay.url)["keys"])
+    try:
+        fetch_jwks("http://relay.example")
+    except ConfigurationError as error:
+        assert "https" in str(error)
+    else:
+        raise AssertionError("plain http to a non-loopback host must be refused")

@@ -14,12 +14,14 @@ import type { AttestationRoute } from "./wire/attestation/v3.ts"
 export const RELAY_PATHS: Readonly<Record<AttestationRoute, string>> = {
   "chat.completions": "/api/v1/chat/completions",
   messages: "/api/v1/messages",
-  embeddings: "/api/v1/embeddings"
+  embeddings: "/api/v1/embeddings",
+  responses: "/api/v1/responses",
+  "messages.count_tokens": "/api/v1/messages/count_tokens"
 }
 
-/** `stream: true` on a route that streams (embeddings never do). */
+/** `stream: true` on a route that streams (embeddings and token counting never do). */
 export const isStreamed = (route: AttestationRoute, body: unknown): boolean =>
-  route !== "embeddings" && typeof body === "object" && body !== null && (body as { stream?: unknown }).stream === true
+  route !== "embeddings" && route !== "messages.count_tokens" && typeof body === "object" && body !== null && (body as { stream?: unknown }).stream === true
 
 /**
  * The gateway request of a prepared call: only the tokenised bytes, with the engine and attestation headers and the

@@ -99,6 +99,8 @@ export class RestApi {
       this.#call("updateKey", "PATCH", `/api/keys/${encodeURIComponent(id)}`, "portal", changes, o),
     rotate: (id: string, o?: RestOptions) => this.#call("rotateKey", "POST", `/api/keys/${encodeURIComponent(id)}/rotate`, "portal", {}, o),
     revoke: (id: string, o?: RestOptions) => this.#call("revokeKey", "POST", `/api/keys/${encodeURIComponent(id)}/revoke`, "portal", {}, o),
+    /** The scope vocabulary (`messages`, `completions`, `buffer`): each scope's meaning and the routes it allows. No auth. */
+    vocabulary: (o?: RestOptions) => this.#call("listScopes", "GET", "/api/v1/keys/scopes", "none", undefined, o),
     /** The scopes and model allowlist of a key, as the portal lists it. */
     scopes: async (id: string, o?: RestOptions) => {
       const { keys } = await this.#call("listKeys", "GET", "/api/v1/keys", "portal", undefined, o)

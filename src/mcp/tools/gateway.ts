@@ -161,12 +161,29 @@ const usageSummary: ToolDefinition<{ from?: string; to?: string }> = {
 const keyScopes: ToolDefinition<Record<string, never>> = {
   name: "key_scopes",
   title: "This key's scopes",
-  description: "What this gateway key may do: its scopes (empty = all), its model allowlist (null = every model), its tier and organisation.",
+  description:
+    "What this gateway key may do: its scopes (`permissions`; empty = every scope), the scope vocabulary (`scopes`: messages, completions, buffer, each with its meaning, the routes it allows and whether this key holds it), its model allowlist (null = every model), its tier and organisation.",
   input: z.strictObject({}),
-  output: z.looseObject({ key_prefix: z.string(), org_id: z.string(), permissions: z.array(z.string()), models: z.array(z.string()).nullable(), tier: z.string() }),
+  output: z.looseObject({
+    key_prefix: z.string(),
+    org_id: z.string(),
+    permissions: z.array(z.string()),
+    models: z.array(z.string()).nullable(),
+    tier: z.string(),
+    scopes: z.array(z.looseObject({ name: z.string(), description: z.string(), routes: z.array(z.string()), granted: z.boolean() }))
+  }),
   run: async (_args, session) => {
-    const key = await (await session.shared.client()).rest.self.key()
-    return ok(key, pretty(key))
+    const client = await session.shared.client()
+    const [key, vocabulary] = await Promise.all([client.rest.self.key(), client.rest.keys.vocabulary()])
+    // Empty or null permissions mean every scope (docs/keys.md).
+    const all = key.permissions.length === 0
+    const scopes = vocabulary.scopes.map((s) => ({ ...s, granted: all || key.permissions.includes(s.name) }))
+    const structured = { ...key, scopes }
+    const text = [
+      `${key.key_prefix} (${key.tier}, ${key.org_id}): ${all ? "every scope (no scopes set)" : `scopes ${key.permissions.join(", ")}`}; models ${key.models === null ? "all" : key.models.join(", ")}`,
+      ...scopes.map((s) => `${s.granted ? "[x]" : "[ ]"} ${s.name}: ${s.routes.length === 0 ? "no route requires it" : s.routes.join(", ")} (${s.description})`)
+    ].join("\n")
+    return ok(structured, text)
   }
 }
 

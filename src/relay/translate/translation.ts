@@ -56,7 +56,7 @@ export interface UpstreamCall {
 
 /** The format each conversation route speaks; embeddings are OpenAI-only and never translated. */
 export const routeWire = (route: AttestationRoute): ClientWire | undefined =>
-  route === "chat.completions" ? "openai" : route === "messages" ? "anthropic" : undefined
+  route === "chat.completions" ? "openai" : route === "messages" ? "anthropic" : route === "responses" ? "openai-responses" : undefined
 
 /** OpenAI's own APIs reject `max_tokens` for their newer models; OpenAI-compatible APIs know only `max_tokens`. */
 const USES_MAX_COMPLETION_TOKENS = new Set(["openai", "azure-openai"])
@@ -89,7 +89,7 @@ const anthropicToOpenai = (upstream: UpstreamCall): Translation => ({
 })
 
 /** Bedrock's Converse API, from either client format (src/relay/translate/converse/). */
-const toConverse = (from: ClientWire) => (upstream: UpstreamCall): Translation => {
+const toConverse = (from: "openai" | "anthropic") => (upstream: UpstreamCall): Translation => {
   const meta = (headers: UpstreamHeaders | undefined) => ({ id: converseAnswerId(headers), model: upstream.model })
   return {
     from,
@@ -138,10 +138,17 @@ const anthropicToGemini = (upstream: UpstreamCall): Translation => ({
   usage: geminiUsage
 })
 
-/** Every (client format -> other upstream format) translator. */
-const TRANSLATIONS: { readonly [F in ClientWire]: { readonly [T in Exclude<Wire, F>]: (upstream: UpstreamCall) => Translation } } = {
+/**
+ * Every (client format -> other upstream format) translator. Nothing is ever translated TO the Responses API: every
+ * provider endpoint serving it serves chat completions too, which a chat or messages call goes to.
+ */
+const TRANSLATIONS: {
+  readonly [F in ClientWire]: F extends "openai-responses" ? { readonly [T in Exclude<Wire, F>]?: (upstream: UpstreamCall) => Translation }
+    : { readonly [T in Exclude<Wire, F | "openai-responses">]: (upstream: UpstreamCall) => Translation }
+} = {
   openai: { anthropic: openaiToAnthropic, gemini: openaiToGemini, "bedrock-converse": toConverse("openai") },
-  anthropic: { openai: anthropicToOpenai, gemini: anthropicToGemini, "bedrock-converse": toConverse("anthropic") }
+  anthropic: { openai: anthropicToOpenai, gemini: anthropicToGemini, "bedrock-converse": toConverse("anthropic") },
+  "openai-responses": {}
 }
 
 export const translationFor = (route: AttestationRoute, upstream: UpstreamCall): Translation | undefined => {

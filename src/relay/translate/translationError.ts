@@ -27,5 +27,28 @@ export const untranslatableError = (e: UntranslatableField, providerSlug: string
     extra: { details: { path: e.path } }
   })
 
+/**
+ * A Responses request naming one of OpenAI's hosted tools (or sending back a hosted tool's call) for a provider that
+ * does not run them: refused before anything is forwarded, never relayed with the tool dropped.
+ */
+export class UnsupportedTool extends Error {
+  readonly path: string
+  readonly toolType: string
+  constructor(path: string, toolType: string) {
+    super(`hosted tool ${toolType}`)
+    this.path = path
+    this.toolType = toolType
+  }
+}
+
+/** The 400 the caller sees: the tool's type (a name from OpenAI's API, never content) and where it is. */
+export const unsupportedToolError = (e: UnsupportedTool, providerSlug: string) =>
+  new ApiError({
+    status: 400,
+    code: "tool_not_supported",
+    message: `"${e.toolType.slice(0, 64)}" is a hosted tool that the model's provider "${providerSlug}" does not run through this gateway; nothing was sent. Use a function tool, or a model whose provider runs OpenAI's hosted tools (docs/relay.md).`,
+    extra: { details: { path: e.path } }
+  })
+
 /** An upstream answer that cannot be read as its format: nothing of it reaches the client. */
 export class MalformedUpstream extends Error {}

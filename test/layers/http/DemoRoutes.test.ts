@@ -1,10 +1,14 @@
 // The anonymous demo key (POST /api/v1/demo/key): $2, 24 hours, relay routes only, metered and debited, and NO
 // receipts of any kind (no headers, no trailer, no chain rows, no receipt.signed event, no failed-call receipt).
+import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { checkLedger } from "../../../layers/AdminOperations.ts"
 import { attestedHeaders } from "../../support/engine.ts"
 import { useRelayFixture } from "../../support/relayFixture.ts"
 import { balanceMicros } from "../../support/tenant.ts"
+import { Quotas } from "../../../services/Quotas.ts"
+import { monthKey } from "../../../src/billing/month.ts"
+import { DEFAULT_TIER_LIMITS } from "../../../src/billing/limits.ts"
 
 const fx = useRelayFixture()
 
@@ -121,6 +125,26 @@ describe("a demo key's calls", () => {
     expect(receiptHeaders(spent)).toEqual([])
     expect(fx.provider.received).toHaveLength(0)
     expect(await receiptRows(orgId)).toEqual({ v2: 0, v1: 0, failed: 0, chains: 0, signedEvents: 0 })
+  })
+
+  it("have no monthly token quota: the $2 is the budget, so many tokens still relay and a spent key gets 402, never 429 quota_exceeded", async () => {
+    expect(DEFAULT_TIER_LIMITS.demo!.monthlyTokens).toBeNull()
+    // More tokens this month than the old demo quota (1,000,000) and the free tier's (2,000,000) allowed.
+    const manyTokens = (orgId: string) =>
+      fx.gw.runtime.runPromise(Effect.flatMap(Effect.service(Quotas), (q) => q.add(orgId, "chat", monthKey(new Date()), 3_000_000)))
+    const withCredit = await issue()
+    await manyTokens(withCredit.orgId)
+    expect((await relay(withCredit.apiKey, chat())).status).toBe(200)
+
+    const spentKey = await issue()
+    await manyTokens(spentKey.orgId)
+    await fx.gw.query("UPDATE wallets SET balance_micros = 0 WHERE org_id = $1", spentKey.orgId)
+    await fx.gw.query("INSERT INTO ledger_entries (org_id, kind, amount_micros, reference) VALUES ($1, 'adjustment', -2000000, 'spent in test')", spentKey.orgId)
+    fx.provider.reset()
+    const spent = await relay(spentKey.apiKey, chat())
+    expect(spent.status).toBe(402)
+    expect((await spent.json()).error.code).toBe("insufficient_balance")
+    expect(fx.provider.received).toHaveLength(0)
   })
 
   it("are refused with 401 key_expired once the key has expired, with nothing forwarded", async () => {

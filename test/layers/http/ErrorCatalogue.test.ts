@@ -60,6 +60,14 @@ const relayRoutes: ReadonlyArray<RelayRoute> = [
     otherScope: "completions"
   },
   {
+    path: "/api/v1/responses",
+    route: "responses",
+    model: "local-chat",
+    body: (model = "local-chat") => JSON.stringify({ model, input: `Hello <EMAIL_1> ${MARKER}` }),
+    unconfiguredModel: "gpt-4o",
+    otherScope: "messages"
+  },
+  {
     path: "/api/v1/embeddings",
     route: "embeddings",
     model: "local-embed",
@@ -340,6 +348,15 @@ const countersign = async (request: Record<string, unknown>) =>
 
 /** Feature codes documented in docs/errors.md beside their own docs (accounts, portal, billing, keys, webhooks, receipts). */
 const featureCases: Array<Case> = [
+  {
+    code: "tool_not_supported",
+    where: "POST /api/v1/responses",
+    failedReceipt: true,
+    provoke: async () =>
+      relay(relayRoutes.find((r) => r.route === "responses")!, (await fundedKey(fx.gw)).apiKey, {
+        body: JSON.stringify({ model: "local-chat", input: `Find ${MARKER}`, tools: [{ type: "web_search" }] })
+      })
+  },
   {
     code: "url_not_allowed",
     where: "POST /api/v1/webhooks/endpoints",

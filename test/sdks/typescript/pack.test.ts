@@ -2,7 +2,7 @@
 // dependencies), imported by plain JavaScript run on the machine's system Node (>= 20, no TypeScript stripping) and
 // type-checked by a TypeScript consumer, then used against a running gateway.
 import { execFileSync } from "node:child_process"
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -14,6 +14,15 @@ const fx = useRelayFixture()
 const repo = join(import.meta.dirname, "..", "..", "..")
 const GATEWAY_ONLY = ["@electric-sql/pglite", "@effect/sql-pg", "ioredis", "oidc-provider", "stripe", "nodemailer", "@effect/platform-node"]
 
+/** The ```<lang> blocks of a README section (from `## <title>` to the next `## `). */
+const readmeBlocks = (title: string, lang: string): Array<string> => {
+  const readme = readFileSync(join(repo, "sdks/typescript/README.md"), "utf8")
+  const start = readme.indexOf(`\n## ${title}\n`)
+  if (start === -1) throw new Error(`sdks/typescript/README.md has no ## ${title}`)
+  const end = readme.indexOf("\n## ", start + 1)
+  return [...readme.slice(start, end).matchAll(new RegExp("^```" + lang + "\\n([\\s\\S]*?)^```$", "gm"))].map((m) => m[1]!)
+}
+
 /** The machine's own node (not the project's pinned one), so the package is proven on what users have. */
 const systemNode = () => {
   for (const candidate of ["/usr/bin/node", "/usr/local/bin/node"]) if (existsSync(candidate)) return candidate
@@ -22,9 +31,18 @@ const systemNode = () => {
 
 describe("npm pack of @privacy-relay/sdk", () => {
   it("installs into an empty folder without gateway dependencies and makes a private call on plain Node", async () => {
+    // The README's install lines, as written (only the tarball's folder differs): npm pack in the repository, then
+    // npm install of that tarball in the user's project. The registry line is marked as not published yet.
+    const [packBlock, installBlock, registryBlock] = readmeBlocks("Install", "sh")
+    const packLine = packBlock!.split("\n")[0]!
+    expect(packLine).toBe("npm pack --workspace @privacy-relay/sdk --pack-destination /tmp")
+    expect(registryBlock).toMatch(/^npm install @privacy-relay\/sdk +# when published/)
     const out = mkdtempSync(join(tmpdir(), "pr-sdk-pack-"))
-    const packed = JSON.parse(execFileSync("npm", ["pack", "--workspace", "@privacy-relay/sdk", "--pack-destination", out, "--json"], { cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }))
+    const packArgs = packLine.replace("/tmp", out).split(" ").slice(1)
+    const packed = JSON.parse(execFileSync("npm", [...packArgs, "--json"], { cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }))
     const tarball = join(out, packed[0].filename)
+    expect(packBlock).toContain(`# -> ${packed[0].filename} `)
+    expect(installBlock!.trim()).toBe(`npm install /tmp/${packed[0].filename}`)
     const files = (packed[0].files as Array<{ path: string }>).map((f) => f.path)
     expect(files).toContain("dist/index.js")
     expect(files).toContain("dist/browser.js")
@@ -32,7 +50,7 @@ describe("npm pack of @privacy-relay/sdk", () => {
 
     const app = mkdtempSync(join(tmpdir(), "pr-sdk-app-"))
     writeFileSync(join(app, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }))
-    execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", tarball], { cwd: app, stdio: ["ignore", "ignore", "inherit"] })
+    execFileSync("npm", [...installBlock!.trim().replace(`/tmp/${packed[0].filename}`, tarball).split(" ").slice(1), "--no-audit", "--no-fund", "--prefer-offline"], { cwd: app, stdio: ["ignore", "ignore", "inherit"] })
     const installed = readdirSync(join(app, "node_modules")).flatMap((d) => (d.startsWith("@") ? readdirSync(join(app, "node_modules", d)).map((s) => `${d}/${s}`) : [d]))
     for (const name of GATEWAY_ONLY) expect(installed).not.toContain(name)
 
@@ -63,6 +81,23 @@ console.log(JSON.stringify({ content: answer.choices[0].message.content, verifie
     expect(fx.provider.received.map((r) => r.body.toString()).join("")).not.toContain("ada@example.org")
     // The attested engine is the package's own build.
     expect(fx.provider.received).toHaveLength(1)
+
+    // The README's Quickstart, as written (saved as main.mjs, run with node), against the local gateway it names: its
+    // key file under ~/.config/privacy-relay (the SDK expands ~), its model one the development gateway serves.
+    const [quickstart] = readmeBlocks("Quickstart", "ts")
+    expect(quickstart).toContain(`gatewayUrl: "http://127.0.0.1:8080"`)
+    writeFileSync(join(app, "main.mjs"), quickstart!.replace("http://127.0.0.1:8080", fx.gw.url))
+    mkdirSync(join(app, ".config", "privacy-relay"), { recursive: true, mode: 0o700 })
+    writeFileSync(join(app, ".config", "privacy-relay", "gateway-key"), `${apiKey}\n`, { mode: 0o600 })
+    fx.provider.reset()
+    const quickstartOut = await new Promise<string>((resolve, reject) =>
+      execFile(systemNode(), ["main.mjs"], { cwd: app, env: { PATH: process.env.PATH, HOME: app, PRIVACY_RELAY_CONFIG_DIR: join(app, "config") } }, (error, out, err) =>
+        error ? reject(new Error(`${error.message}\n${err}`)) : resolve(out))
+    )
+    expect(quickstartOut).toContain("Echo: Draft a reply to jane.doe@example.com about invoice 4411.")
+    expect(quickstartOut).toMatch(/<EMAIL_1_[0-9a-z]+>/)
+    expect(quickstartOut).toMatch(/ true\n/) // receiptVerified
+    expect(fx.provider.received.map((r) => r.body.toString()).join("")).not.toContain("jane.doe@example.com")
 
     // The package's bin (what `npx privacy-relay demo` runs): the anonymous demo chat, on the system Node.
     fx.provider.reset()

@@ -29,7 +29,7 @@ from .errors import (
     UnsupportedFieldError,
 )
 from .verify.chain import verify_chain
-from .verify.jwks import JwksCache, JwksError
+from .verify.jwks import JwksCache, JwksError, create_jwks_cache, fetch_jwks
 from .verify.receipt import VerificationCheck, VerificationResult, verify_receipt
 from .verify.transparency import verify_inclusion_proof
 from .verify.webhook import WebhookDeduper, WebhookVerificationError, verify_webhook
@@ -41,5 +41,5 @@ __all__ = [
     "NameModelUnavailableError", "NestingTooDeepError", "NotFoundError", "PayloadTooLargeError", "PermissionDeniedError", "PretokenisationRequiredError",
     "RateLimitError", "RelayClient", "RelayError", "RelayStream", "ServerError", "StreamError", "TimeoutError", "UnsupportedContentError", "UnsupportedFieldError", "VerificationCheck",
     "VerificationResult", "WebhookDeduper", "WebhookVerificationError", "__version__", "verify_chain", "verify_inclusion_proof",
-    "verify_receipt", "verify_webhook",
+    "verify_receipt", "verify_webhook", "create_jwks_cache", "fetch_jwks",
 ]

@@ -27,11 +27,25 @@ def _config_error(message: str) -> ConfigurationError:
     return ConfigurationError(message, code="configuration_error")
 
 
+def expand_home(path: str | os.PathLike, setting: str, env: Mapping[str, str] = os.environ) -> Path:
+    """A path setting as given (absolute, or relative to the working directory), with a leading `~` or `~/` as the
+    home directory (`$HOME`, else the account's), as a shell would expand it: settings passed in code, from JSON or a
+    process manager never go through a shell. `~user/...` is refused with a message (the same rule in every SDK)."""
+    text = os.fspath(path)
+    if text != "~" and not text.startswith(("~/", "~\\")):
+        if text.startswith("~"):
+            raise _config_error(f"{setting} {text}: only ~ or ~/ (your home directory) is expanded, not ~user; give the full path.")
+        return Path(text)
+    home = Path(env.get("HOME") or Path.home())
+    return home if text == "~" else home / text[2:]
+
+
 def client_config_dir(env: Mapping[str, str] = os.environ) -> Path:
     if env.get("PRIVACY_RELAY_CONFIG_DIR"):
-        return Path(env["PRIVACY_RELAY_CONFIG_DIR"])
-    base = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME") or Path.home()) / ".config")
-    return Path(base) / "privacy-relay"
+        return expand_home(env["PRIVACY_RELAY_CONFIG_DIR"], "PRIVACY_RELAY_CONFIG_DIR", env)
+    if env.get("XDG_CONFIG_HOME"):
+        return expand_home(env["XDG_CONFIG_HOME"], "XDG_CONFIG_HOME", env) / "privacy-relay"
+    return Path(env.get("HOME") or Path.home()) / ".config" / "privacy-relay"
 
 
 def assert_private_file(path: Path, what: str) -> None:
@@ -81,8 +95,9 @@ def load_or_create_alias_secret(env: Mapping[str, str] = os.environ) -> bytes:
 
 
 def read_gateway_key_file(path: str | os.PathLike) -> str:
-    """The gateway key (`svc_...`) from a 0600 file; the key never appears in an error message."""
-    p = Path(path)
+    """The gateway key (`svc_...`) from a 0600 file; the key never appears in an error message. The path is absolute,
+    relative to the working directory, or starts with `~/` (the home directory)."""
+    p = expand_home(path, "api_key_file")
     assert_private_file(p, "Gateway key file")
     key = p.read_text("utf-8").strip()
     if not _GATEWAY_KEY.fullmatch(key):

@@ -16,6 +16,7 @@ import {
   isPublicJwk,
   type PrivateJwk
 } from "../wire/crypto/ecdsa.ts"
+import { expandHomePath } from "./homePath.ts"
 import { ProxyStartError } from "./ProxyStartError.ts"
 import { assertPrivateFile } from "./secretFile.ts"
 
@@ -23,8 +24,8 @@ export const DEVICE_KEY_FILE_NAME = "attester-key.json"
 
 /** The config directory of this client on this machine. */
 export const clientConfigDir = (env: Readonly<Record<string, string | undefined>>): string => {
-  if (env.PRIVACY_RELAY_CONFIG_DIR) return env.PRIVACY_RELAY_CONFIG_DIR
-  const base = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config")
+  if (env.PRIVACY_RELAY_CONFIG_DIR) return expandHomePath(env.PRIVACY_RELAY_CONFIG_DIR, "PRIVACY_RELAY_CONFIG_DIR", env)
+  const base = env.XDG_CONFIG_HOME ? expandHomePath(env.XDG_CONFIG_HOME, "XDG_CONFIG_HOME", env) : join(env.HOME || homedir(), ".config")
   return join(base, "privacy-relay")
 }
 

@@ -115,3 +115,31 @@ class JwksCache:
             self.refresh()
             key = self._cached[2](kid)
         return key
+
+
+def create_jwks_cache(gateway_url: str, *, ttl_seconds: float = DEFAULT_JWKS_TTL_SECONDS, timeout: float = 10.0) -> JwksCache:
+    """The JWKS of the gateway at `gateway_url` (https, or http to a loopback address), fetched with httpx from
+    GET /api/.well-known/service-receipt-pubkeys.jwks when first needed, cached `ttl_seconds`, refetched once on an
+    unknown kid: pass it as `jwks` to verify_receipt / verify_chain / verify_inclusion_proof for receipts you stored.
+    (The TypeScript SDK's createJwksCache({ gatewayUrl }).) Raises ConfigurationError for a URL that is not allowed;
+    JwksError (jwks_unreachable, jwks_invalid) when the keys are fetched and cannot be had."""
+    import httpx
+
+    from ..gateway import parse_gateway_url
+
+    base = parse_gateway_url(gateway_url)
+
+    def fetch_json(url: str) -> tuple[int, Any]:
+        response = httpx.get(url, timeout=timeout, headers={"accept": "application/json"})
+        try:
+            return response.status_code, response.json()
+        except ValueError:
+            return response.status_code, None
+
+    return JwksCache(f"{base}{GATEWAY_IDENTITY_PROBE_PATH}", fetch_json, ttl_seconds)
+
+
+def fetch_jwks(gateway_url: str, *, timeout: float = 10.0) -> dict:
+    """The gateway's receipt keys (a JWKS dict), fetched once now: to keep beside stored receipts, or to verify offline
+    later. Same rules and errors as create_jwks_cache."""
+    return create_jwks_cache(gateway_url, timeout=timeout).get()

@@ -11,10 +11,19 @@ export type EngineAllowlist = ReadonlyArray<{
   readonly sha256?: ReadonlyArray<string>
 }>
 
-/** The TypeScript engine (`relay-ts`) and the Python one (`relay-py`, sdks/python), each from its first release. */
+/**
+ * The TypeScript engine (`relay-ts`), the Python one (`relay-py`, sdks/python), the Rust engine (`relay-rs`,
+ * sdks/rust) and the SDKs bound to it through its C ABI (`relay-go`, `relay-java`, `relay-php`, `relay-rb`), each
+ * from its first release (DESIGN.md section 10).
+ */
 export const DEFAULT_ENGINE_ALLOWLIST: EngineAllowlist = [
   { id: "relay-ts", minVersion: "0.1.0" },
-  { id: "relay-py", minVersion: "0.1.0" }
+  { id: "relay-py", minVersion: "0.1.0" },
+  { id: "relay-rs", minVersion: "0.1.0" },
+  { id: "relay-go", minVersion: "0.1.0" },
+  { id: "relay-java", minVersion: "0.1.0" },
+  { id: "relay-php", minVersion: "0.1.0" },
+  { id: "relay-rb", minVersion: "0.1.0" }
 ]
 
 export interface EngineHeader {

@@ -18,8 +18,12 @@ import {
 
 export { engineHeaderValue }
 
-export type AttestationRoute = "chat.completions" | "messages" | "embeddings"
-export const ATTESTATION_ROUTES: ReadonlyArray<AttestationRoute> = ["chat.completions", "messages", "embeddings"]
+/**
+ * The relay route an attestation was made for (the gateway refuses it on any other): the three of the spec, OpenAI's
+ * Responses API and Anthropic's token counting (DESIGN.md section 10).
+ */
+export type AttestationRoute = "chat.completions" | "messages" | "embeddings" | "responses" | "messages.count_tokens"
+export const ATTESTATION_ROUTES: ReadonlyArray<AttestationRoute> = ["chat.completions", "messages", "embeddings", "responses", "messages.count_tokens"]
 
 export interface EngineIdentity {
   readonly id: string

@@ -28,12 +28,20 @@ describe("engine allowlist gate", () => {
     if (!old.ok) expect(old.message).toMatch(/older than the minimum 0\.1\.0/)
   })
 
+  it("accepts the Rust engine and the SDKs on its C ABI (relay-rs, relay-go, relay-java, relay-php, relay-rb) from 0.1.0", () => {
+    for (const id of ["relay-rs", "relay-go", "relay-java", "relay-php", "relay-rb"]) {
+      expect(checkEngineAllowlist(`${id}/0.1.0`, DEFAULT_ENGINE_ALLOWLIST).ok).toBe(true)
+      const old = checkEngineAllowlist(`${id}/0.0.1`, DEFAULT_ENGINE_ALLOWLIST)
+      expect(old.ok).toBe(false)
+    }
+  })
+
   it("refuses a missing, malformed, unknown or too old engine with a message naming why", () => {
     const cases: Array<[string | undefined, RegExp]> = [
       [undefined, /missing/],
       ["  ", /missing/],
       ["relay-ts", /form/],
-      ["relay-go/9.0.0", /not an official/],
+      ["relay-cobol/9.0.0", /not an official/],
       ["relay-ts/0.0.9", /older than the minimum 0\.1\.0/],
       ["relay-ts/0.1.0-rc.1", /older than the minimum/]
     ]

@@ -1,0 +1,14 @@
+/**
+ * `npm run starter`: builds the app (starter-kit/build.ts), then serves it (starter-kit/server.ts), in ONE process.
+ * It was `node build.ts && node server.ts`, two processes under npm's shell: SIGTERM to npm (kill, timeout, a process
+ * manager) stopped the shell and left the server running on its port. Now any usual signal stops the whole command:
+ * during the build Node's default action ends it, then the server's own handlers close it, and the server also stops
+ * when the npm process that started it is gone (server.ts, stopWithParent).
+ */
+import { buildStarterKit, DEFAULT_APP_DIR } from "./build.ts"
+import { expandHomePath } from "./gatewayKeyFile.ts"
+import { serveFromEnvironment } from "./server.ts"
+
+// Built where the server serves it from (STARTER_APP_DIR, default starter-kit/dist).
+await buildStarterKit(process.env.STARTER_APP_DIR ? expandHomePath(process.env.STARTER_APP_DIR, "STARTER_APP_DIR") : DEFAULT_APP_DIR)
+await serveFromEnvironment()

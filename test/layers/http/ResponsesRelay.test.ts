@@ -244,7 +244,9 @@ describe("POST /api/v1/responses: bad input (stable codes, nothing forwarded)", 
       expect(json.error.message).toContain(type)
       expect(json.error.message).toContain('"local"')
     }
-    await refused(responsesBody([{ type: "web_search_call", id: "ws_1", status: "completed" }, { role: "user", content: "and?" }]), 400, "tool_not_supported", "input[0].type")
+    // A hosted tool's call item in the input is refused by the egress policy itself (the clients refuse it before it
+    // leaves; the gateway, for a raw REST caller that did not declare it, answers egress_policy_violation).
+    await refused(responsesBody([{ type: "web_search_call", id: "ws_1", status: "completed" }, { role: "user", content: "and?" }]), 400, "egress_policy_violation", "/input/0")
   })
 
   it("malformed items: 400 invalid_request naming the field", async () => {

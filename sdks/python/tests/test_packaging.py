@@ -26,8 +26,13 @@ def test_the_wheel_installs_and_its_engine_runs_from_the_installed_copy(tmp_path
     for member in ("privacy_relay/py.typed", "privacy_relay/tokeniser/data/iban_countries.json", "privacy_relay/tokeniser/data/gazetteer.json", "privacy_relay/wire/data/egress-policy.json"):
         assert member in names
     metadata = zipfile.ZipFile(wheel).read("privacy_relay-0.1.0.dist-info/METADATA").decode()
-    for requirement in ("cryptography (>=38.0.4)", "httpx (<1,>=0.23.3)", "phonenumbers (<10,>=8.12.57)", "regex (>=2022.10.31)"):
-        assert f"Requires-Dist: {requirement}" in metadata
+    # setuptools writes "name (spec)" before 70.1 and "name spec" since (PEP 508 both): compare without the brackets.
+    declared = {
+        line.removeprefix("Requires-Dist: ").replace(" (", "").replace(")", "").replace(" ", "")
+        for line in metadata.splitlines()
+        if line.startswith("Requires-Dist: ") and "extra ==" not in line
+    }
+    assert declared == {"cryptography>=38.0.4", "httpx<1,>=0.23.3", "phonenumbers<10,>=8.12.57", "regex>=2022.10.31"}
     install = subprocess.run(
         [sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q", "--target", str(tmp_path / "site"), str(wheel)], capture_output=True, text=True
     )

@@ -1,5 +1,6 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { followsNonPersonalLabel } from "../../../../sdks/typescript/src/tokeniser/detectors/context.ts"
 import { createSession, detokenise, tokeniseText } from "../../../../sdks/typescript/src/tokeniser/index.ts"
 
 // Values every detector should find, each with the context its detector needs (cues for IPv4,
@@ -60,7 +61,10 @@ describe("tokenise then detokenise", () => {
         const session = createSession({ names: "off" })
         const tokenised = await tokeniseText(text, session)
         for (const { value } of PII) {
-          if (text.includes(value)) expect(tokenised).not.toContain(value)
+          // A number right after a reference label the filler happened to spell ("ref 3782 ...", "order #...") is a
+          // reference by design (docs/tokeniser.md), not personal data: only those occurrences are exempt.
+          const occurrences = [...text.matchAll(new RegExp(value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "g"))]
+          if (occurrences.some((m) => !followsNonPersonalLabel(text, m.index))) expect(tokenised).not.toContain(value)
         }
         expect(detokenise(tokenised, session.map)).toBe(text)
       }),

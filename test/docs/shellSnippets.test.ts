@@ -28,10 +28,14 @@ const shellBlocks = (): Array<Block> =>
     }))
   )
 
-/** Files a line writes: `> f`, `>> f`, `tee f`, `cp ... f`. */
-const writeTargets = (line: string): Array<string> =>
-  [...line.matchAll(/(?<![0-9&<>=-])>>?\s*([^\s;&|)'"]+)|\btee\s+(?:-a\s+)?([^\s;&|)]+)|\bcp\s+(?:-\S+\s+)*\S+\s+([^\s;&|)]+)/g)]
-    .map((m) => (m[1] ?? m[2] ?? m[3])!)
+/** Files a line writes: `> f`, `>> f`, `tee f`, and the last operand of `cp` (a directory when it ends with `/`). */
+const writeTargets = (line: string): Array<string> => [
+  ...[...line.matchAll(/(?<![0-9&<>=-])>>?\s*([^\s;&|)'"]+)|\btee\s+(?:-a\s+)?([^\s;&|)]+)/g)].map((m) => (m[1] ?? m[2])!),
+  ...[...line.matchAll(/\bcp\s+([^;&|]+)/g)].map((m) => m[1]!.trim().split(/\s+/).filter((a) => !a.startsWith("-")).at(-1)!)
+]
+
+/** The directory a write target lands in. */
+const targetDir = (target: string) => (target.endsWith("/") ? target.replace(/\/+$/, "") : dirname(target))
 
 /** Directories a line makes: the operands of `mkdir -p [-m mode] dir...`. */
 const madeDirectories = (line: string): Array<string> =>
@@ -39,7 +43,8 @@ const madeDirectories = (line: string): Array<string> =>
     m[1]!.includes("-p") || m[1]!.includes("-pm") ? m[2]!.trim().split(/\s+/).map((d) => d.replace(/\/+$/, "")) : []
   )
 
-const needsNoMkdir = (dir: string) => dir === "." || dir === "/tmp" || dir === "/dev" || dir.startsWith("/dev/")
+/** The working directory, /tmp, /dev, and directories the package a page is about installs (nginx's /etc/nginx). */
+const needsNoMkdir = (dir: string) => dir === "." || dir === "/tmp" || dir === "/dev" || dir.startsWith("/dev/") || dir === "/etc/nginx"
 
 describe("shell snippets in the docs work on a fresh machine", () => {
   it("every file a snippet writes is in a directory that exists or that the snippet makes first", () => {
@@ -50,7 +55,7 @@ describe("shell snippets in the docs work on a fresh machine", () => {
       for (const line of block.lines) {
         for (const target of writeTargets(line)) {
           writes++
-          const dir = dirname(target)
+          const dir = targetDir(target)
           if (needsNoMkdir(dir) || made.has(dir)) continue
           // A relative directory the repository already has (e.g. bench/results) is there for whoever runs it.
           if (!dir.startsWith("~") && !dir.startsWith("/") && !dir.startsWith("$") && existsDir(join(ROOT, dir))) continue

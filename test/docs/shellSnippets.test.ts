@@ -3,7 +3,7 @@
 // Every file a snippet writes goes to the working directory, /tmp, /dev or a directory the same snippet makes first
 // (mkdir -p); and the key-file steps of the MCP and proxy pages run in an empty home and leave a 0600 key.
 import { execFileSync } from "node:child_process"
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -28,10 +28,14 @@ const shellBlocks = (): Array<Block> =>
     }))
   )
 
-/** Files a line writes: `> f`, `>> f`, `tee f`, `cp ... f`. */
-const writeTargets = (line: string): Array<string> =>
-  [...line.matchAll(/(?<![0-9&<>=-])>>?\s*([^\s;&|)'"]+)|\btee\s+(?:-a\s+)?([^\s;&|)]+)|\bcp\s+(?:-\S+\s+)*\S+\s+([^\s;&|)]+)/g)]
-    .map((m) => (m[1] ?? m[2] ?? m[3])!)
+/** Files a line writes: `> f`, `>> f`, `tee f`, and the last operand of `cp` (a directory when it ends with `/`). */
+const writeTargets = (line: string): Array<string> => [
+  ...[...line.matchAll(/(?<![0-9&<>=-])>>?\s*([^\s;&|)'"]+)|\btee\s+(?:-a\s+)?([^\s;&|)]+)/g)].map((m) => (m[1] ?? m[2])!),
+  ...[...line.matchAll(/\bcp\s+([^;&|]+)/g)].map((m) => m[1]!.trim().split(/\s+/).filter((a) => !a.startsWith("-")).at(-1)!)
+]
+
+/** The directory a write target lands in. */
+const targetDir = (target: string) => (target.endsWith("/") ? target.replace(/\/+$/, "") : dirname(target))
 
 /** Directories a line makes: the operands of `mkdir -p [-m mode] dir...`. */
 const madeDirectories = (line: string): Array<string> =>
@@ -39,7 +43,8 @@ const madeDirectories = (line: string): Array<string> =>
     m[1]!.includes("-p") || m[1]!.includes("-pm") ? m[2]!.trim().split(/\s+/).map((d) => d.replace(/\/+$/, "")) : []
   )
 
-const needsNoMkdir = (dir: string) => dir === "." || dir === "/tmp" || dir === "/dev" || dir.startsWith("/dev/")
+/** The working directory, /tmp, /dev, and directories the package a page is about installs (nginx's /etc/nginx). */
+const needsNoMkdir = (dir: string) => dir === "." || dir === "/tmp" || dir === "/dev" || dir.startsWith("/dev/") || dir === "/etc/nginx"
 
 describe("shell snippets in the docs work on a fresh machine", () => {
   it("every file a snippet writes is in a directory that exists or that the snippet makes first", () => {
@@ -50,7 +55,7 @@ describe("shell snippets in the docs work on a fresh machine", () => {
       for (const line of block.lines) {
         for (const target of writeTargets(line)) {
           writes++
-          const dir = dirname(target)
+          const dir = targetDir(target)
           if (needsNoMkdir(dir) || made.has(dir)) continue
           // A relative directory the repository already has (e.g. bench/results) is there for whoever runs it.
           if (!dir.startsWith("~") && !dir.startsWith("/") && !dir.startsWith("$") && existsDir(join(ROOT, dir))) continue
@@ -70,18 +75,25 @@ describe("shell snippets in the docs work on a fresh machine", () => {
   })
 
   for (const doc of ["docs/mcp.md", "docs/proxy.md"]) {
-    it(`${doc}: the key-file lines, run in an empty home, leave the key in a 0600 file in a 0700 directory`, () => {
-      const block = shellBlocks().find((b) => b.doc === doc && b.lines.some((l) => l.includes("> ~/.config/privacy-relay/gateway-key")))!
-      const upToKey = block.lines.slice(0, block.lines.findIndex((l) => l.includes("> ~/.config/privacy-relay/gateway-key")) + 1)
+    it(`${doc}: the key-file lines, run in an empty home from the repository (README Quickstart key), leave the key 0600 in a 0700 directory`, () => {
+      const writesKey = (l: string) => writeTargets(l).includes("~/.config/privacy-relay/gateway-key")
+      const block = shellBlocks().find((b) => b.doc === doc && b.lines.some(writesKey))!
+      expect(block, `${doc} writes the key file`).toBeDefined()
+      const upToKey = block.lines.slice(0, block.lines.findIndex(writesKey) + 1)
       const home = mkdtempSync(join(tmpdir(), "pr-fresh-home-"))
+      // The working directory stands for the repository after the README's Quickstart: .secrets/gateway-key exists.
+      const repo = mkdtempSync(join(tmpdir(), "pr-repo-"))
+      mkdirSync(join(repo, ".secrets"), { mode: 0o700 })
+      writeFileSync(join(repo, ".secrets/gateway-key"), `svc_${"a".repeat(52)}`, { mode: 0o600 })
       try {
-        execFileSync("bash", ["-euc", upToKey.join("\n")], { env: { PATH: process.env.PATH, HOME: home }, stdio: "pipe" })
+        execFileSync("bash", ["-euc", upToKey.join("\n")], { cwd: repo, env: { PATH: process.env.PATH, HOME: home }, stdio: "pipe" })
         const key = join(home, ".config/privacy-relay/gateway-key")
         expect(readFileSync(key, "utf8")).toMatch(/^svc_/)
         expect(statSync(key).mode & 0o777).toBe(0o600)
         expect(statSync(dirname(key)).mode & 0o777).toBe(0o700)
       } finally {
         rmSync(home, { recursive: true, force: true })
+        rmSync(repo, { recursive: true, force: true })
       }
     })
   }

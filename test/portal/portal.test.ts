@@ -201,7 +201,8 @@ describe("portal in Chromium", () => {
     const rows = page.getByTestId("usage-row")
     await rows.first().waitFor()
     expect(await rows.count()).toBe(1)
-    expect(await rows.first().textContent()).toContain("local-chat")
+    // The model with its provider (a routed local-economy/local-chat call must not look like local/local-chat).
+    expect(await rows.first().textContent()).toContain("local/local-chat")
     // The key filter names keys by name and prefix.
     await page.getByLabel("Key").selectOption({ label: `backend (${firstPrefix})` })
     expect(await rows.count()).toBe(1)
@@ -216,7 +217,7 @@ describe("portal in Chromium", () => {
     await shot("05-usage")
 
     await go("/receipts")
-    const badge = page.locator("tr", { hasText: "local-chat" }).locator(".badge")
+    const badge = page.locator("tr", { hasText: "local/local-chat" }).locator(".badge")
     await expect.poll(() => badge.textContent()).toBe("verified")
     expect(await page.getByTestId("chain-status").textContent()).toContain("linked")
     expect(await axeFindings()).toEqual([])
@@ -242,7 +243,10 @@ describe("portal in Chromium", () => {
       return page.getByTestId("error-rate").textContent()
     }, { timeout: 20_000 }).toBe("50.0%")
     expect(await page.locator("main").textContent()).toContain("1 of 2 calls refused; most often insufficient_scope")
-    expect(await page.locator("canvas[role=img]").getAttribute("aria-label")).toContain("local-chat")
+    expect(await page.locator("canvas[role=img]").getAttribute("aria-label")).toContain("local/local-chat")
+    // Headline cards in cents, the exact amount in the tooltip.
+    expect(await page.getByTestId("balance").textContent()).toMatch(/^\$\d+\.\d{2}$/)
+    expect(await page.getByTestId("balance").getAttribute("title")).toMatch(/^exactly \$\d+\.\d{2,6}$/)
     expect(await axeFindings()).toEqual([])
     await shot("08-overview")
   })
@@ -287,13 +291,16 @@ describe("portal in Chromium", () => {
 
   it("tops up through the development payments provider and shows the credit in the ledger", async () => {
     await go("/billing")
-    await expect.poll(() => page.getByTestId("billing-balance").textContent()).toMatch(/^\$1\.9\d+$/)
-    const before = Number((await page.getByTestId("billing-balance").textContent())!.slice(1))
+    // The card rounds to the cent ($2.00 for $1.99...); its title has the exact amount.
+    await expect.poll(() => page.getByTestId("billing-balance").getAttribute("title")).toMatch(/^exactly \$1\.9\d+$/)
+    expect((await page.getByTestId("billing-balance").textContent())!.trim()).toBe("$2.00")
+    const exact = async () => Number((await page.getByTestId("billing-balance").getAttribute("title"))!.replace("exactly $", ""))
+    const before = await exact()
     await page.getByLabel("Amount in USD").fill("5")
     await page.getByRole("button", { name: "Continue to payment" }).click()
     await page.getByRole("button", { name: "Confirm payment (development)" }).click()
     await page.getByText("$5.00 added to your balance.").waitFor()
-    await expect.poll(async () => Number((await page.getByTestId("billing-balance").textContent())!.slice(1))).toBeCloseTo(before + 5, 6)
+    await expect.poll(exact).toBeCloseTo(before + 5, 6)
     await expect.poll(() => page.getByTestId("ledger-row").count()).toBeGreaterThanOrEqual(2)
     expect(await page.locator("table").textContent()).toContain("trial credit")
     expect(await axeFindings()).toEqual([])

@@ -35,7 +35,8 @@ export const stageNginx = (listenPort: number, gatewayAddresses: ReadonlyArray<s
   mkdirSync(join(prefix, "logs"))
   mkdirSync(join(prefix, "conf"))
   let main = readFileSync(join(DEPLOY, "nginx.conf"), "utf8")
-  main = replaceOnce(main, "pid /tmp/nginx.pid;", `pid ${prefix}/nginx.pid;`)
+  // The shipped file sets no pid file (the system default): this instance gets its own, as docs/deployment.md says.
+  if (/^\s*pid\s/m.test(main)) throw new Error("the shipped nginx.conf sets a pid file: two instances on one host would clash")
   main = replaceOnce(main, "access_log /dev/stdout relay;", `access_log ${prefix}/logs/access.log relay;`)
   main = replaceOnce(main, "error_log /dev/stderr warn;", `error_log ${prefix}/logs/error.log warn;`)
   main = main.replaceAll("/etc/nginx/privacy-relay/", `${prefix}/conf/`)
@@ -51,8 +52,10 @@ export const stageNginx = (listenPort: number, gatewayAddresses: ReadonlyArray<s
   writeFileSync(join(prefix, "conf/privacy-relay.conf"), server)
   writeFileSync(join(prefix, "nginx.conf"), main)
   // Run as root (CI), nginx would switch its workers to `nobody`, who cannot use this private prefix.
-  const globals = process.getuid?.() === 0 ? ["-g", "user root;"] : []
-  return { prefix, args: ["-p", prefix, "-c", join(prefix, "nginx.conf"), ...globals] }
+  const globals = `pid ${prefix}/nginx.pid;${process.getuid?.() === 0 ? " user root;" : ""}`
+  // nginx reads one -g (the last one given): every global directive goes in it.
+  const args = (more = "") => ["-p", prefix, "-c", join(prefix, "nginx.conf"), "-g", `${globals}${more}`]
+  return { prefix, args: args(), daemonOffArgs: args(" daemon off;") }
 }
 
 export interface NginxProxy {
@@ -73,7 +76,7 @@ export const startNginx = async (gatewayAddresses: ReadonlyArray<string>): Promi
   const port = await freePort()
   const staged = stageNginx(port, gatewayAddresses)
   const url = `http://127.0.0.1:${port}`
-  const child: ChildProcess = spawn(NGINX, [...staged.args, "-g", "daemon off;"], { stdio: ["ignore", "ignore", "pipe"] })
+  const child: ChildProcess = spawn(NGINX, staged.daemonOffArgs, { stdio: ["ignore", "ignore", "pipe"] })
   const read = (file: string) => existsSync(join(staged.prefix, file)) ? readFileSync(join(staged.prefix, file), "utf8") : ""
   const stop = async () => {
     if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {

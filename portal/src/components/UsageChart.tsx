@@ -3,7 +3,7 @@
 // for anyone who prefers to read them.
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from "chart.js"
 import { useEffect, useRef } from "preact/hooks"
-import { count, microsToUsd } from "../format.ts"
+import { count, microsToUsd, modelLabel } from "../format.ts"
 
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip)
 
@@ -36,7 +36,9 @@ const daysBetween = (from: Date, to: Date) => {
 export const UsageChart = ({ summary, from, to }: { summary: ReadonlyArray<UsageDay>; from: Date; to: Date }) => {
   const canvas = useRef<HTMLCanvasElement>(null)
   const days = daysBetween(from, to)
-  const models = [...new Set(summary.map((d) => d.model))].sort()
+  // Calls are told apart by provider too: local/local-chat and local-economy/local-chat are different prices.
+  const labelOf = (d: UsageDay) => modelLabel(d.provider, d.model)
+  const models = [...new Set(summary.map(labelOf))].sort()
   useEffect(() => {
     if (canvas.current === null) return
     const chart = new Chart(canvas.current, {
@@ -46,7 +48,7 @@ export const UsageChart = ({ summary, from, to }: { summary: ReadonlyArray<Usage
         datasets: models.map((model, i) => ({
           label: model,
           backgroundColor: COLOURS[i % COLOURS.length],
-          data: days.map((day) => summary.filter((d) => d.day === day && d.model === model).reduce((s, d) => s + d.billed_micros, 0) / 1_000_000)
+          data: days.map((day) => summary.filter((d) => d.day === day && labelOf(d) === model).reduce((s, d) => s + d.billed_micros, 0) / 1_000_000)
         }))
       },
       options: {
@@ -59,14 +61,14 @@ export const UsageChart = ({ summary, from, to }: { summary: ReadonlyArray<Usage
     })
     return () => chart.destroy()
   }, [summary, from.getTime(), to.getTime()])
-  const totals = models.map((model) => {
-    const rows = summary.filter((d) => d.model === model)
-    return { model, calls: rows.reduce((s, d) => s + d.calls, 0), micros: rows.reduce((s, d) => s + d.billed_micros, 0) }
+  const totals = models.map((label) => {
+    const rows = summary.filter((d) => labelOf(d) === label)
+    return { label, calls: rows.reduce((s, d) => s + d.calls, 0), micros: rows.reduce((s, d) => s + d.billed_micros, 0) }
   })
   return (
     <figure class="chart">
       <div class="chart-box">
-        <canvas ref={canvas} role="img" aria-label={`Spend per day by model, ${days[0]} to ${days[days.length - 1]}: ${totals.map((t) => `${t.model} ${microsToUsd(t.micros)} in ${t.calls} calls`).join("; ")}`} />
+        <canvas ref={canvas} role="img" aria-label={`Spend per day by model, ${days[0]} to ${days[days.length - 1]}: ${totals.map((t) => `${t.label} ${microsToUsd(t.micros)} in ${t.calls} calls`).join("; ")}`} />
       </div>
       <figcaption>Spend per day, stacked by model (last {days.length} days, UTC).</figcaption>
       <details>
@@ -74,7 +76,7 @@ export const UsageChart = ({ summary, from, to }: { summary: ReadonlyArray<Usage
         <table>
           <thead><tr><th scope="col">Model</th><th scope="col">Calls</th><th scope="col">Spend</th></tr></thead>
           <tbody>
-            {totals.map((t) => <tr key={t.model}><td>{t.model}</td><td>{count(t.calls)}</td><td>{microsToUsd(t.micros)}</td></tr>)}
+            {totals.map((t) => <tr key={t.label}><td>{t.label}</td><td>{count(t.calls)}</td><td>{microsToUsd(t.micros)}</td></tr>)}
           </tbody>
         </table>
       </details>

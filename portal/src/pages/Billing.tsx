@@ -5,7 +5,7 @@ import type { GatewayResponse } from "@privacy-relay/sdk"
 import { useState } from "preact/hooks"
 import { type Account, can, rest } from "../api.ts"
 import { Empty, ErrorNotice, Loading, Notice, TableWrap, useAction, useLoad, useTitle } from "../components/ui.tsx"
-import { dateTime, usd } from "../format.ts"
+import { dateTime, usd, usdCents } from "../format.ts"
 
 type LedgerEntry = GatewayResponse<"getLedger">["entries"][number]
 
@@ -40,7 +40,9 @@ export const Billing = ({ me }: { me: Account }) => {
       <dl class="tiles">
         <div>
           <dt>Balance</dt>
-          <dd data-testid="billing-balance">{balance.state === "ready" ? usd(balance.data.balance_usd) : balance.state === "loading" ? "…" : "unavailable"}</dd>
+          <dd data-testid="billing-balance" title={balance.state === "ready" ? `exactly ${usd(balance.data.balance_usd)}` : undefined}>
+            {balance.state === "ready" ? usdCents(balance.data.balance_usd) : balance.state === "loading" ? "…" : "unavailable"}
+          </dd>
         </div>
       </dl>
       {balance.state === "error" ? <ErrorNotice error={balance.error} onRetry={reloadBalance} /> : null}

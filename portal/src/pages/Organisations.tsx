@@ -6,7 +6,7 @@ import { useState } from "preact/hooks"
 import { type Account, account, call, can, rest } from "../api.ts"
 import { Empty, ErrorNotice, Loading, Notice, ShownOnce, TableWrap, useAction, useLoad, useTitle } from "../components/ui.tsx"
 import { KeyTable, type Minted } from "./Keys.tsx"
-import { count, dateTime, microsToUsd, usd } from "../format.ts"
+import { count, dateTime, microsToUsd, modelLabel, usd } from "../format.ts"
 
 type SubOrganisation = GatewayResponse<"listSubOrganisations">["organisations"][number]
 
@@ -99,8 +99,9 @@ const SubOrganisationDetails = ({ org, writable, canReadKeys, canWriteKeys }: { 
   const byModel = new Map<string, { calls: number; micros: number }>()
   if (usage.state === "ready") {
     for (const d of usage.data.summary) {
-      const t = byModel.get(d.model) ?? { calls: 0, micros: 0 }
-      byModel.set(d.model, { calls: t.calls + d.calls, micros: t.micros + d.billed_micros })
+      const label = modelLabel(d.provider, d.model)
+      const t = byModel.get(label) ?? { calls: 0, micros: 0 }
+      byModel.set(label, { calls: t.calls + d.calls, micros: t.micros + d.billed_micros })
     }
   }
   return (

@@ -4,7 +4,7 @@ import type { Account } from "../api.ts"
 import { can, rest } from "../api.ts"
 import { Empty, ErrorNotice, Loading, useLoad, useTitle } from "../components/ui.tsx"
 import { type UsageDay, UsageChart } from "../components/UsageChart.tsx"
-import { count, microsToUsd, monthStart, usd } from "../format.ts"
+import { centsFromMicros, count, microsToUsd, monthStart, usd, usdCents } from "../format.ts"
 import { onLinkClick } from "../router.ts"
 
 const DAYS = 30
@@ -51,8 +51,8 @@ const OverviewBody = ({ balance, usage, from, to }: { balance: any; usage: any; 
   return (
     <>
       <dl class="tiles">
-        <div><dt>Balance</dt><dd data-testid="balance">{usd(balance.balance_usd)}</dd></div>
-        <div><dt>Spend this month</dt><dd data-testid="spend-month">{microsToUsd(spend)}</dd></div>
+        <div><dt>Balance</dt><dd data-testid="balance" title={`exactly ${usd(balance.balance_usd)}`}>{usdCents(balance.balance_usd)}</dd></div>
+        <div><dt>Spend this month</dt><dd data-testid="spend-month" title={`exactly ${microsToUsd(spend)}`}>{centsFromMicros(spend)}</dd></div>
         <div><dt>Calls this month</dt><dd data-testid="calls-month">{count(calls)}</dd></div>
         <div>
           <dt>Error rate this month</dt>

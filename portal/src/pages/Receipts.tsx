@@ -6,7 +6,7 @@ import { type GatewaySchemas, verifyChain, verifyInclusionProof, verifyReceipt }
 import { useState } from "preact/hooks"
 import { jwks, rest } from "../api.ts"
 import { Empty, ErrorNotice, Loading, TableWrap, useAction, useLoad, useTitle } from "../components/ui.tsx"
-import { dateTime } from "../format.ts"
+import { dateTime, modelLabel } from "../format.ts"
 import { navigate, onLinkClick } from "../router.ts"
 
 type ReceiptV1 = GatewaySchemas["ReceiptV1"]
@@ -103,7 +103,7 @@ export const Receipts = () => {
                     <tr key={r.jti} data-testid="receipt-row">
                       <td>{dateTime(r.iat)}</td>
                       <td><a href={`/portal/receipts/${r.jti}`} onClick={onLinkClick(`/receipts/${r.jti}`)}><code>{r.jti.slice(0, 12)}…</code></a></td>
-                      <td>{r.claims.model}</td>
+                      <td>{modelLabel(r.claims.provider, r.claims.model)}</td>
                       <td>{r.claims.tokens_in} / {r.claims.tokens_out}</td>
                       <td><code>{r.sub}</code></td>
                       <td>{r.chain.seq}</td>
@@ -176,7 +176,7 @@ export const ReceiptDetail = ({ jti }: { jti: string }) => {
               </dd>
               <dt>Sealed</dt><dd>{dateTime(detail.data.receipt.iat)}</dd>
               <dt>Chain</dt><dd><code>{detail.data.receipt.chain.chain_id}</code> seq {detail.data.receipt.chain.seq}</dd>
-              <dt>Model</dt><dd>{detail.data.receipt.claims.provider} / {detail.data.receipt.claims.model}</dd>
+              <dt>Model</dt><dd>{modelLabel(detail.data.receipt.claims.provider, detail.data.receipt.claims.model)}</dd>
               <dt>Key</dt><dd><code>{detail.data.receipt.sub}</code></dd>
             </dl>
             <details>

@@ -4,7 +4,7 @@ import type { GatewaySchemas } from "@privacy-relay/sdk"
 import { useMemo, useState } from "preact/hooks"
 import { rest } from "../api.ts"
 import { Empty, ErrorNotice, Loading, TableWrap, useAction, useTitle, useLoad } from "../components/ui.tsx"
-import { dateTime, microsToUsd, usd } from "../format.ts"
+import { dateTime, microsToUsd, modelLabel, usd } from "../format.ts"
 import { onLinkClick } from "../router.ts"
 
 type UsageRecord = GatewaySchemas["Usage"]["records"][number]
@@ -42,10 +42,10 @@ export const Usage = () => {
   const [to, setTo] = useState("")
   const shown = useMemo(() =>
     pages.filter((r) =>
-      (model === "" || r.model === model) && (key === "" || r.key_id === key) &&
+      (model === "" || modelLabel(r.provider, r.model) === model) && (key === "" || r.key_id === key) &&
       (from === "" || r.finished_at.slice(0, 10) >= from) && (to === "" || r.finished_at.slice(0, 10) <= to)
     ), [pages, model, key, from, to])
-  const models = [...new Set(pages.map((r) => r.model))].sort()
+  const models = [...new Set(pages.map((r) => modelLabel(r.provider, r.model)))].sort()
   const keys = [...new Set(pages.map((r) => r.key_id))].sort()
   const loadMore = async () => {
     if (cursor === null) return
@@ -97,7 +97,7 @@ export const Usage = () => {
                   {shown.map((r) => (
                     <tr key={r.id} data-testid="usage-row">
                       <td>{dateTime(r.finished_at)}</td>
-                      <td>{r.model}</td>
+                      <td>{modelLabel(r.provider, r.model)}</td>
                       <td>{r.capability}{r.partial ? <span class="badge warning">cut short</span> : null}</td>
                       <td>{r.input_tokens} / {r.output_tokens}{r.estimated ? <span class="muted small"> (estimated)</span> : null}</td>
                       <td>{usd(r.billed_usd)}</td>

@@ -5,6 +5,7 @@
 import { readFileSync, statSync } from "node:fs"
 import { basename, resolve } from "node:path"
 import { z } from "zod"
+import { expandHomePath } from "../../../sdks/typescript/src/client/homePath.ts"
 import type { SessionContext } from "../context.ts"
 import { ToolError } from "../toolResult.ts"
 
@@ -19,6 +20,18 @@ export type FileInput = z.infer<typeof fileInput>
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/
 
+/**
+ * A path a tool was given, as on the command line: absolute, relative to the server's working directory, or under
+ * `~/` (the home directory: a model asked to read "~/report.docx" passes it as written). `~user` is an argument error.
+ */
+export const toolPath = (path: string): string => {
+  try {
+    return resolve(expandHomePath(path, "path"))
+  } catch (error) {
+    throw new ToolError("invalid_arguments", (error as Error).message)
+  }
+}
+
 /** The bytes and name of a file given by path or inline, refused beyond MCP_MAX_FILE_BYTES. */
 export const readInput = (input: FileInput, session: SessionContext): { filename: string; bytes: Buffer } => {
   const max = session.shared.settings.maxFileBytes
@@ -26,7 +39,7 @@ export const readInput = (input: FileInput, session: SessionContext): { filename
     if (input.filename !== undefined || input.content_base64 !== undefined) {
       throw new ToolError("invalid_arguments", "Give either path, or filename with content_base64; not both.")
     }
-    const path = resolve(input.path)
+    const path = toolPath(input.path)
     let size: number
     try {
       const stats = statSync(path)

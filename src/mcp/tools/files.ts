@@ -3,13 +3,13 @@
  * reconstruct (a model's answer written back to a file with the originals restored).
  */
 import { existsSync, writeFileSync } from "node:fs"
-import { extname, resolve } from "node:path"
+import { extname } from "node:path"
 import { z } from "zod"
 import type { FileStructure } from "../../../sdks/typescript/src/files/types.ts"
 import type { ToolDefinition } from "../context.ts"
 import { ok, pretty, ToolError } from "../toolResult.ts"
 import { restoreForSession, tokeniseForSession } from "./device.ts"
-import { type FileInput, fileInput, readInput } from "./fileInput.ts"
+import { type FileInput, fileInput, readInput, toolPath } from "./fileInput.ts"
 import { tokeniseImage } from "./image.ts"
 
 /** Text formats the readers have no extension for, read as plain text (markup kept; values in it tokenised). */
@@ -95,7 +95,7 @@ const readOriginal = (input: ReconstructInput, session: Parameters<typeof readIn
 
 /** Writes `content` to `path` on this device, never over an existing file. */
 const writeNew = (path: string, content: Uint8Array): string => {
-  const target = resolve(path)
+  const target = toolPath(path)
   if (existsSync(target)) throw new ToolError("file_exists", `${target} exists; reconstruct never overwrites a file.`)
   try {
     writeFileSync(target, content, { flag: "wx", mode: 0o600 })

@@ -12,6 +12,8 @@ import { RelayClient } from "../../../sdks/typescript/src/index.ts"
 import { ConfigInvalid, parseGatewayConfig } from "../../../src/config/gatewayConfig.ts"
 import { expandPathSettings } from "../../../src/config/homePath.ts"
 import { readMcpSettings } from "../../../src/mcp/settings.ts"
+import { readInput, toolPath } from "../../../src/mcp/tools/fileInput.ts"
+import type { SessionContext } from "../../../src/mcp/context.ts"
 import { loadProxySettings } from "../../../src/proxy/proxyConfig.ts"
 import { readGatewayKeyFile as starterReadGatewayKeyFile } from "../../../starter-kit/gatewayKeyFile.ts"
 
@@ -76,6 +78,14 @@ describe("~ in path settings", () => {
     expect(settings.receiptsFile).toBe(join(home, "receipts.jsonl"))
     expect(readMcpSettings({ HOME: home, PRIVACY_RELAY_CONFIG_DIR: "~/relay" }).receiptsFile).toBe(join(home, "relay/mcp-receipts.jsonl"))
     expect(() => readMcpSettings({ HOME: home, PORTAL_TOKEN_FILE: "~bob/token" })).toThrow("not ~user")
+  })
+
+  it("MCP file tools: a path argument may start with ~/ (tokenise_file, reconstruct's path and original_path)", () => {
+    writeFileSync(join(home, "notes.txt"), "hello")
+    const session = { shared: { settings: { maxFileBytes: 1024 } } } as unknown as SessionContext
+    expect(readInput({ path: "~/notes.txt" }, session)).toEqual({ filename: "notes.txt", bytes: Buffer.from("hello") })
+    expect(toolPath("~/out.docx")).toBe(join(home, "out.docx"))
+    expect(() => toolPath("~bob/out.docx")).toThrow("not ~user")
   })
 
   it("starter kit: GATEWAY_KEY_FILE may start with ~/", () => {

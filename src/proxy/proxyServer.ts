@@ -4,9 +4,10 @@
  * device, sign a v3 attestation of the exact bytes, send only those bytes to the gateway with the
  * engine and attestation headers, and put this request's originals back into the answer.
  *
- * Routes: POST /v1/chat/completions, POST /v1/messages, POST /v1/embeddings, GET /v1/models, GET /healthz.
- * Errors use the gateway's envelope `{ "error": { "code", "message" } }`, on /v1/messages Anthropic's error
- * shape (anthropicError.ts), for the proxy's own errors and the gateway's alike.
+ * Routes: POST /v1/chat/completions, POST /v1/messages, POST /v1/messages/count_tokens, POST /v1/responses,
+ * POST /v1/embeddings, GET /v1/models, GET /healthz.
+ * Errors use the gateway's envelope `{ "error": { "code", "message" } }`, on /v1/messages (and its count_tokens)
+ * Anthropic's error shape (anthropicError.ts), for the proxy's own errors and the gateway's alike.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -26,6 +27,7 @@ import { catalogueModelList } from "./catalogueModels.ts"
 import { undiciGatewayFetch } from "./gatewayFetch.ts"
 import { consoleLog, type ProxyLog } from "./proxyLog.ts"
 import type { RequestTokeniser } from "./RequestTokeniser.ts"
+import { responsesRefusal } from "./responsesRequest.ts"
 
 export interface ProxyDependencies {
   /** Checked gateway base URL (parseGatewayUrl + probeGateway), no trailing slash. */
@@ -81,8 +83,13 @@ export interface RunningProxyServer {
 const RELAY_ROUTES: Readonly<Record<string, { readonly route: AttestationRoute }>> = {
   "/v1/chat/completions": { route: "chat.completions" },
   "/v1/messages": { route: "messages" },
+  "/v1/messages/count_tokens": { route: "messages.count_tokens" },
+  "/v1/responses": { route: "responses" },
   "/v1/embeddings": { route: "embeddings" }
 }
+
+/** The routes that answer in Anthropic's error shape. */
+const isAnthropicRoute = (route: AttestationRoute | undefined): boolean => route === "messages" || route === "messages.count_tokens"
 
 /**
  * Client headers worth carrying to the gateway: correlation and tracing only, never credentials. Idempotency-Key goes
@@ -104,11 +111,19 @@ class ProxyHttpError extends Error {
   readonly code: string
   /** Close the connection after answering: the client may still be sending a body nobody will read. */
   readonly closeConnection: boolean
-  constructor(status: number, code: string, message: string, options: { readonly closeConnection?: boolean } = {}) {
+  /** `details.path`: the JSON pointer of the field refused. */
+  readonly details: { readonly path: string } | undefined
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    options: { readonly closeConnection?: boolean; readonly details?: { readonly path: string } } = {}
+  ) {
     super(message)
     this.status = status
     this.code = code
     this.closeConnection = options.closeConnection ?? false
+    this.details = options.details
   }
 }
 
@@ -176,7 +191,7 @@ const sendError = (res: ServerResponse, error: ProxyHttpError, anthropic: boolea
     error.status,
     anthropic
       ? anthropicErrorBody(error.status, error.code, error.message)
-      : { error: { code: error.code, message: error.message } },
+      : { error: { code: error.code, message: error.message, ...(error.details === undefined ? {} : { details: error.details }) } },
     error.closeConnection ? { connection: "close" } : {}
   )
 
@@ -329,6 +344,10 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
     } catch {
       throw new ProxyHttpError(400, "invalid_request", "request body must be JSON")
     }
+    if (target.route === "responses") {
+      const refusal = responsesRefusal(body)
+      if (refusal !== undefined) throw new ProxyHttpError(refusal.status, refusal.code, refusal.message, { details: { path: refusal.path } })
+    }
     const stream = isStreamed(target.route, body)
     if (stream && deps.streaming === false) {
       throw new ProxyHttpError(
@@ -358,7 +377,7 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
     const answer = await restoredAnswer(target.route, prepared.map, response, stream)
     if (stream && response.ok) return relayStream(res, response, answer.body!, client)
     const text = await answer.text()
-    const out = response.ok || target.route !== "messages" ? text : anthropicErrorText(response.status, text)
+    const out = response.ok || !isAnthropicRoute(target.route) ? text : anthropicErrorText(response.status, text)
     res.writeHead(response.status, {
       ...passBackHeaders(response, res),
       "content-type": response.headers.get("content-type") ?? "application/json",
@@ -476,7 +495,7 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
       // Answered before the body was read (413): read the rest, bounded, before closing, or the client still writing
       // gets a reset instead of the answer.
       if (answer.closeConnection) lingerAfterAnswer(req, res)
-      sendError(res, answer, relayTarget?.route === "messages")
+      sendError(res, answer, isAnthropicRoute(relayTarget?.route))
     }
   }
   /** Closes the proxy's own connections to the gateway (none when the caller gave its fetch). */

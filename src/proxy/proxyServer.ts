@@ -4,9 +4,10 @@
  * device, sign a v3 attestation of the exact bytes, send only those bytes to the gateway with the
  * engine and attestation headers, and put this request's originals back into the answer.
  *
- * Routes: POST /v1/chat/completions, POST /v1/messages, POST /v1/embeddings, GET /v1/models, GET /healthz.
- * Errors use the gateway's envelope `{ "error": { "code", "message" } }`, on /v1/messages Anthropic's error
- * shape (anthropicError.ts), for the proxy's own errors and the gateway's alike.
+ * Routes: POST /v1/chat/completions, POST /v1/messages, POST /v1/messages/count_tokens, POST /v1/responses,
+ * POST /v1/embeddings, GET /v1/models, GET /healthz.
+ * Errors use the gateway's envelope `{ "error": { "code", "message" } }`, on /v1/messages (and its count_tokens)
+ * Anthropic's error shape (anthropicError.ts), for the proxy's own errors and the gateway's alike.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -82,8 +83,13 @@ export interface RunningProxyServer {
 const RELAY_ROUTES: Readonly<Record<string, { readonly route: AttestationRoute }>> = {
   "/v1/chat/completions": { route: "chat.completions" },
   "/v1/messages": { route: "messages" },
+  "/v1/messages/count_tokens": { route: "messages.count_tokens" },
+  "/v1/responses": { route: "responses" },
   "/v1/embeddings": { route: "embeddings" }
 }
+
+/** The routes that answer in Anthropic's error shape. */
+const isAnthropicRoute = (route: AttestationRoute | undefined): boolean => route === "messages" || route === "messages.count_tokens"
 
 /**
  * Client headers worth carrying to the gateway: correlation and tracing only, never credentials. Idempotency-Key goes
@@ -371,7 +377,7 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
     const answer = await restoredAnswer(target.route, prepared.map, response, stream)
     if (stream && response.ok) return relayStream(res, response, answer.body!, client)
     const text = await answer.text()
-    const out = response.ok || target.route !== "messages" ? text : anthropicErrorText(response.status, text)
+    const out = response.ok || !isAnthropicRoute(target.route) ? text : anthropicErrorText(response.status, text)
     res.writeHead(response.status, {
       ...passBackHeaders(response, res),
       "content-type": response.headers.get("content-type") ?? "application/json",
@@ -489,7 +495,7 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
       // Answered before the body was read (413): read the rest, bounded, before closing, or the client still writing
       // gets a reset instead of the answer.
       if (answer.closeConnection) lingerAfterAnswer(req, res)
-      sendError(res, answer, relayTarget?.route === "messages")
+      sendError(res, answer, isAnthropicRoute(relayTarget?.route))
     }
   }
   /** Closes the proxy's own connections to the gateway (none when the caller gave its fetch). */

@@ -60,12 +60,26 @@ export const restoredAnswer = async (route: AttestationRoute, map: AliasMap, res
   return new Response(detokeniseResponseText(await response.text(), map), init)
 }
 
-/** The gateway's SSE with originals restored frame by frame; the `receipt-v2` trailer passes unchanged. */
+/**
+ * The receipt frame of a Responses stream as its clients can take it. The Responses stream has no `[DONE]`, so its
+ * clients read the gateway's trailer (`event: receipt-v2`, whose data is the bare envelope) as one more event, and
+ * the official ones fail on it: the `openai` package's `responses.stream()` throws on an event type it does not know,
+ * the Vercel AI SDK reports a chunk without `type` as an error. Here it keeps its event name and carries the envelope,
+ * byte for byte, as `receipt` of a `keepalive` event, which both ignore, as they ignore OpenAI's own keep-alives.
+ */
+export const responsesReceiptFrame = (envelopeJson: string): string =>
+  `event: receipt-v2\ndata: {"type":"keepalive","receipt":${envelopeJson}}\n\n`
+
+/**
+ * The gateway's SSE with originals restored frame by frame; the `receipt-v2` trailer passes unchanged (on the
+ * Responses route re-framed for its clients, responsesReceiptFrame).
+ */
 export const detokenisedSse = (route: StreamRoute, map: AliasMap, upstream: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> => {
   const sse = createSseDetokeniser(route, map)
   const decoder = new TextDecoder()
   const encoder = new TextEncoder()
-  const encode = (events: ReadonlyArray<SseEvent>) => encoder.encode(events.map(serialiseEvent).join(""))
+  const serialise = (e: SseEvent) => (route === "responses" && e.event === "receipt-v2" ? responsesReceiptFrame(e.data) : serialiseEvent(e))
+  const encode = (events: ReadonlyArray<SseEvent>) => encoder.encode(events.map(serialise).join(""))
   return upstream.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       transform: (chunk, controller) => {

@@ -5,12 +5,20 @@
  * chunks is restored whole, and nothing is held back longer than a proper prefix of an alias. Text held back when
  * a field ends (finish_reason, content_block_stop, [DONE]) is released in that frame (or a frame just before it).
  * The `event: receipt-v2` trailer passes through unchanged and is also handed to the caller.
+ *
+ * OpenAI Responses events: every `*.delta` event's `delta` (output text, function call arguments, refusals, reasoning
+ * summaries, ...) streams through its own detokeniser, keyed by its event type and item; its `*.done` event releases
+ * what was held back as one more `*.delta` event just before it (sequence numbers after it shift by one, so they stay
+ * strictly increasing) and carries its whole value restored. Every other event (`response.created`,
+ * `response.output_item.done`, `response.completed` with the whole output, and event types this code does not
+ * know) is whole in one frame: each string in it is restored as it is, `arguments` JSON texts with escaped originals.
  */
+import { detokenise } from "./tokeniser/detokenise.ts"
 import { createStreamingDetokeniser, type StreamingDetokeniser } from "./tokeniser/streamingDetokeniser.ts"
 import type { AliasMap } from "./tokeniser/types.ts"
 import { StreamError } from "./errors.ts"
 
-export type StreamRoute = "chat.completions" | "messages"
+export type StreamRoute = "chat.completions" | "messages" | "responses"
 
 /** One SSE event as the gateway sent it, after detokenisation. `data` is the raw data text. */
 export interface SseEvent {
@@ -27,7 +35,7 @@ export interface SseDetokeniser {
   readonly end: () => ReadonlyArray<SseEvent>
   /** The `receipt-v2` trailer's envelope, once seen. */
   readonly receipt: () => unknown
-  /** True once the stream's own end marker was seen (`[DONE]` or `message_stop`). */
+  /** True once the stream's own end marker was seen (`[DONE]`, `message_stop`, or a Responses terminal event). */
   readonly completed: () => boolean
 }
 
@@ -35,6 +43,21 @@ export interface SseDetokeniser {
 const jsonEscapedMap = (map: AliasMap): AliasMap => new Map([...map].map(([alias, original]) => [alias, JSON.stringify(original).slice(1, -1)]))
 
 const isRecord = (v: unknown): v is Record<string, any> => typeof v === "object" && v !== null && !Array.isArray(v)
+
+/** The events that end a Responses stream. */
+const RESPONSES_TERMINAL: ReadonlySet<string> = new Set(["response.completed", "response.incomplete", "response.failed"])
+
+/** Every string of a whole JSON value restored; the value of an `arguments` key (a JSON text) with escaped originals. */
+const detokeniseDeep = (value: unknown, map: AliasMap, escaped: AliasMap, key?: string): unknown => {
+  if (typeof value === "string") return detokenise(value, key === "arguments" ? escaped : map)
+  if (Array.isArray(value)) return value.map((item) => detokeniseDeep(item, map, escaped))
+  if (isRecord(value)) {
+    const out: Record<string, unknown> = {}
+    for (const [k, item] of Object.entries(value)) out[k] = detokeniseDeep(item, map, escaped, k)
+    return out
+  }
+  return value
+}
 
 export const serialiseEvent = (e: SseEvent): string => `${e.event === undefined ? "" : `event: ${e.event}\n`}data: ${e.data}\n\n`
 
@@ -123,6 +146,47 @@ export const createSseDetokeniser = (route: StreamRoute, map: AliasMap): SseDeto
     return [event(name, json)]
   }
 
+  /** Responses: synthetic events inserted so far; every later sequence_number moves up by as many. */
+  let shift = 0
+  const renumbered = (json: Record<string, any>): Record<string, any> =>
+    typeof json.sequence_number === "number" ? { ...json, sequence_number: json.sequence_number + shift } : json
+  /** One streaming field per delta type and the ids that say which text it belongs to. */
+  const responsesKey = (deltaType: string, json: Record<string, any>) =>
+    `r|${deltaType}|${json.item_id ?? ""}|${json.output_index ?? ""}|${json.content_index ?? ""}|${json.summary_index ?? ""}`
+  /** Held-back text of one Responses field as a delta event of its own, placed before an event numbered `next`. */
+  const responsesRelease = (key: string, next: number | undefined): Array<SseEvent> => {
+    const rest = release(key)
+    if (rest === "") return []
+    const [, deltaType, itemId, outputIndex, contentIndex, summaryIndex] = key.split("|")
+    const ids: Record<string, unknown> = {}
+    if (itemId !== "") ids.item_id = itemId
+    if (outputIndex !== "") ids.output_index = Number(outputIndex)
+    if (contentIndex !== "") ids.content_index = Number(contentIndex)
+    if (summaryIndex !== "") ids.summary_index = Number(summaryIndex)
+    const synthetic: Record<string, unknown> = { type: deltaType, ...(next === undefined ? {} : { sequence_number: next + shift }), ...ids, delta: rest }
+    if (next !== undefined) shift++
+    return [event(deltaType, synthetic)]
+  }
+
+  const responsesFrame = (name: string | undefined, json: Record<string, any>): Array<SseEvent> => {
+    const type = typeof json.type === "string" ? json.type : name ?? ""
+    if (type.endsWith(".delta") && typeof json.delta === "string") {
+      const out = renumbered(json)
+      out.delta = field(responsesKey(type, json), type.includes("arguments")).push(json.delta)
+      return [event(name, out)]
+    }
+    const before: Array<SseEvent> = []
+    if (type.endsWith(".done")) {
+      before.push(...responsesRelease(responsesKey(`${type.slice(0, -".done".length)}.delta`, json), json.sequence_number))
+    }
+    if (RESPONSES_TERMINAL.has(type)) {
+      // Whatever a provider left open without its .done event is released before the end.
+      for (const key of [...fields.keys()]) before.push(...responsesRelease(key, json.sequence_number))
+      completed = true
+    }
+    return [...before, event(name, detokeniseDeep(renumbered(json), map, escaped))]
+  }
+
   const handle = (raw: string): Array<SseEvent> => {
     let name: string | undefined
     const data: Array<string> = []
@@ -154,7 +218,7 @@ export const createSseDetokeniser = (route: StreamRoute, map: AliasMap): SseDeto
     }
     if (!isRecord(json)) return [{ event: name, data: text, json }]
     if (name === "error" || json.type === "error") return [{ event: name, data: text, json }]
-    return route === "chat.completions" ? chatFrame(json) : messagesFrame(name, json)
+    return route === "chat.completions" ? chatFrame(json) : route === "responses" ? responsesFrame(name, json) : messagesFrame(name, json)
   }
 
   return {
@@ -176,6 +240,7 @@ export const createSseDetokeniser = (route: StreamRoute, map: AliasMap): SseDeto
         throw new StreamError({ status: 200, code: "stream_error", message: "The stream ended in the middle of a frame." })
       }
       if (route === "chat.completions") return releaseAllChat()
+      if (route === "responses") return [...fields.keys()].flatMap((key) => responsesRelease(key, undefined))
       return [...fields.keys()].flatMap((key) => {
         const text = release(key)
         const index = Number(key.slice(1))

@@ -22,7 +22,9 @@
  * (`event: response.created` ... `response.output_text.delta` / `response.function_call_arguments.delta` ...
  * `response.completed`, each with a `sequence_number`), as OpenAI sends them, without `[DONE]`. A request whose
  * `metadata.fake_unknown_event` names an event type gets one event of that type (carrying the reply text) before
- * `response.completed`, for tests of clients that must pass on events they do not know.
+ * `response.completed`, for tests of clients that must pass on events they do not know. Through a client the value
+ * arrives as its end-user alias (metadata values are identifiers to the egress policy), so any value that is not an
+ * event name (`response.*`) stands for `response.novel_thing`.
  * Anthropic token counting (`POST /v1/messages/count_tokens`): `{ "input_tokens": ceil(body bytes / 4) }`.
  *
  * Error injection, strongest first (the first one that names an outcome wins; delays add up):
@@ -626,8 +628,11 @@ const responses = async (ctx: Ctx): Promise<void> => {
     )
   }
   frames.push(() => event("response.output_item.done", { output_index: 0, item: item("completed", reply) }))
-  const unknown = (body.metadata as { fake_unknown_event?: unknown } | undefined)?.fake_unknown_event
-  if (typeof unknown === "string") frames.push(() => event(unknown, { item_id: itemId, output_index: 0, text: reply }))
+  const asked = (body.metadata as { fake_unknown_event?: unknown } | undefined)?.fake_unknown_event
+  if (typeof asked === "string") {
+    const unknown = asked.startsWith("response.") ? asked : "response.novel_thing"
+    frames.push(() => event(unknown, { item_id: itemId, output_index: 0, text: reply }))
+  }
   frames.push(() => event("response.completed", { response: response("completed", [item("completed", reply)], true) }))
   for (const f of frames) if (!(await sse.frame(f()))) return
   sse.end()

@@ -12,12 +12,12 @@ import { VECTORS_DIR } from "./vectorFiles.ts"
 const run = promisify(execFile)
 const NODE = join(import.meta.dirname, "../../../node_modules/.bin/node")
 const GENERATE = join(VECTORS_DIR, "generate.ts")
-const FILES = ["aliases.json", "attestation.json", "jcs.json", "receipts.json", "sha256.json", "tokeniser-spans.json", "transparency.json", "webhooks.json"]
+const FILES = ["aliases.json", "attestation.json", "jcs.json", "merkle-proofs.json", "receipts.json", "sha256.json", "tokeniser-spans.json", "transparency.json", "webhooks.json"]
 
 describe("sdks/vectors/generate.ts", () => {
   it("--check passes: the committed files are exactly what the generator produces (npm run vectors -- --check)", async () => {
     const { stdout } = await run(NODE, [GENERATE, "--check"])
-    expect(stdout).toContain("vectors up to date: 8 files")
+    expect(stdout).toContain("vectors up to date: 9 files")
   })
 
   it("--check fails, naming the file, when a vector on disk differs (the check can fail)", async () => {

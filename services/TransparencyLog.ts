@@ -1,8 +1,9 @@
 import { Context, type Effect } from "effect"
-import type { InclusionProof, SignedTreeHead } from "../sdks/typescript/src/wire/receipts/transparency.ts"
+import type { ApiError } from "../src/http/ApiError.ts"
+import type { ConsistencyProof, InclusionProof, SignedTreeHead } from "../sdks/typescript/src/wire/receipts/transparency.ts"
 
 /** The wire shapes live with their verifier (sdks/typescript/src/wire/receipts/transparency.ts). */
-export type { InclusionProof, SignedTreeHead }
+export type { ConsistencyProof, InclusionProof, SignedTreeHead }
 
 /**
  * The append-only Merkle log of receipt hashes (v2 receipts and failed-call receipts, keyed by jti). Sealing
@@ -16,4 +17,9 @@ export class TransparencyLog extends Context.Service<TransparencyLog, {
   readonly treeHead: Effect.Effect<SignedTreeHead>
   /** undefined when no receipt with this id was sealed. */
   readonly inclusionProof: (receiptId: string) => Effect.Effect<InclusionProof | undefined>
+  /**
+   * RFC 9162 consistency proof from the tree of `first` leaves to the tree of `second` (default: the whole log now),
+   * with the signed head of `second`. 400 `tree_size_out_of_range` unless 1 <= first <= second <= the log's size.
+   */
+  readonly consistencyProof: (first: number, second: number | undefined) => Effect.Effect<ConsistencyProof, ApiError>
 }>()("privacy-relay/TransparencyLog") {}

@@ -2,7 +2,8 @@ import { Duration, Effect, Layer, Schedule, Semaphore } from "effect"
 import { SqlClient } from "effect/sql"
 import { AppConfig } from "../../services/AppConfig.ts"
 import { ReceiptKeys } from "../../services/ReceiptKeys.ts"
-import { type InclusionProof, type SignedTreeHead, TransparencyLog } from "../../services/TransparencyLog.ts"
+import { type ConsistencyProof, type InclusionProof, type SignedTreeHead, TransparencyLog } from "../../services/TransparencyLog.ts"
+import { ApiError } from "../../src/http/ApiError.ts"
 import { bytesToHex, hexToBytes } from "../../sdks/typescript/src/wire/crypto/hex.ts"
 import { rfc3339Millis } from "../../sdks/typescript/src/wire/receipts/chain.ts"
 import { MerkleTree } from "../../sdks/typescript/src/wire/receipts/merkle.ts"
@@ -115,6 +116,26 @@ export const TransparencyLogPg = Layer.effect(
             audit_path: path.map(bytesToHex),
             sth: yield* signHead(treeSize)
           } satisfies InclusionProof
+        }),
+      consistencyProof: (first, second) =>
+        Effect.gen(function*() {
+          yield* sequence
+          const treeSize = yield* sync
+          const to = second ?? treeSize
+          if (!(first >= 1 && first <= to && to <= treeSize)) {
+            return yield* new ApiError({
+              status: 400,
+              code: "tree_size_out_of_range",
+              message: first < 1
+                ? "first must be at least 1: every tree extends the empty one, so there is nothing to prove."
+                : to > treeSize
+                ? `second (${to}) is beyond the log's tree size (${treeSize}).`
+                : `first (${first}) must not be greater than second (${to}).`,
+              extra: { details: { first, second: to, tree_size: treeSize } }
+            })
+          }
+          const path = yield* Effect.promise(() => tree.consistencyProof(first, to))
+          return { first, second: to, consistency_path: path.map(bytesToHex), sth: yield* signHead(to) } satisfies ConsistencyProof
         })
     })
   })

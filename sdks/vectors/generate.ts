@@ -13,7 +13,8 @@ import { buildAliasVectors } from "./build/aliases.ts"
 import { ATTESTATION_INPUTS, buildAttestationVectors, buildVectorAttestation } from "./build/attestation.ts"
 import { buildEgressPolicyCases } from "./build/egressPolicyCases.ts"
 import { buildJcs } from "./build/jcs.ts"
-import { DEVICE_KEY_LABEL, fixedKey, GATEWAY_KEY_LABEL } from "./build/keys.ts"
+import { DEVICE_KEY_LABEL, fixedKey, GATEWAY_KEY_LABEL, PREVIOUS_GATEWAY_KEY_LABEL } from "./build/keys.ts"
+import { buildMerkleProofVectors } from "./build/merkleProofs.ts"
 import { buildReceiptVectors, buildVectorReceipts } from "./build/receipts.ts"
 import { buildSha256 } from "./build/sha256.ts"
 import { buildTokeniserVectors } from "./build/tokeniser.ts"
@@ -30,7 +31,8 @@ export const generateVectors = async (): Promise<Record<string, string>> => {
     "sha256.json": await buildSha256(),
     "attestation.json": await buildAttestationVectors(device),
     "receipts.json": await buildReceiptVectors(gateway, attestations),
-    "transparency.json": await buildTransparencyVectors(gateway, await buildVectorReceipts(gateway, attestations[0]!)),
+    "transparency.json": await buildTransparencyVectors(gateway, await fixedKey(PREVIOUS_GATEWAY_KEY_LABEL), await buildVectorReceipts(gateway, attestations[0]!)),
+    "merkle-proofs.json": await buildMerkleProofVectors(),
     "webhooks.json": await buildWebhookVectors(),
     "aliases.json": await buildAliasVectors(),
     "tokeniser-spans.json": await buildTokeniserVectors(),

@@ -204,6 +204,13 @@ const InclusionProof = Schema.Struct({
   sth: SignedTreeHead
 })
 
+const ConsistencyProof = Schema.Struct({
+  first: Schema.Int,
+  second: Schema.Int,
+  consistency_path: Schema.Array(Sha256Hex).annotate({ description: "RFC 9162 section 2.1.4.1 consistency path, hex." }),
+  sth: SignedTreeHead
+}).annotate({ identifier: "ConsistencyProof" })
+
 const readers = { kind: "portal", abilities: [], unauthenticatedCode: "auth_required" } as const
 
 export const receiptRoutes = [
@@ -274,5 +281,16 @@ export const receiptRoutes = [
     auth: { kind: "none" }, pathParameters: { jti: "The receipt id." },
     responses: [{ status: 200, description: "The proof with the head it is for.", body: InclusionProof }],
     errors: ["not_found"]
+  }),
+  route({
+    method: "GET", path: "/api/v1/transparency/consistency", operationId: "transparencyConsistency", tag: "Receipts", summary: "Consistency proof between two sizes of the transparency log (RFC 9162)",
+    description: "Proves that the log of `first` leaves (a signed tree head you kept) is a prefix of the log of `second` leaves (default: the log now), whose signed head comes with it. Verify it against your kept head: a failure is a fork, a smaller head a rollback.",
+    auth: { kind: "none" },
+    query: [
+      { name: "first", description: "The tree size of the head you kept (at least 1).", schema: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)), required: true },
+      { name: "second", description: "A later tree size (default: the log's size now).", schema: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)) }
+    ],
+    responses: [{ status: 200, description: "The proof and the signed head of `second`.", body: ConsistencyProof }],
+    errors: ["invalid_request", "tree_size_out_of_range"]
   })
 ]

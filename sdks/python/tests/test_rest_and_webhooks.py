@@ -81,6 +81,14 @@ def test_keys_receipts_and_billing_with_the_portal_token(relay: Relay, tenant) -
 
     jwks = httpx.get(f"{relay.url}/api/.well-known/service-receipt-pubkeys.jwks").json()
     assert verify_inclusion_proof(proof, None, jwks, receipt=answer.receipt).valid
+    # a head kept now is a prefix of the log after another call: the consistency proof verifies offline
+    from privacy_relay import verify_consistency_proof
+
+    kept = client.rest.receipts.signed_tree_head()
+    client.chat.completions.create(model="local-chat", messages=[{"role": "user", "content": "again"}])
+    consistency = client.rest.receipts.consistency_proof(kept["tree_size"])
+    assert consistency["first"] == kept["tree_size"]
+    assert verify_consistency_proof(consistency, kept, jwks).valid
 
 
 def test_portal_routes_need_a_portal_token_and_a_bad_one_is_401(relay: Relay, device_key: SigningKey) -> None:

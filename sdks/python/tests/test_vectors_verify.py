@@ -9,7 +9,7 @@ from privacy_relay.verify._js import MISSING
 from privacy_relay.verify.chain import verify_chain
 from privacy_relay.verify.jwks import JwksError
 from privacy_relay.verify.receipt import VerificationResult, verify_receipt
-from privacy_relay.verify.transparency import verify_inclusion_proof
+from privacy_relay.verify.transparency import verify_consistency_proof, verify_inclusion_proof
 from privacy_relay.verify.webhook import (
     WebhookDeduper,
     WebhookVerificationError,
@@ -70,6 +70,12 @@ def test_chain_case(case: dict) -> None:
 @pytest.mark.parametrize("case", TRANSPARENCY["cases"], ids=ids(TRANSPARENCY["cases"]))
 def test_transparency_case(case: dict) -> None:
     result = verify_inclusion_proof(case["proof"], case["sth"], TRANSPARENCY["jwks"], receipt=case.get("receipt", MISSING))
+    assert as_expected(result) == case["expected"]
+
+
+@pytest.mark.parametrize("case", TRANSPARENCY["consistency"], ids=ids(TRANSPARENCY["consistency"]))
+def test_transparency_consistency_case(case: dict) -> None:
+    result = verify_consistency_proof(case["proof"], case["old_head"], TRANSPARENCY["jwks"], new_head=case.get("new_head", MISSING))
     assert as_expected(result) == case["expected"]
 
 

@@ -120,7 +120,10 @@ export class RestApi {
     get: (jti: string, o?: RestOptions) => this.#call("getReceipt", "GET", `/api/v1/receipts/${encodeURIComponent(jti)}`, "portal", undefined, o),
     countersign: (input: Json, o?: RestOptions) => this.#call("countersignAttestation", "POST", "/api/v1/receipts/countersign", "key", input, o),
     signedTreeHead: (o?: RestOptions) => this.#call("transparencyHead", "GET", "/api/v1/transparency/sth", "none", undefined, o),
-    inclusionProof: (jti: string, o?: RestOptions) => this.#call("transparencyProof", "GET", `/api/v1/transparency/proof/${encodeURIComponent(jti)}`, "none", undefined, o)
+    inclusionProof: (jti: string, o?: RestOptions) => this.#call("transparencyProof", "GET", `/api/v1/transparency/proof/${encodeURIComponent(jti)}`, "none", undefined, o),
+    /** The proof that the log of `first` leaves (a tree head you kept) is a prefix of the log now (or of `second` leaves). */
+    consistencyProof: (first: number, second?: number, o?: RestOptions) =>
+      this.#call("transparencyConsistency", "GET", `/api/v1/transparency/consistency${queryString({ first, ...(second === undefined ? {} : { second }) })}`, "none", undefined, o)
   }
 
   readonly webhooks = {

@@ -49,6 +49,8 @@ export const fixedKey = async (label: string): Promise<FixedKey> => {
 
 export const DEVICE_KEY_LABEL = "privacy-relay test vectors: device attestation key"
 export const GATEWAY_KEY_LABEL = "privacy-relay test vectors: gateway receipt key"
+/** The gateway's receipt key before a rotation (transparency.json: heads kept from then still verify). */
+export const PREVIOUS_GATEWAY_KEY_LABEL = "privacy-relay test vectors: gateway receipt key of the previous quarter"
 
 /** A receipt Signer over the fixed key, for the gateway's envelope builders. */
 export const signerOf = (key: FixedKey): Signer => ({ kid: key.kid, sign: async (bytes) => key.sign(bytes) })

@@ -245,6 +245,8 @@ const otherCases: Array<Case> = [
     }
   },
   { code: "invalid_payload", where: "POST /api/v1/receipts/verify", provoke: () => send("POST", "/api/v1/receipts/verify", { body: JSON.stringify({ note: MARKER }) }) },
+  { code: "invalid_request", where: "GET /api/v1/transparency/consistency (first is not a size)", provoke: () => send("GET", `/api/v1/transparency/consistency?first=${MARKER}`) },
+  { code: "tree_size_out_of_range", where: "GET /api/v1/transparency/consistency (from the empty tree)", provoke: () => send("GET", "/api/v1/transparency/consistency?first=0") },
   { code: "auth_required", where: "POST /api/v1/receipts/verify", provoke: () => send("POST", "/api/v1/receipts/verify", { body: JSON.stringify({ jti: "0".repeat(32) }) }) },
   { code: "auth_required", where: "GET /api/v1/receipts/{jti}", provoke: () => send("GET", `/api/v1/receipts/${"0".repeat(32)}`) },
   { code: "auth_required", where: "GET /api/v1/receipts", provoke: () => send("GET", "/api/v1/receipts") },

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { beforeAll, describe, expect, expectTypeOf, it } from "vitest"
 import { createLicence, createOrg, createPortalToken, creditWallet } from "../../../layers/AdminOperations.ts"
-import { AuthenticationError, ConfigurationError, GatewayIdentityError, NotFoundError, RelayClient } from "../../../sdks/typescript/src/index.ts"
+import { AuthenticationError, ConfigurationError, createJwksCache, GatewayIdentityError, NotFoundError, RelayClient, verifyConsistencyProof } from "../../../sdks/typescript/src/index.ts"
 import { generateSigningKeyPair } from "../../../sdks/typescript/src/wire/crypto/ecdsa.ts"
 import { useRelayFixture } from "../../support/relayFixture.ts"
 
@@ -68,6 +68,13 @@ describe("RelayClient.rest", () => {
       if (proof === undefined) await new Promise((r) => setTimeout(r, 100))
     }
     expect(proof).toMatchObject({ receipt_id: jti, sth: { v: "transparency-sth-v1" } })
+    // A head kept now is a prefix of the log after more calls: the consistency proof verifies offline.
+    const kept = await client.rest.receipts.signedTreeHead()
+    await client.chat.completions.create({ model: "local-chat", messages: [{ role: "user", content: "again" }] })
+    const consistency = await client.rest.receipts.consistencyProof(kept.tree_size)
+    expect(consistency).toMatchObject({ first: kept.tree_size, sth: { v: "transparency-sth-v1" } })
+    const jwks = createJwksCache({ gatewayUrl: fx.gw.url })
+    expect(await verifyConsistencyProof(consistency, kept, { jwks })).toMatchObject({ valid: true, reason: null })
   })
 
   it("webhooks: an endpoint gets a test delivery, its log shows it, a replay is queued, the secret rotates", async () => {

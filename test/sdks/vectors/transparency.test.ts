@@ -3,8 +3,11 @@ import { bytesToHex } from "../../../sdks/typescript/src/wire/crypto/hex.ts"
 import { envelopeHash } from "../../../sdks/typescript/src/wire/receipts/chain.ts"
 import { keyResolverFromJwks } from "../../../sdks/typescript/src/wire/receipts/jwks.ts"
 import { MerkleTree, receiptLeafHash } from "../../../sdks/typescript/src/wire/receipts/merkle.ts"
-import { verifyInclusionProof as coreVerify } from "../../../sdks/typescript/src/wire/receipts/transparency.ts"
-import { verifyInclusionProof } from "../../../sdks/typescript/src/verify/index.ts"
+import {
+  verifyConsistencyProof as coreVerifyConsistency,
+  verifyInclusionProof as coreVerify
+} from "../../../sdks/typescript/src/wire/receipts/transparency.ts"
+import { verifyConsistencyProof, verifyInclusionProof } from "../../../sdks/typescript/src/verify/index.ts"
 import { readVectors, rows } from "./vectorFiles.ts"
 
 const t = readVectors("transparency.json")
@@ -25,5 +28,20 @@ describe("transparency.json", () => {
   it.each(rows(t.cases))("%s", async (_n, c: any) => {
     expect(await verifyInclusionProof(c.proof, c.sth, { jwks: t.jwks, ...(c.receipt === undefined ? {} : { receipt: c.receipt }) })).toEqual(c.expected)
     expect(await coreVerify(c.proof, c.sth, { resolveKey: keyResolverFromJwks(t.jwks), receipt: c.receipt })).toEqual(c.expected)
+  })
+
+  it.each(rows(t.consistency))("consistency: %s", async (_n, c: any) => {
+    const newHead = c.new_head === undefined ? {} : { newHead: c.new_head }
+    expect(await verifyConsistencyProof(c.proof, c.old_head, { jwks: t.jwks, ...newHead })).toEqual(c.expected)
+    expect(await coreVerifyConsistency(c.proof, c.old_head, { resolveKey: keyResolverFromJwks(t.jwks), ...newHead })).toEqual(c.expected)
+  })
+
+  it("the consistency proofs are the gateway's tree's, and the heads' roots its roots", async () => {
+    const tree = new MerkleTree()
+    for (const leaf of t.leaves) await tree.append(await receiptLeafHash(leaf.receipt_hash))
+    for (const c of t.consistency.filter((x: any) => x.expected.valid && x.proof !== null)) {
+      expect((await tree.consistencyProof(c.proof.first, c.proof.second)).map(bytesToHex)).toEqual(c.proof.consistency_path)
+      expect(c.old_head.root_hash).toBe(bytesToHex(await tree.rootHash(c.old_head.tree_size)))
+    }
   })
 })

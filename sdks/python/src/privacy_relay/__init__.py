@@ -31,7 +31,7 @@ from .errors import (
 from .verify.chain import verify_chain
 from .verify.jwks import JwksCache, JwksError, create_jwks_cache, fetch_jwks
 from .verify.receipt import VerificationCheck, VerificationResult, verify_receipt
-from .verify.transparency import verify_inclusion_proof
+from .verify.transparency import verify_consistency_proof, verify_inclusion_proof
 from .verify.webhook import WebhookDeduper, WebhookVerificationError, verify_webhook
 from .version import VERSION as __version__
 
@@ -40,6 +40,6 @@ __all__ = [
     "ENGINE", "EgressPolicyError", "EngineIdentity", "GatewayIdentityError", "InsufficientBalanceError", "InvalidRequestError", "JwksCache", "JwksError",
     "NameModelUnavailableError", "NestingTooDeepError", "NotFoundError", "PayloadTooLargeError", "PermissionDeniedError", "PretokenisationRequiredError",
     "RateLimitError", "RelayClient", "RelayError", "RelayStream", "ServerError", "StreamError", "TimeoutError", "UnsupportedContentError", "UnsupportedFieldError", "VerificationCheck",
-    "VerificationResult", "WebhookDeduper", "WebhookVerificationError", "__version__", "verify_chain", "verify_inclusion_proof",
+    "VerificationResult", "WebhookDeduper", "WebhookVerificationError", "__version__", "verify_chain", "verify_consistency_proof", "verify_inclusion_proof",
     "verify_receipt", "verify_webhook", "create_jwks_cache", "fetch_jwks",
 ]

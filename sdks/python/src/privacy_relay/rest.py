@@ -94,6 +94,12 @@ class Receipts(_Section):
     def inclusion_proof(self, jti: str, **options: Any) -> Any:
         return self._call("GET", f"/api/v1/transparency/proof/{_q(jti)}", "none", None, **options)
 
+    def consistency_proof(self, first: int, second: Optional[int] = None, **options: Any) -> Any:
+        """The proof that the log of `first` leaves (a tree head you kept) is a prefix of the log now (or of `second`
+        leaves); check it with verify_consistency_proof(proof, kept_head, jwks)."""
+        query = query_string({"first": first, "second": second})
+        return self._call("GET", f"/api/v1/transparency/consistency{query}", "none", None, **options)
+
 
 class WebhookEndpoints(_Section):
     def create(self, *, url: str, events: Optional[list[str]] = None, **options: Any) -> Any:

@@ -1,10 +1,13 @@
-"""Transparency-log inclusion proofs checked offline against a signed tree head (RFC 9162 Merkle tree).
+"""Transparency-log proofs checked offline (RFC 9162 Merkle tree): inclusion proofs against a signed tree head, and
+consistency proofs between a tree head kept earlier and a newer one.
 
-Checks, in order: "signed tree head", "proof schema", "leaf hash", "inclusion"; the first failure decides
-`reason` and later checks are "skipped"."""
+Inclusion checks, in order: "signed tree head", "proof schema", "leaf hash", "inclusion". Consistency checks, in
+order: "old tree head", "new tree head", "proof schema", "consistency". The first failure decides `reason` and later
+checks are "skipped"; reasons and details are the TypeScript SDK's, word for word (sdks/vectors/transparency.json)."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, Callable
 
@@ -18,6 +21,8 @@ from .jwks import JwksOption, key_resolver_of
 from .receipt import VerificationCheck, VerificationResult
 
 TRANSPARENCY_CHECK_LABELS: tuple[str, ...] = ("signed tree head", "proof schema", "leaf hash", "inclusion")
+CONSISTENCY_CHECK_LABELS: tuple[str, ...] = ("old tree head", "new tree head", "proof schema", "consistency")
+EMPTY_ROOT_HEX = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 _HEX32 = re.compile(r"[0-9a-f]{32}")
 
 
@@ -68,6 +73,8 @@ def verify_inclusion(leaf_hash: bytes, index: int, tree_size: int, audit_path: l
     """RFC 9162 section 2.1.3.2."""
     if index < 0 or index >= tree_size:
         return False
+    if len(leaf_hash) != 32 or len(root_hash) != 32:
+        return False
     fn, sn, r = int(index), int(tree_size) - 1, leaf_hash
     for p in audit_path:
         if len(p) != 32 or sn == 0:
@@ -82,6 +89,53 @@ def verify_inclusion(leaf_hash: bytes, index: int, tree_size: int, audit_path: l
         fn //= 2
         sn //= 2
     return sn == 0 and r == root_hash
+
+
+def verify_consistency(first: int, second: int, first_root: bytes, second_root: bytes, proof: list[bytes]) -> bool:
+    """RFC 9162 section 2.1.4.2: is the tree of `first` leaves with `first_root` a prefix of the tree of `second` leaves
+    with `second_root`? Requires 1 <= first <= second (a proof from the empty tree proves nothing, as in
+    transparency-dev/merkle); first == second needs an empty proof and equal roots."""
+    if first < 1 or first > second:
+        return False
+    if first == second:
+        return len(proof) == 0 and first_root == second_root
+    if len(first_root) != 32 or len(second_root) != 32 or any(len(p) != 32 for p in proof):
+        return False
+    path = [first_root, *proof] if first & (first - 1) == 0 else list(proof)
+    if not path:
+        return False
+    fn, sn = first - 1, second - 1
+    while fn % 2 == 1:
+        fn //= 2
+        sn //= 2
+    fr = sr = path[0]
+    for c in path[1:]:
+        if sn == 0:
+            return False
+        if fn % 2 == 1 or fn == sn:
+            fr = merkle_node_hash(c, fr)
+            sr = merkle_node_hash(c, sr)
+            while fn % 2 == 0 and fn != 0:
+                fn //= 2
+                sn //= 2
+        else:
+            sr = merkle_node_hash(sr, c)
+        fn //= 2
+        sn //= 2
+    return sn == 0 and fr == first_root and sr == second_root
+
+
+def consistency_proof_shape_problem(value: Any) -> str | None:
+    if not isinstance(value, dict):
+        return "the proof is not a JSON object"
+    if not is_count(value.get("first", MISSING)):
+        return "first must be a non-negative integer"
+    if not is_count(value.get("second", MISSING)):
+        return "second must be a non-negative integer"
+    path = value.get("consistency_path")
+    if not isinstance(path, list) or not all(is_sha256_hex(p) for p in path):
+        return "consistency_path must be an array of 64 lowercase hex"
+    return None
 
 
 def _tree_head(sth: Any, resolve: Callable[[str], Any]) -> tuple[bool, str]:
@@ -155,4 +209,86 @@ def verify_inclusion_proof(proof: Any, signed_tree_head: Any, jwks: JwksOption, 
         bytes.fromhex(p["leaf_hash"]), p["leaf_index"], p["tree_size"], [bytes.fromhex(x) for x in p["audit_path"]], bytes.fromhex(head["root_hash"])
     )
     record("inclusion", (True, f"the audit path leads to root {head['root_hash']}") if included else (False, "the audit path does not lead to the tree head's root_hash"))
+    return finish()
+
+
+def _js_json(value: Any) -> str:
+    """JSON.stringify of a string."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def verify_consistency_proof(proof: Any, old_head: Any, jwks: JwksOption, *, new_head: Any = MISSING) -> VerificationResult:
+    """Checks that `proof` (GET /api/v1/transparency/consistency?first=M) shows the log whose signed head you kept
+    (`old_head`, tree size M) is a prefix of the log whose head is `new_head` (default: the head inside the proof):
+    nothing you saw was removed or changed since. A smaller new head fails "proof schema" (a rollback), a fork fails
+    "consistency". Raises only JwksError."""
+    resolve = key_resolver_of(jwks)
+    p = envelope_or_raw(proof)
+    older = envelope_or_raw(old_head)
+    checks: list[VerificationCheck] = []
+
+    def record(label: str, outcome: tuple[bool, str]) -> bool:
+        checks.append(VerificationCheck(label, "ok" if outcome[0] else "fail", outcome[1]))
+        return outcome[0]
+
+    def finish() -> VerificationResult:
+        failure = next((c for c in checks if c.status == "fail"), None)
+        for label in CONSISTENCY_CHECK_LABELS[len(checks):]:
+            checks.append(VerificationCheck(label, "skipped", "not evaluated: an earlier check failed"))
+        return VerificationResult(failure is None, None if failure is None else f"{failure.label}: {failure.detail}", tuple(checks))
+
+    if not record("old tree head", _tree_head(older, resolve)):
+        return finish()
+    newer = envelope_or_raw(new_head) if new_head is not MISSING else (p.get("sth", MISSING) if isinstance(p, dict) else MISSING)
+    outcome = _tree_head(newer, resolve)
+    if outcome[0] and newer["iss"] != older["iss"]:
+        outcome = (False, f"the new tree head is of the log {_js_json(newer['iss'])}, the old one of {_js_json(older['iss'])}")
+    if not record("new tree head", outcome):
+        return finish()
+
+    def schema() -> tuple[bool, str]:
+        if newer["tree_size"] < older["tree_size"]:
+            return False, (
+                f"the new tree head has {js_string(newer['tree_size'])} leaves, fewer than the {js_string(older['tree_size'])} "
+                "of the old one: the log rolled back"
+            )
+        if older["tree_size"] == 0:
+            if older["root_hash"] == EMPTY_ROOT_HEX:
+                return True, "the old tree is empty: every tree extends it"
+            return False, "the old tree head has 0 leaves but not the empty tree's root_hash"
+        problem = consistency_proof_shape_problem(p)
+        if problem is not None:
+            return False, problem
+        if p["first"] != older["tree_size"] or p["second"] != newer["tree_size"]:
+            return False, (
+                f"the proof is from tree size {js_string(p['first'])} to {js_string(p['second'])}, the tree heads are of "
+                f"{js_string(older['tree_size'])} and {js_string(newer['tree_size'])}"
+            )
+        return True, f"from tree size {js_string(p['first'])} to {js_string(p['second'])}, {len(p['consistency_path'])} hashes"
+
+    if not record("proof schema", schema()):
+        return finish()
+    if older["tree_size"] == 0:
+        record("consistency", (True, f"not needed: the log of {js_string(newer['tree_size'])} leaves extends the empty log"))
+        return finish()
+    consistent = verify_consistency(
+        int(p["first"]),
+        int(p["second"]),
+        bytes.fromhex(older["root_hash"]),
+        bytes.fromhex(newer["root_hash"]),
+        [bytes.fromhex(x) for x in p["consistency_path"]],
+    )
+    if consistent:
+        detail = (
+            f"the log of {js_string(p['second'])} leaves extends the log of {js_string(p['first'])} leaves: "
+            f"root {older['root_hash']} to {newer['root_hash']}"
+        )
+    elif p["first"] == p["second"] and older["root_hash"] != newer["root_hash"]:
+        detail = f"two different root hashes for tree size {js_string(p['first'])}: the log forked"
+    else:
+        detail = (
+            f"the consistency path does not lead from root {older['root_hash']} to {newer['root_hash']}: "
+            "the log forked or the proof is wrong"
+        )
+    record("consistency", (consistent, detail))
     return finish()

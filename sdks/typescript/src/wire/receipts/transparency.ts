@@ -11,11 +11,20 @@
 //   "inclusion"          the audit path leads from the leaf to the head's root_hash (RFC 9162 section 2.1.3.2)
 // Status values and `reason` follow verifyReceipt's rules: the first failure decides the reason
 // ("<label>: <detail>") and later checks are "skipped".
+//
+// Consistency proofs (GET /api/v1/transparency/consistency, RFC 9162 section 2.1.4): a tree head seen earlier (kept
+// by the client) and a newer one; checks, in this order:
+//   "old tree head"      the head kept earlier has its members and types and `sig` verifies (its key stays published)
+//   "new tree head"      the same for the newer head, which must be of the same log (`iss`)
+//   "proof schema"       the proof has its members and types and goes from the old head's size to the new head's; a
+//                        new head smaller than the old one is a rollback; an old head of 0 leaves needs no proof
+//   "consistency"        the consistency path leads from the old root to the new root (RFC 9162 section 2.1.4.2): the
+//                        new tree extends the old one; otherwise the log forked
 import { base64UrlDecode } from "../crypto/base64.ts"
 import { verifyRaw } from "../crypto/ecdsa.ts"
 import { bytesToHex, hexToBytes, isSha256Hex } from "../crypto/hex.ts"
 import { envelopeHash } from "./chain.ts"
-import { receiptLeafHash, verifyInclusion } from "./merkle.ts"
+import { receiptLeafHash, verifyConsistency, verifyInclusion } from "./merkle.ts"
 import { signingInput } from "./signing-input.ts"
 
 /** RFC 9162-style signed tree head. `sig` covers the JCS bytes without `sig`, with the receipt key `kid`. */
@@ -115,6 +124,18 @@ const checkTreeHead = async (sth: unknown, resolveKey: (kid: string) => Promise<
 }
 
 /**
+ * A signed tree head on its own: its members and types, and `sig` with the key its kid names. `reason` is null when
+ * it verifies. Never throws, except when `resolveKey` throws.
+ */
+export const verifyTreeHead = async (
+  sth: unknown,
+  options: { readonly resolveKey: (kid: string) => Promise<CryptoKey | undefined> }
+): Promise<{ readonly valid: boolean; readonly reason: string | null }> => {
+  const outcome = await checkTreeHead(sth, options.resolveKey)
+  return { valid: outcome.ok, reason: outcome.ok ? null : `signed tree head: ${outcome.detail}` }
+}
+
+/**
  * Verifies an inclusion proof against a signed tree head, offline; see the file comment for the checks. The
  * optional receipt (the envelope object) ties the proof to it. Never throws, except when `resolveKey` throws
  * (a JWKS that cannot be fetched is the caller's error to report, not a verdict on the proof).
@@ -175,5 +196,118 @@ export const verifyInclusionProof = async (
   record("inclusion", included
     ? { ok: true, detail: `the audit path leads to root ${head.root_hash}` }
     : { ok: false, detail: "the audit path does not lead to the tree head's root_hash" })
+  return finish()
+}
+
+/** GET /api/v1/transparency/consistency?first=M&second=N: the proof that the tree of M leaves is a prefix of N's. */
+export interface ConsistencyProof {
+  /** The older tree size (the client's kept head). */
+  readonly first: number
+  /** The newer tree size. */
+  readonly second: number
+  /** RFC 9162 section 2.1.4.1 consistency path, hex. */
+  readonly consistency_path: ReadonlyArray<string>
+  /** The signed head of the tree of `second` leaves. */
+  readonly sth: SignedTreeHead
+}
+
+export const CONSISTENCY_CHECK_LABELS = ["old tree head", "new tree head", "proof schema", "consistency"] as const
+
+export type ConsistencyCheckLabel = (typeof CONSISTENCY_CHECK_LABELS)[number]
+
+export interface ConsistencyCheck {
+  readonly label: ConsistencyCheckLabel
+  readonly status: "ok" | "fail" | "skipped"
+  readonly detail: string
+}
+
+export interface ConsistencyVerification {
+  readonly valid: boolean
+  readonly reason: string | null
+  readonly checks: ReadonlyArray<ConsistencyCheck>
+}
+
+/** Why `value` is not a consistency proof, or null. */
+export const consistencyProofShapeProblem = (value: unknown): string | null => {
+  if (!isRecord(value)) return "the proof is not a JSON object"
+  if (!isCount(value.first)) return "first must be a non-negative integer"
+  if (!isCount(value.second)) return "second must be a non-negative integer"
+  if (!Array.isArray(value.consistency_path) || !value.consistency_path.every(isSha256Hex)) {
+    return "consistency_path must be an array of 64 lowercase hex"
+  }
+  return null
+}
+
+/** SHA-256 of no bytes, hex: the root of the empty tree. */
+const EMPTY_ROOT_HEX = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+/**
+ * Verifies offline that `proof` shows the log whose head the client kept (`oldHead`) is a prefix of the log whose
+ * head is `newHead` (default: the head inside the proof); see the file comment for the checks. Never throws, except
+ * when `resolveKey` throws.
+ */
+export const verifyConsistencyProof = async (
+  proof: unknown,
+  oldHead: unknown,
+  options: { readonly resolveKey: (kid: string) => Promise<CryptoKey | undefined>; readonly newHead?: unknown }
+): Promise<ConsistencyVerification> => {
+  const checks: Array<ConsistencyCheck> = []
+  const finish = (): ConsistencyVerification => {
+    const failure = checks.find((c) => c.status === "fail")
+    for (const label of CONSISTENCY_CHECK_LABELS.slice(checks.length)) {
+      checks.push({ label, status: "skipped", detail: "not evaluated: an earlier check failed" })
+    }
+    return { valid: failure === undefined, reason: failure ? `${failure.label}: ${failure.detail}` : null, checks }
+  }
+  const record = (label: ConsistencyCheckLabel, outcome: Outcome): boolean => {
+    checks.push({ label, status: outcome.ok ? "ok" : "fail", detail: outcome.detail })
+    return outcome.ok
+  }
+
+  if (!record("old tree head", await checkTreeHead(oldHead, options.resolveKey))) return finish()
+  const older = oldHead as SignedTreeHead
+  const newHead = options.newHead !== undefined ? options.newHead : isRecord(proof) ? proof.sth : undefined
+  const newOutcome = await checkTreeHead(newHead, options.resolveKey)
+  const newer = newHead as SignedTreeHead
+  if (!record("new tree head", newOutcome.ok && newer.iss !== older.iss
+    ? { ok: false, detail: `the new tree head is of the log ${JSON.stringify(newer.iss)}, the old one of ${JSON.stringify(older.iss)}` }
+    : newOutcome)) {
+    return finish()
+  }
+  const schema = (): Outcome => {
+    if (newer.tree_size < older.tree_size) {
+      return { ok: false, detail: `the new tree head has ${newer.tree_size} leaves, fewer than the ${older.tree_size} of the old one: the log rolled back` }
+    }
+    if (older.tree_size === 0) {
+      return older.root_hash === EMPTY_ROOT_HEX
+        ? { ok: true, detail: "the old tree is empty: every tree extends it" }
+        : { ok: false, detail: "the old tree head has 0 leaves but not the empty tree's root_hash" }
+    }
+    const problem = consistencyProofShapeProblem(proof)
+    if (problem !== null) return { ok: false, detail: problem }
+    const p = proof as ConsistencyProof
+    if (p.first !== older.tree_size || p.second !== newer.tree_size) {
+      return { ok: false, detail: `the proof is from tree size ${p.first} to ${p.second}, the tree heads are of ${older.tree_size} and ${newer.tree_size}` }
+    }
+    return { ok: true, detail: `from tree size ${p.first} to ${p.second}, ${p.consistency_path.length} hashes` }
+  }
+  if (!record("proof schema", schema())) return finish()
+  if (older.tree_size === 0) {
+    record("consistency", { ok: true, detail: `not needed: the log of ${newer.tree_size} leaves extends the empty log` })
+    return finish()
+  }
+  const p = proof as ConsistencyProof
+  const consistent = await verifyConsistency({
+    first: p.first,
+    second: p.second,
+    firstRoot: hexToBytes(older.root_hash),
+    secondRoot: hexToBytes(newer.root_hash),
+    proof: p.consistency_path.map(hexToBytes)
+  })
+  record("consistency", consistent
+    ? { ok: true, detail: `the log of ${p.second} leaves extends the log of ${p.first} leaves: root ${older.root_hash} to ${newer.root_hash}` }
+    : p.first === p.second && older.root_hash !== newer.root_hash
+    ? { ok: false, detail: `two different root hashes for tree size ${p.first}: the log forked` }
+    : { ok: false, detail: `the consistency path does not lead from root ${older.root_hash} to ${newer.root_hash}: the log forked or the proof is wrong` })
   return finish()
 }

@@ -1,0 +1,255 @@
+# frozen_string_literal: true
+
+require "json"
+require "securerandom"
+require "base64"
+require_relative "errors"
+require_relative "native"
+require_relative "device"
+require_relative "engine"
+require_relative "sse"
+require_relative "transport"
+
+module PrivacyRelay
+  IDENTITY_PROBE_PATH = "/api/.well-known/service-receipt-pubkeys.jwks"
+  ROUTE_PATHS = {
+    "chat.completions" => "/api/v1/chat/completions", "messages" => "/api/v1/messages", "embeddings" => "/api/v1/embeddings"
+  }.freeze
+
+  # A provider-shaped answer (a Hash equal to the provider's JSON, originals restored) with the relay's metadata.
+  class Response < Hash
+    attr_accessor :request_id, :receipt, :receipt_verified, :receipt_verification, :countersignature, :tokenised_request
+  end
+
+  # A streamed answer: Enumerable over the provider's chunks (chat) or events (messages), originals restored as
+  # they arrive. The request is made when iteration starts (each, or any Enumerable method); afterwards receipt,
+  # receipt_verified and receipt_verification describe the receipt-v2 trailer. Without a block, each answers an
+  # Enumerator.
+  class Stream
+    include Enumerable
+    attr_reader :request_id, :receipt, :receipt_verified, :receipt_verification, :tokenised_request
+
+    def initialize(client, route, prepared, send)
+      @client = client
+      @route = route
+      @prepared = prepared
+      @send = send
+      @tokenised_request = prepared.tokenised_body
+      @used = false
+    end
+
+    def each(&block)
+      return enum_for(:each) unless block
+      raise StreamError.new("A stream can be iterated once.", code: "stream_error") if @used
+
+      @used = true
+      sse = SseDetokeniser.new(@route, @prepared.map)
+      status = 0
+      begin
+        @send.call do |s, headers, response|
+          status = s
+          @request_id = headers["x-request-id"]
+          response.read_body do |bytes|
+            sse.push(bytes).each { |e| emit(e, block) }
+          end
+        end
+        sse.finish.each { |e| emit(e, block) }
+      ensure
+        sse.close
+      end
+      unless sse.completed
+        raise StreamError.new("The stream ended before its end marker (the upstream cut it); the answer is incomplete.",
+                              status: status, code: "stream_error", request_id: @request_id)
+      end
+      @receipt = sse.receipt.is_a?(Hash) ? sse.receipt : nil
+      @receipt_verified, @receipt_verification = @client.send(:verify, @receipt)
+      self
+    end
+
+    private
+
+    def emit(event, block)
+      return if event.event == "receipt-v2" || event.data == "[DONE]" || event.json.nil?
+
+      block.call(event.json)
+    end
+  end
+
+  # The client. Every relay call is tokenised and attested on this device by the shared engine, sent to the gateway
+  # and answered with the originals restored here. Gateway-locked: https (or loopback http) only, and no key is
+  # sent before the URL answered the gateway identity probe.
+  class Client
+    attr_reader :gateway_url, :chat, :messages, :embeddings, :models, :engine
+
+    # gateway_url: https, or http to a loopback address. api_key or api_key_file (a 0600 file). names: "builtin"
+    # (default) or "off". retries after the first attempt on 429, 5xx and network errors; timeout per attempt (s).
+    def initialize(gateway_url:, api_key: nil, api_key_file: nil, names: "builtin", retries: 2, timeout: 60.0,
+                   device_key: nil, stable_embedding_aliases: true, transport: nil)
+      @gateway_url = Device.parse_gateway_url(gateway_url)
+      if api_key && api_key_file
+        raise ConfigurationError.new("Give api_key or api_key_file, not both.", code: "configuration_error")
+      end
+
+      key = api_key_file ? Device.read_gateway_key_file(api_key_file) : api_key
+      if key && !Device::GATEWAY_KEY.match?(key)
+        raise ConfigurationError.new("api_key is not a gateway key (svc_...).", code: "configuration_error")
+      end
+      @api_key = key
+      @engine = Engine.new(names: names, device_key: device_key, stable_embedding_aliases: stable_embedding_aliases)
+      @transport = transport || Transport.new(retries: retries, timeout: timeout)
+      @lock = Mutex.new
+      @jwks = nil
+      @chat = Chat.new(self)
+      @messages = Resource.new(self, "messages")
+      @embeddings = Embeddings.new(self)
+      @models = Models.new(self)
+    end
+
+    # The gateway's receipt keys (JWKS), fetched by the identity probe.
+    def jwks = ready
+
+    # Offline verification of a receipt (v1, v2, failed, v3) against this gateway's keys.
+    def verify_receipt(receipt) = Native.verify_receipt(receipt, ready)
+
+    # @api private
+    def relay(route, body, idempotency_key: nil, traceparent: nil, timeout: nil)
+      prepared = @engine.prepare(route, body, idempotency_key)
+      stream = route != "embeddings" && body["stream"] == true
+      headers = base_headers(traceparent).merge(
+        "content-type" => "application/json",
+        "accept" => stream ? "text/event-stream" : "application/json",
+        "idempotency-key" => idempotency_key || SecureRandom.uuid
+      ).merge(prepared.headers)
+      url = "#{@gateway_url}#{ROUTE_PATHS.fetch(route)}"
+      ready
+      if stream
+        send = ->(&blk) { @transport.send_request("POST", url, headers: headers, body: prepared.body_text, timeout: timeout, &blk) }
+        return Stream.new(self, route, prepared, send)
+      end
+      _, h, text = @transport.send_request("POST", url, headers: headers, body: prepared.body_text, timeout: timeout)
+      answer = Response.new.merge!(detokenise_value(JSON.parse(text), prepared.map))
+      answer.request_id = h["x-request-id"]
+      answer.receipt = decode_header(h["x-service-receipt-v2"])
+      answer.receipt_verified, answer.receipt_verification = verify(answer.receipt)
+      answer.countersignature = decode_header(h["x-service-receipt-v3"])
+      answer.tokenised_request = prepared.tokenised_body
+      answer
+    end
+
+    # @api private
+    def get_json(path, traceparent: nil, timeout: nil)
+      ready
+      _, _, text = @transport.send_request("GET", "#{@gateway_url}#{path}", headers: base_headers(traceparent), timeout: timeout)
+      JSON.parse(text)
+    end
+
+    private
+
+    def base_headers(traceparent)
+      raise ConfigurationError.new("This call needs a gateway key: give api_key or api_key_file.", code: "configuration_error") if @api_key.nil?
+
+      { "authorization" => "Bearer #{@api_key}", "accept" => "application/json", "traceparent" => traceparent || Transport.traceparent }
+    end
+
+    # The identity probe, once per client (again after a failure): nothing is sent before it passed.
+    def ready
+      @lock.synchronize do
+        return @jwks if @jwks
+
+        status, body = begin
+          s, _, text = @transport.send_request("GET", "#{@gateway_url}#{IDENTITY_PROBE_PATH}", headers: { "accept" => "application/json" })
+          [s, JSON.parse(text)]
+        rescue Error => e
+          raise GatewayIdentityError.new("gateway_url #{@gateway_url} is not a Privacy Relay gateway or cannot be reached: #{e.message}",
+                                         code: "gateway_identity_failed")
+        rescue JSON::ParserError
+          [200, nil]
+        end
+        keys = body.is_a?(Hash) ? body["keys"] : nil
+        unless status == 200 && keys.is_a?(Array) && !keys.empty? && keys.all? { |k| k.is_a?(Hash) && k["kty"] == "EC" && k["crv"] == "P-256" && !k.key?("d") }
+          raise GatewayIdentityError.new("gateway_url #{@gateway_url} is not a Privacy Relay gateway: the answer at GET #{IDENTITY_PROBE_PATH} " \
+                                         "is not a JWKS of P-256 receipt keys. Client components only talk to a gateway, never to a provider.",
+                                         code: "gateway_identity_failed")
+        end
+        @jwks = body
+      end
+    end
+
+    def verify(receipt)
+      return [nil, nil] if receipt.nil?
+
+      result = Native.verify_receipt(receipt, ready)
+      [result["valid"] == true, result]
+    end
+
+    def decode_header(value)
+      return nil if value.nil?
+
+      decoded = JSON.parse(Base64.decode64(value.tr("-_", "+/")))
+      decoded.is_a?(Hash) ? decoded : nil
+    rescue JSON::ParserError
+      nil
+    end
+
+    def detokenise_value(value, map)
+      case value
+      when String then map.empty? ? value : Native.detokenise(value, map)
+      when Array then value.map { |v| detokenise_value(v, map) }
+      when Hash then value.transform_values { |v| detokenise_value(v, map) }
+      else value
+      end
+    end
+
+    # client.chat.completions.create(model:, messages:, stream: false, **extra)
+    class Resource
+      def initialize(client, route)
+        @client = client
+        @route = route
+      end
+
+      def create(model: nil, messages: nil, stream: false, idempotency_key: nil, traceparent: nil, timeout: nil, **extra)
+        body = {}
+        body["model"] = model unless model.nil?
+        body["messages"] = messages unless messages.nil?
+        body["stream"] = true if stream
+        body.merge!(extra.transform_keys(&:to_s))
+        @client.relay(@route, deep_stringify(body), idempotency_key: idempotency_key, traceparent: traceparent, timeout: timeout)
+      end
+
+      private
+
+      def deep_stringify(value)
+        case value
+        when Hash then value.to_h { |k, v| [k.to_s, deep_stringify(v)] }
+        when Array then value.map { |v| deep_stringify(v) }
+        else value
+        end
+      end
+    end
+
+    class Chat
+      attr_reader :completions
+
+      def initialize(client)
+        @completions = Resource.new(client, "chat.completions")
+      end
+    end
+
+    # client.embeddings.create(model:, input:); stable (keyed) aliases by default so equal inputs embed equally.
+    class Embeddings < Resource
+      def initialize(client) = super(client, "embeddings")
+
+      def create(model: nil, input: nil, idempotency_key: nil, traceparent: nil, timeout: nil, **extra)
+        super(model: model, idempotency_key: idempotency_key, traceparent: traceparent, timeout: timeout, input: input, **extra)
+      end
+    end
+
+    class Models
+      def initialize(client)
+        @client = client
+      end
+
+      def list(traceparent: nil, timeout: nil) = @client.get_json("/api/v1/models", traceparent: traceparent, timeout: timeout)
+    end
+  end
+end

@@ -1,0 +1,7 @@
+# frozen_string_literal: true
+
+module PrivacyRelay
+  VERSION = "0.1.0"
+  # The engine id this SDK names in its attestations (DESIGN.md section 10).
+  ENGINE_ID = "relay-rb"
+end

@@ -1,0 +1,75 @@
+# frozen_string_literal: true
+
+require_relative "test_helper"
+
+class TestNative < Minitest::Test
+  N = PrivacyRelay::Native
+
+  def test_engine_info_and_abi
+    info = N.engine_info
+    assert_equal 1, info["abi_version"]
+    assert_match(/\A[0-9a-f]{64}\z/, info["sha256"])
+    assert_includes info["routes"], "chat.completions"
+  end
+
+  def test_nil_argument_is_a_typed_error_not_a_crash
+    e = assert_raises(PrivacyRelay::EngineError) { N.tokenise_request(nil, "{}") }
+    assert_equal "null_argument", e.code
+    e = assert_raises(PrivacyRelay::EngineError) { N.detokenise(nil, []) }
+    assert_equal "null_argument", e.code
+  end
+
+  def test_non_json_is_invalid_json
+    e = assert_raises(PrivacyRelay::EngineError) { N.tokenise_request("chat.completions", "not json") }
+    assert_equal "invalid_json", e.code
+    e = assert_raises(PrivacyRelay::EngineError) { N.canonicalize("{") }
+    assert_equal "invalid_json", e.code
+  end
+
+  def test_invalid_utf8_and_nul
+    e = assert_raises(PrivacyRelay::EngineError) { N.tokenise_text("caf\xC3".b) }
+    assert_equal "invalid_utf8", e.code
+    e = assert_raises(PrivacyRelay::EngineError) { N.tokenise_text("a\0b") }
+    assert_equal "invalid_argument", e.code
+  end
+
+  def test_unknown_option_and_route
+    assert_equal "invalid_argument", assert_raises(PrivacyRelay::EngineError) { N.tokenise_text("x", { "nope" => 1 }) }.code
+    assert_equal "invalid_argument", assert_raises(PrivacyRelay::EngineError) { N.tokenise_request("nope", "{}") }.code
+  end
+
+  def test_bad_body_is_invalid_request_400
+    e = assert_raises(PrivacyRelay::InvalidRequestError) { N.tokenise_request("chat.completions", { "model" => "m", "messages" => 3 }) }
+    assert_equal 400, e.status
+  end
+
+  def test_panic_inside_the_engine_is_internal_error
+    e = assert_raises(PrivacyRelay::EngineError) { N.debug_panic }
+    assert_equal "internal_error", e.code
+  end
+
+  def test_error_code_names
+    assert_equal "invalid_json", N.error_code_name(3)
+    assert_equal "internal_error", N.error_code_name(100)
+  end
+
+  def test_detokeniser_lifecycle
+    d = N::Detokeniser.new([["<EMAIL_1_ynha>", "jane@example.com"]])
+    assert_equal "to ", d.push("to <EMA")
+    assert_equal "jane@example.com ok", d.push("IL_1_ynha> ok")
+    assert_equal "", d.push("<EM")
+    assert_equal "<EM", d.finish
+    assert d.closed?
+    e = assert_raises(PrivacyRelay::EngineError) { d.push("more") }
+    assert_equal "detokeniser_closed", e.code
+    assert_raises(PrivacyRelay::EngineError) { d.finish }
+    d.close # closing twice is harmless
+  end
+
+  def test_detokeniser_bad_map_and_many_handles
+    assert_equal "invalid_json", assert_raises(PrivacyRelay::EngineError) { N::Detokeniser.new("[") }.code
+    1000.times { N::Detokeniser.new({ "<EMAIL_1_ynha>" => "x" }).close }
+    200.times { N::Detokeniser.new({ "<EMAIL_1_ynha>" => "x" }) } # left to the finalizer
+    GC.start
+  end
+end

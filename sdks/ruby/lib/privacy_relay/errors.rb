@@ -9,6 +9,8 @@ module PrivacyRelay
   # stream_error, invalid_request, engine_error) and request_id (the gateway's X-Request-Id).
   class Error < StandardError
     attr_reader :status, :code, :request_id, :body
+    # Seconds the gateway's Retry-After asked for (any status), or nil.
+    attr_accessor :retry_after
 
     def initialize(message, status: 0, code:, request_id: nil, body: nil)
       super(message)

@@ -43,7 +43,7 @@ module PrivacyRelay
         raise failure if !retryable || attempt > @retries
 
         wait = failure.is_a?(RateLimitError) ? failure.retry_after_seconds : nil
-        wait ||= failure.respond_to?(:retry_after) ? failure.retry_after : nil
+        wait ||= failure.retry_after
         raise failure if wait && wait > @max_retry_after
 
         @sleep.call(wait || rand * [@max_delay, @base_delay * (2**(attempt - 1))].min)
@@ -86,7 +86,7 @@ module PrivacyRelay
 
     def attach_retry_after(error, headers)
       after = Errors.retry_after_seconds(headers["retry-after"])
-      error.define_singleton_method(:retry_after) { after }
+      error.retry_after = after
     end
   end
 end

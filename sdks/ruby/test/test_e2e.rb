@@ -3,6 +3,8 @@
 require_relative "test_helper"
 require_relative "gateway"
 require "timeout"
+require "open3"
+require "rbconfig"
 
 # Against a real gateway process and the fake provider: what the provider saw holds no original value.
 class TestEndToEnd < Minitest::Test
@@ -102,5 +104,21 @@ class TestEndToEnd < Minitest::Test
     client = PrivacyRelay::Client.new(gateway_url: relay.provider_url, api_key_file: @key_file, retries: 0)
     assert_raises(PrivacyRelay::GatewayIdentityError) { client.chat.completions.create(model: "m", messages: [{ role: "user", content: EMAIL }]) }
     assert_empty relay.received.select { |r| r["body"].to_s.include?(EMAIL) }
+  end
+end
+
+class TestExamples < Minitest::Test
+  def test_quickstart_runs_as_written
+    relay = TestEndToEnd.relay
+    key, = relay.funded_key
+    dir = Dir.mktmpdir("pr-ruby-example-")
+    File.write(File.join(dir, "gateway-key"), "#{key}\n")
+    File.chmod(0o600, File.join(dir, "gateway-key"))
+    env = { "GATEWAY_URL" => relay.url, "PRIVACY_RELAY_KEY_FILE" => File.join(dir, "gateway-key") }
+    out, err, status = Open3.capture3(env, RbConfig.ruby, "-I#{File.expand_path('../lib', __dir__)}", File.expand_path("../examples/quickstart.rb", __dir__))
+    assert status.success?, err
+    assert_includes out, "jane.doe@example.com"
+    assert_includes out, "receipt verified: true"
+    assert_includes out, "+44 20 7946 0958"
   end
 end

@@ -73,3 +73,25 @@ class TestNative < Minitest::Test
     GC.start
   end
 end
+
+class TestEngine < Minitest::Test
+  def test_prepare_attests_as_relay_rb_with_the_core_sha256
+    engine = PrivacyRelay::Engine.new(names: "off")
+    p = engine.prepare("chat.completions", { "model" => "m", "messages" => [{ "role" => "user", "content" => "Mail jane.doe@example.com" }] })
+    assert_equal "relay-rb/#{PrivacyRelay::VERSION}", p.headers["x-service-engine"]
+    envelope = JSON.parse(p.headers["x-service-attestation"].unpack1("m"))
+    claims = envelope["claims"]["v3-attestation"]
+    assert_equal "relay-rb", claims["engine"]["id"]
+    assert_equal PrivacyRelay::Native.engine_info["sha256"], claims["engine"]["sha256"]
+    assert_equal({ "EMAIL" => 1 }, claims["detectors_fired"])
+    refute_includes p.body_text, "jane.doe@example.com"
+    assert_equal "jane.doe@example.com", p.map.values.first
+  end
+
+  def test_same_idempotency_key_same_bytes
+    engine = PrivacyRelay::Engine.new(names: "off")
+    body = { "model" => "m", "messages" => [{ "role" => "user", "content" => "Mail jane.doe@example.com" }] }
+    assert_equal engine.prepare("chat.completions", body, "k1").body_text, engine.prepare("chat.completions", body, "k1").body_text
+    refute_equal engine.prepare("chat.completions", body).body_text, engine.prepare("chat.completions", body).body_text
+  end
+end

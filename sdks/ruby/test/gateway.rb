@@ -89,6 +89,10 @@ module TestGateway
       json
     end
 
+    def portal_token(key_prefix, abilities)
+      admin("/api/admin/portal-tokens", { "key_prefix" => key_prefix, "abilities" => abilities.join(",") })["token"]
+    end
+
     # A self-service key whose wallet holds usd: [api_key, key_prefix].
     def funded_key(usd = "10")
       @keys += 1
@@ -100,6 +104,11 @@ module TestGateway
     end
 
     def stop = processes.reverse_each(&:stop)
+  end
+
+  # One gateway for the whole test run, stopped (by PID) when Minitest finishes.
+  def self.shared
+    @shared ||= start.tap { |r| Minitest.after_run { r.stop } }
   end
 
   def self.start

@@ -11,14 +11,7 @@ class TestEndToEnd < Minitest::Test
   EMAIL = "jane.doe@example.com"
   PHONE = "+44 20 7946 0958"
 
-  @relay = nil
-  class << self
-    def relay
-      @relay ||= TestGateway.start.tap { |r| Minitest.after_run { r.stop } }
-    end
-  end
-
-  def relay = self.class.relay
+  def relay = TestGateway.shared
 
   def setup
     key, = relay.funded_key
@@ -109,7 +102,7 @@ end
 
 class TestExamples < Minitest::Test
   def test_quickstart_runs_as_written
-    relay = TestEndToEnd.relay
+    relay = TestGateway.shared
     key, = relay.funded_key
     dir = Dir.mktmpdir("pr-ruby-example-")
     File.write(File.join(dir, "gateway-key"), "#{key}\n")

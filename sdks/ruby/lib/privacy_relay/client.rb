@@ -9,6 +9,7 @@ require_relative "device"
 require_relative "engine"
 require_relative "sse"
 require_relative "transport"
+require_relative "rest"
 
 module PrivacyRelay
   IDENTITY_PROBE_PATH = "/api/.well-known/service-receipt-pubkeys.jwks"
@@ -79,11 +80,12 @@ module PrivacyRelay
   # and answered with the originals restored here. Gateway-locked: https (or loopback http) only, and no key is
   # sent before the URL answered the gateway identity probe.
   class Client
-    attr_reader :gateway_url, :chat, :messages, :embeddings, :models, :engine
+    attr_reader :gateway_url, :chat, :messages, :embeddings, :models, :engine, :rest
 
     # gateway_url: https, or http to a loopback address. api_key or api_key_file (a 0600 file). names: "builtin"
     # (default) or "off". retries after the first attempt on 429, 5xx and network errors; timeout per attempt (s).
-    def initialize(gateway_url:, api_key: nil, api_key_file: nil, names: "builtin", retries: 2, timeout: 60.0,
+    # portal_token (spt_...) for the portal REST routes (keys, receipts list, webhooks, billing).
+    def initialize(gateway_url:, api_key: nil, api_key_file: nil, portal_token: nil, names: "builtin", retries: 2, timeout: 60.0,
                    device_key: nil, stable_embedding_aliases: true, transport: nil)
       @gateway_url = Device.parse_gateway_url(gateway_url)
       if api_key && api_key_file
@@ -95,6 +97,7 @@ module PrivacyRelay
         raise ConfigurationError.new("api_key is not a gateway key (svc_...).", code: "configuration_error")
       end
       @api_key = key
+      @portal_token = portal_token
       @engine = Engine.new(names: names, device_key: device_key, stable_embedding_aliases: stable_embedding_aliases)
       @transport = transport || Transport.new(retries: retries, timeout: timeout)
       @lock = Mutex.new
@@ -103,6 +106,7 @@ module PrivacyRelay
       @messages = Resource.new(self, "messages")
       @embeddings = Embeddings.new(self)
       @models = Models.new(self)
+      @rest = Rest.new(method(:rest_call), method(:verify_receipt))
     end
 
     # The gateway's receipt keys (JWKS), fetched by the identity probe.
@@ -141,6 +145,24 @@ module PrivacyRelay
       ready
       _, _, text = @transport.send_request("GET", "#{@gateway_url}#{path}", headers: base_headers(traceparent), timeout: timeout)
       JSON.parse(text)
+    end
+
+    # @api private. auth: :key, :portal or :none. Writes get an Idempotency-Key (the same on every retry).
+    def rest_call(method, path, auth, body = nil, idempotency_key: nil, traceparent: nil, timeout: nil)
+      headers = { "accept" => "application/json", "traceparent" => traceparent || Transport.traceparent }
+      case auth
+      when :key then headers["authorization"] = "Bearer #{base_headers(nil)['authorization'].delete_prefix('Bearer ')}"
+      when :portal
+        raise ConfigurationError.new("This call needs a portal token: give portal_token (spt_...) to the client.", code: "configuration_error") if @portal_token.nil?
+
+        headers["authorization"] = "Bearer #{@portal_token}"
+      end
+      headers["content-type"] = "application/json" unless body.nil?
+      headers["idempotency-key"] = idempotency_key || SecureRandom.uuid if method != "GET"
+      ready if auth != :none # a key or token goes only to a URL that answered the identity probe
+      _, _, text = @transport.send_request(method, "#{@gateway_url}#{path}", headers: headers,
+                                                   body: body.nil? ? nil : JSON.generate(body), timeout: timeout)
+      text.to_s.empty? ? nil : JSON.parse(text)
     end
 
     private

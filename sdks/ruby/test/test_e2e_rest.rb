@@ -1,0 +1,102 @@
+# frozen_string_literal: true
+
+require_relative "test_helper"
+require_relative "gateway"
+require "socket"
+require "timeout"
+
+# The REST capability set, a webhook delivered by the gateway and verified here, bad input at the gateway.
+class TestEndToEndRest < Minitest::Test
+  ABILITIES = %w[ability:keys.read ability:keys.write ability:billing.read webhooks.manage webhooks.read].freeze
+
+  def relay = TestGateway.shared
+
+  def setup
+    @api_key, @prefix = relay.funded_key
+    @portal = relay.portal_token(@prefix, ABILITIES)
+    @client = PrivacyRelay::Client.new(gateway_url: relay.url, api_key: @api_key, portal_token: @portal, names: "off", retries: 0)
+  end
+
+  def test_self_keys_billing_receipts_transparency
+    assert_equal @prefix, @client.rest.self.key["key_prefix"]
+    refute_nil @client.rest.self.balance
+    mine = @client.rest.keys.list["keys"].find { |k| k["key_prefix"] == @prefix }
+    refute_nil mine
+    assert_equal({ "permissions" => mine["permissions"], "models" => mine["models"] }, @client.rest.keys.scopes(mine["id"]))
+    refute_nil @client.rest.billing.balance
+    answer = @client.chat.completions.create(model: "local-chat", messages: [{ role: "user", content: "hi" }])
+    assert_equal true, @client.rest.receipts.verify(answer.receipt)["valid"]
+    jti = answer.receipt["jti"]
+    assert_equal jti, @client.rest.receipts.get(jti).then { |r| r["jti"] || r.dig("receipt", "jti") }
+    sth = @client.rest.receipts.signed_tree_head
+    assert_operator sth["tree_size"], :>=, 1
+    proof = @client.rest.receipts.inclusion_proof(jti)
+    refute_nil proof
+  end
+
+  def test_a_tampered_receipt_is_invalid
+    answer = @client.chat.completions.create(model: "local-chat", messages: [{ role: "user", content: "hi" }])
+    tampered = answer.receipt.merge("output_tokens" => answer.receipt["output_tokens"].to_i + 1)
+    verdict = @client.verify_receipt(tampered)
+    assert_equal false, verdict["valid"]
+    refute_nil verdict["reason"]
+  end
+
+  def test_portal_routes_need_a_portal_token_and_a_bad_one_is_401
+    no_portal = PrivacyRelay::Client.new(gateway_url: relay.url, api_key: @api_key, retries: 0)
+    assert_raises(PrivacyRelay::ConfigurationError) { no_portal.rest.keys.list }
+    bad = PrivacyRelay::Client.new(gateway_url: relay.url, api_key: @api_key, portal_token: "spt_#{'a' * 52}", retries: 0)
+    e = assert_raises(PrivacyRelay::AuthenticationError) { bad.rest.billing.balance }
+    assert_equal 401, e.status
+    refute_nil e.request_id
+  end
+
+  def test_self_service_key
+    key = @client.rest.self_service_key(idempotency_key: "ruby-ss-#{Process.pid}-#{rand(1 << 30)}")
+    assert_match(/\Asvc_/, key["api_key"])
+  end
+
+  def test_a_field_the_gateway_egress_policy_refuses_is_never_forwarded
+    relay.reset_provider
+    e = assert_raises(PrivacyRelay::InvalidRequestError) do
+      @client.chat.completions.create(model: "local-chat", messages: [{ role: "user", content: "hi jane.doe@example.com" }], surprise_field: "x")
+    end
+    assert_equal 400, e.status
+    assert_includes %w[egress_policy_violation unsupported_field], e.code
+    assert_empty relay.received
+  end
+
+  def test_a_webhook_test_event_is_delivered_verified_and_deduplicated
+    server = TCPServer.new("127.0.0.1", 0)
+    got = Queue.new
+    thread = Thread.new do
+      sock = server.accept
+      head = +""
+      head << sock.gets until head.end_with?("\r\n\r\n")
+      length = head[/content-length: (\d+)/i, 1].to_i
+      body = length.positive? ? sock.read(length) : ""
+      headers = head.lines[1..].filter_map { |l| l.chomp.split(": ", 2) if l.include?(": ") }.to_h
+      sock.write("HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}")
+      sock.close
+      got << [body, headers]
+    end
+    endpoint = @client.rest.webhooks.endpoints.create(url: "http://127.0.0.1:#{server.addr[1]}/hooks", events: ["webhook.test"])
+    @client.rest.webhooks.endpoints.test(endpoint["id"])
+    body, headers = Timeout.timeout(30) { got.pop }
+    thread.join
+    server.close
+    assert_equal({ "ok" => true }, PrivacyRelay.verify_webhook(body, headers, endpoint["secret"]))
+    forged = PrivacyRelay.verify_webhook(body.sub("webhook.test", "webhook.tesT"), headers, endpoint["secret"])
+    assert_equal "bad_signature", forged["code"]
+    stale = PrivacyRelay.verify_webhook(body, headers, endpoint["secret"], now_seconds: Time.now.to_i + 3600)
+    assert_equal "stale_timestamp", stale["code"]
+    wrong = PrivacyRelay.verify_webhook(body, headers, "whsec_wrong")
+    assert_equal false, wrong["ok"]
+    dedupe = PrivacyRelay::WebhookDeduper.new
+    id = PrivacyRelay::WebhookDeduper.event_id_of(body, headers)
+    refute_nil id
+    refute dedupe.seen(id)
+    assert dedupe.seen(id)
+    assert_includes JSON.generate(@client.rest.webhooks.deliveries.list), "webhook.test"
+  end
+end

@@ -6,7 +6,7 @@ use super::jsre::test;
 use super::text::{follows_non_personal_label, is_delimited, text_before, u16len};
 use super::types::{EntityType, Span};
 use crate::re;
-use fancy_regex::{Captures, Regex};
+use super::jsre::{Captures, Regex};
 
 /// Runs a global regex and turns each accepted match into a span of `ty`.
 pub fn spans_from_regex(text: &str, re: &Regex, ty: EntityType, mut accept: impl FnMut(&Captures<'_>) -> Option<(usize, usize)>) -> Vec<Span> {

@@ -99,7 +99,7 @@ pub enum FieldKind {
     Name,
 }
 
-type Pattern = fn() -> &'static fancy_regex::Regex;
+type Pattern = fn() -> &'static super::jsre::Regex;
 
 static KINDS: [(FieldKind, Pattern); 19] = [
     (FieldKind::Dob, || re!(r"\b(?:dob|d\.o\.b|birth ?dates?|date (?:of )?birth|birthday|born|date de naissance|date naissance|n[ée]e?(?: ?\(e\))? le|geburtsdatum|geb\.?(?: ?-? ?datum)?|geboren(?: am| op)?|fecha (?:de )?nacimiento|f\.? nacimiento|nacid[oa](?: el)?|geboortedatum|geb\. ?datum|data di nascita)(?:$|[\s:.])", "iu")),
@@ -123,7 +123,7 @@ static KINDS: [(FieldKind, Pattern); 19] = [
     (FieldKind::Name, || re!(r"\b(?:name|full name|first name|last name|given name|surname|customer|contact|patient|cardholder|employee|nom|pr[ée]nom|client|titulaire|vorname|nachname|familienname|kunde|kundin|karteninhaber|mitarbeiter|nombre|apellidos|cliente|titular|paciente|naam|voornaam|achternaam|klant|rekeninghouder|pati[ëe]nt|fn)\b|姓名|联系人|聯絡人|名字|氏名|名前|担当者|имя|фио|отправитель", "iu")),
 ];
 
-fn pattern_of(kind: FieldKind) -> &'static fancy_regex::Regex {
+fn pattern_of(kind: FieldKind) -> &'static super::jsre::Regex {
     KINDS.iter().find(|(k, _)| *k == kind).map(|(_, p)| p()).expect("every kind has a pattern")
 }
 
@@ -138,7 +138,7 @@ pub fn normalise(label: &str) -> String {
         prev = Some(c);
         out.push(c);
     }
-    let replaced = re!("[_]+", "g").replace_all(&out, " ");
+    let replaced = re!("[_]+", "g").replace_all(&out, |_| " ".to_string());
     replaced.to_lowercase().trim_matches(is_js_space).to_string()
 }
 

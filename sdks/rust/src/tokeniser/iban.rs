@@ -5,7 +5,7 @@
 use super::fields::Ctx;
 use super::types::{EntityType, Span};
 use crate::re;
-use fancy_regex::Regex;
+use super::jsre::Regex;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::OnceLock;

@@ -1,11 +1,12 @@
-//! ECMAScript regular expressions on fancy-regex, with ECMAScript's meaning.
+//! ECMAScript regular expressions on PCRE2 (JIT; lookbehind and backreferences like ECMAScript's backtracking
+//! engine), with ECMAScript's meaning.
 //!
 //! The engine's patterns are the TypeScript engine's sources. ECMAScript differs from Rust's regex syntax in
 //! places that change what matches: `\d`, `\w` and `\b` are ASCII-only, `\s` is ECMAScript's whitespace set,
 //! `.` stops at every line terminator, and `[` inside a class is a literal. `translate` rewrites those so one
 //! pattern source finds the same spans in every engine (the Python engine's jsregex.py does the same).
 
-use fancy_regex::Regex;
+use std::borrow::Cow;
 
 const WS: &str = r"\t\n\x0B\x0C\r \xA0\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}";
 const WORD: &str = "A-Za-z0-9_";
@@ -74,7 +75,7 @@ fn ends_with_word_char(out: &str) -> bool {
     }
 }
 
-pub fn translate(source: &str) -> String {
+pub fn translate(source: &str, multiline: bool) -> String {
     let src: Vec<char> = source.chars().collect();
     let mut out = String::with_capacity(source.len() + 16);
     let mut i = 0;
@@ -156,12 +157,163 @@ pub fn translate(source: &str) -> String {
             // A leading "]" or "-" is literal in both; nothing else to do.
         } else if c == '.' {
             out.push_str(r"[^\n\r\x{2028}\x{2029}]");
+        } else if c == '$' && !multiline {
+            // PCRE2's $ also matches before a final newline; ECMAScript's only at the very end.
+            out.push_str(r"\z");
         } else {
             out.push(c);
         }
         i += 1;
     }
     out
+}
+
+/// A compiled pattern: PCRE2 with JIT, UTF and Unicode properties, offsets in bytes of the UTF-8 text.
+pub struct Regex {
+    re: pcre2::bytes::Regex,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Match<'t> {
+    text: &'t str,
+    start: usize,
+    end: usize,
+}
+
+impl<'t> Match<'t> {
+    pub fn start(&self) -> usize {
+        self.start
+    }
+    pub fn end(&self) -> usize {
+        self.end
+    }
+    pub fn as_str(&self) -> &'t str {
+        &self.text[self.start..self.end]
+    }
+}
+
+pub struct Captures<'t> {
+    text: &'t str,
+    groups: Vec<Option<(usize, usize)>>,
+}
+
+impl<'t> Captures<'t> {
+    pub fn get(&self, i: usize) -> Option<Match<'t>> {
+        self.groups.get(i).copied().flatten().map(|(start, end)| Match { text: self.text, start, end })
+    }
+    pub fn len(&self) -> usize {
+        self.groups.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.groups.is_empty()
+    }
+}
+
+/// A match failed by a resource limit (PCRE2's match or depth limit): read as no match.
+#[derive(Debug)]
+pub struct Error;
+
+impl Regex {
+    pub fn new(pattern: &str) -> Result<Self, String> {
+        pcre2::bytes::RegexBuilder::new()
+            .utf(true)
+            .ucp(true)
+            .jit_if_available(true)
+            .build(pattern)
+            .map(|re| Regex { re })
+            .map_err(|e| e.to_string())
+    }
+
+    fn captures_at<'t>(&self, text: &'t str, pos: usize) -> Result<Option<Captures<'t>>, Error> {
+        let mut locs = self.re.capture_locations();
+        match self.re.captures_read_at(&mut locs, text.as_bytes(), pos) {
+            Err(_) => Err(Error),
+            Ok(None) => Ok(None),
+            Ok(Some(_)) => Ok(Some(Captures { text, groups: (0..locs.len()).map(|i| locs.get(i)).collect() })),
+        }
+    }
+
+    pub fn captures<'t>(&self, text: &'t str) -> Result<Option<Captures<'t>>, Error> {
+        self.captures_at(text, 0)
+    }
+
+    pub fn find_from_pos<'t>(&self, text: &'t str, pos: usize) -> Result<Option<Match<'t>>, Error> {
+        match self.re.find_at(text.as_bytes(), pos) {
+            Err(_) => Err(Error),
+            Ok(m) => Ok(m.map(|m| Match { text, start: m.start(), end: m.end() })),
+        }
+    }
+
+    pub fn find<'t>(&self, text: &'t str) -> Result<Option<Match<'t>>, Error> {
+        self.find_from_pos(text, 0)
+    }
+
+    pub fn is_match(&self, text: &str) -> Result<bool, Error> {
+        self.re.is_match(text.as_bytes()).map_err(|_| Error)
+    }
+
+    /// Non-overlapping captures, left to right; after an empty match the search moves one character on.
+    pub fn captures_iter<'r, 't>(&'r self, text: &'t str) -> impl Iterator<Item = Result<Captures<'t>, Error>> + 'r
+    where
+        't: 'r,
+    {
+        let mut pos = 0;
+        let mut done = false;
+        std::iter::from_fn(move || {
+            if done || pos > text.len() {
+                return None;
+            }
+            match self.captures_at(text, pos) {
+                Err(e) => {
+                    done = true;
+                    Some(Err(e))
+                }
+                Ok(None) => {
+                    done = true;
+                    None
+                }
+                Ok(Some(c)) => {
+                    let (s, e) = c.groups[0].unwrap_or((pos, pos));
+                    pos = if e > s { e } else { e + text[e..].chars().next().map_or(1, char::len_utf8) };
+                    Some(Ok(c))
+                }
+            }
+        })
+    }
+
+    pub fn find_iter<'r, 't>(&'r self, text: &'t str) -> impl Iterator<Item = Result<Match<'t>, Error>> + 'r
+    where
+        't: 'r,
+    {
+        self.captures_iter(text).map(|c| c.map(|c| c.get(0).expect("group 0")))
+    }
+
+    /// Every match replaced by what `f` makes of it.
+    pub fn replace_all<'t>(&self, text: &'t str, mut f: impl FnMut(&Captures<'t>) -> String) -> Cow<'t, str> {
+        let mut out = String::new();
+        let mut at = 0;
+        let mut any = false;
+        for c in self.captures_iter(text).flatten() {
+            let m = c.get(0).expect("group 0");
+            out.push_str(&text[at..m.start()]);
+            out.push_str(&f(&c));
+            at = m.end();
+            any = true;
+        }
+        if !any {
+            return Cow::Borrowed(text);
+        }
+        out.push_str(&text[at..]);
+        Cow::Owned(out)
+    }
+
+    /// The first match replaced by `with` (literally).
+    pub fn replace<'t>(&self, text: &'t str, with: &str) -> Cow<'t, str> {
+        match self.find(text) {
+            Ok(Some(m)) => Cow::Owned(format!("{}{}{}", &text[..m.start()], with, &text[m.end()..])),
+            _ => Cow::Borrowed(text),
+        }
+    }
 }
 
 /// Compiles an ECMAScript pattern source with its flags (`g`, `u`, `y` need no translation here).
@@ -177,7 +329,7 @@ pub fn compile(source: &str, flags: &str) -> Regex {
         }
         prefix.push(')');
     }
-    let translated = format!("{prefix}{}", translate(source));
+    let translated = format!("{prefix}{}", translate(source, flags.contains('m')));
     Regex::new(&translated).unwrap_or_else(|e| panic!("pattern {source:?} -> {translated:?}: {e}"))
 }
 
@@ -188,7 +340,7 @@ macro_rules! re {
         $crate::re!($src, "")
     };
     ($src:expr, $flags:expr) => {{
-        static CELL: std::sync::OnceLock<fancy_regex::Regex> = std::sync::OnceLock::new();
+        static CELL: std::sync::OnceLock<$crate::tokeniser::jsre::Regex> = std::sync::OnceLock::new();
         CELL.get_or_init(|| $crate::tokeniser::jsre::compile($src, $flags))
     }};
 }

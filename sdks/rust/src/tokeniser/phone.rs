@@ -260,11 +260,12 @@ impl<'t> Matcher<'t> {
     fn find_all(mut self) -> Vec<Hit> {
         let mut hits = Vec::new();
         let mut search = 0;
-        let second_start = regex::Regex::new(r"[\\/] *x").expect("second start");
+        static SECOND_START: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+        let second_start = SECOND_START.get_or_init(|| regex::Regex::new(r"[\\/] *x").expect("second start"));
         while self.max_tries > 0 && search < self.text.len() {
             let Some(m) = matcher_pattern().find_at(self.text, search) else { break };
             let offset = m.start();
-            let candidate = trim_after_first_match(&second_start, m.as_str());
+            let candidate = trim_after_first_match(second_start, m.as_str());
             let mut matched = None;
             if self.valid_pre_candidate(&candidate, offset) {
                 matched = self.parse_and_verify(&candidate, offset).or_else(|| self.extract_inner_match(&candidate, offset));
@@ -340,7 +341,7 @@ fn looks_like_national_phone(text: &str, start: usize, raw: &str, labelled: bool
 
 /// Brackets holding no digit blanked out, cell separators turned into line breaks (byte offsets unchanged).
 fn without_empty_brackets(text: &str) -> String {
-    let blanked = re!(r"[(\[][^\d()[\]\n]*[)\]]", "g").replace_all(text, |c: &fancy_regex::Captures<'_>| " ".repeat(c.get(0).map_or(0, |m| m.as_str().len())));
+    let blanked = re!(r"[(\[][^\d()[\]\n]*[)\]]", "g").replace_all(text, |c: &super::jsre::Captures<'_>| " ".repeat(c.get(0).map_or(0, |m| m.as_str().len())));
     blanked.chars().map(|c| if matches!(c, ',' | ';' | '|' | '\t') { '\n' } else { c }).collect()
 }
 

@@ -44,7 +44,7 @@ export const prepareRequest = (
     const hosted = firstHostedTool(client.body)
     if (hosted !== undefined) throw new UnsupportedTool(hosted.path, hosted.type)
   }
-  const translation = translationFor(route, { wire: target.endpoint.wire, providerSlug: target.provider.slug, model: target.model.id })
+  const translation = translationFor(route, { wire: target.endpoint.wire, providerSlug: target.provider.slug, model: target.model.id }, client.body)
   if (translation !== undefined) {
     const body = canonicalBytes(translation.request(client.body))
     return { target, url, body, hash: sha256HexSync(body), translation, modelRewritten: false }

@@ -395,18 +395,25 @@ export const findModel = (modelId: string): ModelLookup | undefined => {
 const servesNatively = (lookup: ModelLookup, route: Capability): boolean =>
   lookup.model.capabilities.includes(route === "responses" ? "chat" : route) && lookup.provider.endpoints[route] !== undefined
 
-/** The chat route's counterpart in the other wire format (and back); embeddings have none. */
-const CONVERSATION_COUNTERPART: Partial<Record<Capability, Capability>> = { chat: "messages", messages: "chat" }
+/**
+ * The endpoints that can serve a conversation route through translation, in order of preference: chat and messages
+ * each other's; the Responses API chat completions first (one translation step to an OpenAI-format provider), then
+ * messages. Embeddings have none.
+ */
+const CONVERSATION_COUNTERPARTS: Partial<Record<Capability, ReadonlyArray<Capability>>> = {
+  chat: ["messages"],
+  messages: ["chat"],
+  responses: ["chat", "messages"]
+}
 
 /**
- * The provider endpoint a relay route is served from: the route's own when the model offers it there, else for
- * chat and messages the other one (the body is translated between the OpenAI and Anthropic formats), else
- * undefined. A native endpoint always wins, so nothing is translated that need not be.
+ * The provider endpoint a relay route is served from: the route's own when the model offers it there, else another
+ * conversation endpoint (the body is translated between the formats), else undefined. A native endpoint always
+ * wins, so nothing is translated that need not be.
  */
 export const upstreamCapabilityFor = (lookup: ModelLookup, route: Capability): Capability | undefined => {
   if (servesNatively(lookup, route)) return route
-  const other = CONVERSATION_COUNTERPART[route]
-  return other !== undefined && servesNatively(lookup, other) ? other : undefined
+  return (CONVERSATION_COUNTERPARTS[route] ?? []).find((other) => servesNatively(lookup, other))
 }
 
 /** True when the model can serve the route, natively or through format translation. */

@@ -28,6 +28,8 @@ export interface VectorReceipts {
   readonly v1: ReadonlyArray<ReceiptV1>
   readonly countersignature: Record<string, unknown>
   readonly translatedCountersignature: Record<string, unknown>
+  /** A translated OpenAI Responses call (openai-responses -> anthropic). */
+  readonly responsesCountersignature: Record<string, unknown>
 }
 
 /** The receipts, built with the gateway's own envelope builders and the fixed key's deterministic signer. */
@@ -127,7 +129,23 @@ export const buildVectorReceipts = async (gateway: FixedKey, attestation: V3Enve
   })
   const { sig: _random2, ...unsignedTranslated } = { ...translatedCs, jti: jtiOf(0x401) }
   const translatedCountersignature = { ...unsignedTranslated, sig: await signEnvelope(unsignedTranslated, (bytes) => signer.sign(bytes)) }
-  return { v2: v2Chain, v2Fork, failed, v1, countersignature, translatedCountersignature }
+  // An OpenAI Responses call served by an Anthropic-format provider (through the chat completion shape).
+  const responsesCs = await countersignAttestation({
+    attestation,
+    provider: "anthropic",
+    model: "claude-haiku-4-5-20251001",
+    hashUpstreamRequest: hex("e"),
+    hashUpstreamResponse: hex("f"),
+    iss: VECTOR_ISS,
+    signer,
+    witness: "relayed",
+    receiptJti: null,
+    translation: { from: "openai-responses", to: "anthropic" },
+    now: VECTOR_NOW
+  })
+  const { sig: _random3, ...unsignedResponses } = { ...responsesCs, jti: jtiOf(0x402) }
+  const responsesCountersignature = { ...unsignedResponses, sig: await signEnvelope(unsignedResponses, (bytes) => signer.sign(bytes)) }
+  return { v2: v2Chain, v2Fork, failed, v1, countersignature, translatedCountersignature, responsesCountersignature }
 }
 
 interface ReceiptCase {
@@ -158,6 +176,7 @@ export const buildReceiptVectors = async (gateway: FixedKey, attestations: Reado
     { name: "v3 countersignature X-Service-Receipt-V3 header value", input: encodeEnvelopeHeader(cs), now_seconds: now },
     { name: "v3 countersignature with the attestation it countersigns", input: cs, attestation: encodeAttestationHeader(attestations[0]!), now_seconds: now },
     { name: "v3 countersignature of a translated call (openai -> gemini)", input: r.translatedCountersignature, now_seconds: now },
+    { name: "v3 countersignature of a translated Responses API call (openai-responses -> anthropic)", input: r.responsesCountersignature, now_seconds: now },
     { name: "v3 attestation (verifies with its embedded key)", input: attestations[0]!, now_seconds: now },
     { name: "old receipts stay valid (a year later)", input: a, now_seconds: now + 365 * 86_400 },
     { name: "tampered: bad signature", input: { ...b, signature: altered, sig: altered }, now_seconds: now },

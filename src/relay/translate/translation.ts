@@ -5,7 +5,8 @@
  * text inside them is copied and never read, logged or stored.
  *
  * One translator per (client format, upstream format) pair, in `TRANSLATIONS`: a new upstream format (`Wire`) does
- * not compile until it has a translator from each client format.
+ * not compile until it has a translator from each client format. OpenAI's Responses API goes to every other format
+ * through the chat completion shape (src/relay/translate/responsesChat.ts).
  */
 import type { AttestationRoute } from "../../../sdks/typescript/src/wire/attestation/v3.ts"
 import type { ClientWire, Wire } from "../../providers/provider.ts"
@@ -19,6 +20,7 @@ import { geminiResponseToOpenai, geminiUsage } from "./geminiResponses.ts"
 import { geminiStreamToOpenai } from "./geminiStreamToOpenai.ts"
 import { openaiRequestToGemini } from "./openaiRequestToGemini.ts"
 import { anthropicResponseToOpenai, openaiResponseToAnthropic } from "./responses.ts"
+import { openaiResponseToResponses, openaiStreamToResponses, responsesRequestToOpenai } from "./responsesChat.ts"
 import type { StreamTranslator } from "./streamTranslator.ts"
 import { anthropicRequestToConverse } from "./converse/anthropicRequestToConverse.ts"
 import { converseResponseToAnthropic } from "./converse/converseResponseToAnthropic.ts"
@@ -138,24 +140,67 @@ const anthropicToGemini = (upstream: UpstreamCall): Translation => ({
   usage: geminiUsage
 })
 
+const outputCapField = (upstream: UpstreamCall) => (USES_MAX_COMPLETION_TOKENS.has(upstream.providerSlug) ? "max_completion_tokens" : "max_tokens")
+
+/** OpenAI Responses -> an OpenAI-compatible chat completion endpoint (src/relay/translate/responsesChat.ts). */
+const responsesToOpenai = (upstream: UpstreamCall, clientBody: Json): Translation => ({
+  from: "openai-responses",
+  to: "openai",
+  request: (body) => responsesRequestToOpenai(body, upstream.model, { outputCapField: outputCapField(upstream) }),
+  response: (answer) => openaiResponseToResponses(answer, clientBody, nowSeconds()),
+  stream: () => openaiStreamToResponses({ clientBody, nowSeconds: nowSeconds() })
+})
+
+/**
+ * OpenAI Responses -> any other upstream format through the chat completion shape, as Anthropic -> Gemini goes: the
+ * request rewritten as a chat completion, then by that format's chat translator; the answer comes back the same way.
+ * The middle stream always asks for the usage chunk: response.completed carries the usage.
+ */
+const responsesVia = (chatTo: (upstream: UpstreamCall) => Translation) => (upstream: UpstreamCall, clientBody: Json): Translation => {
+  const inner = chatTo(upstream)
+  return {
+    from: "openai-responses",
+    to: inner.to,
+    request: (body) => inner.request(responsesRequestToOpenai(body, upstream.model, { outputCapField: "max_tokens" })),
+    response: (answer, headers) => openaiResponseToResponses(inner.response(answer, headers), clientBody, nowSeconds()),
+    stream: (_clientBody, headers) => {
+      const chat = inner.stream({ stream_options: { include_usage: true } }, headers)
+      const outer = openaiStreamToResponses({ clientBody, nowSeconds: nowSeconds() })
+      return {
+        push: (text, bytes) => outer.push(chat.push(text, bytes)),
+        complete: () => outer.complete(),
+        ...(chat.usage === undefined ? {} : { usage: () => chat.usage!() })
+      }
+    },
+    ...(inner.usage === undefined ? {} : { usage: inner.usage })
+  }
+}
+
+type Factory = (upstream: UpstreamCall, clientBody: Json) => Translation
+
 /**
  * Every (client format -> other upstream format) translator. Nothing is ever translated TO the Responses API: every
  * provider endpoint serving it serves chat completions too, which a chat or messages call goes to.
  */
 const TRANSLATIONS: {
-  readonly [F in ClientWire]: F extends "openai-responses" ? { readonly [T in Exclude<Wire, F>]?: (upstream: UpstreamCall) => Translation }
-    : { readonly [T in Exclude<Wire, F | "openai-responses">]: (upstream: UpstreamCall) => Translation }
+  readonly [F in ClientWire]: { readonly [T in Exclude<Wire, F | "openai-responses">]: Factory }
 } = {
   openai: { anthropic: openaiToAnthropic, gemini: openaiToGemini, "bedrock-converse": toConverse("openai") },
   anthropic: { openai: anthropicToOpenai, gemini: anthropicToGemini, "bedrock-converse": toConverse("anthropic") },
-  "openai-responses": {}
+  "openai-responses": {
+    openai: responsesToOpenai,
+    anthropic: responsesVia(openaiToAnthropic),
+    gemini: responsesVia(openaiToGemini),
+    "bedrock-converse": responsesVia(toConverse("openai"))
+  }
 }
 
-export const translationFor = (route: AttestationRoute, upstream: UpstreamCall): Translation | undefined => {
+/** The translation of a call on `route` to `upstream`; `clientBody` is the client's request (a Response echoes it). */
+export const translationFor = (route: AttestationRoute, upstream: UpstreamCall, clientBody: Json = {}): Translation | undefined => {
   const from = routeWire(route)
   if (from === undefined || from === upstream.wire) return undefined
-  const factory = (TRANSLATIONS[from] as Readonly<Partial<Record<Wire, (upstream: UpstreamCall) => Translation>>>)[upstream.wire]
-  // Unreachable while TRANSLATIONS is total (the type above); a relay never forwards an untranslated body to it.
+  const factory = (TRANSLATIONS[from] as Readonly<Partial<Record<Wire, Factory>>>)[upstream.wire]
+  // Unreachable while TRANSLATIONS is total (the type above) and no route is translated to the Responses API.
   if (factory === undefined) throw new Error(`no translator from ${from} to ${upstream.wire}`)
-  return factory(upstream)
+  return factory(upstream, clientBody)
 }

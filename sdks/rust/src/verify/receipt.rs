@@ -263,7 +263,7 @@ fn v1_problem(e: &Value) -> Option<String> {
     None
 }
 
-const CLIENT_WIRE_FORMATS: [&str; 2] = ["openai", "anthropic"];
+const CLIENT_WIRE_FORMATS: [&str; 3] = ["openai", "anthropic", "openai-responses"];
 
 fn wire_format_name(s: &str) -> bool {
     let b = s.as_bytes();

@@ -52,7 +52,7 @@ _CHAIN_ID_PREFIX = {"v1": "tenant-", "v2": "receipt-v2-org-", "v2-failed": "fail
 _RFC3339_MILLIS_UTC = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z")
 _HEX32 = re.compile(r"[0-9a-f]{32}")
 # Receipts name wire formats (docs/receipts.md): `from` a client format, `to` any well-formed wire-format name.
-_CLIENT_WIRE_FORMATS = ("openai", "anthropic")
+_CLIENT_WIRE_FORMATS = ("openai", "anthropic", "openai-responses")
 _WIRE_FORMAT_NAME = re.compile(r"[a-z][a-z0-9-]{0,31}")
 
 

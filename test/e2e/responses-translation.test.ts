@@ -226,8 +226,10 @@ describe("what a chat completion cannot carry is refused, nothing forwarded", ()
     expect(provider.received).toHaveLength(0)
   }
 
-  it("previous_response_id, item references, include, reasoning, a custom tool; hosted tools with tool_not_supported", async () => {
-    await refused({ model: CLAUDE, input: "x", previous_response_id: "resp_1" }, "invalid_request", "previous_response_id")
+  it("background, truncation auto, item references, include, reasoning, a custom tool; hosted tools with tool_not_supported", async () => {
+    // previous_response_id never gets here: the egress policy refuses it on every route (egress_policy_violation).
+    await refused({ model: CLAUDE, input: "x", background: true }, "invalid_request", "background")
+    await refused({ model: CLAUDE, input: "x", truncation: "auto" }, "invalid_request", "truncation")
     await refused({ model: CLAUDE, input: [{ type: "item_reference", id: "msg_1" }] }, "invalid_request", "input[0].type")
     await refused({ model: MISTRAL, input: "x", include: ["reasoning.encrypted_content"] }, "invalid_request", "include")
     await refused({ model: MISTRAL, input: "x", reasoning: { effort: "high" } }, "invalid_request", "reasoning")

@@ -8,7 +8,7 @@ import { join } from "node:path"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createPortalToken } from "../../layers/AdminOperations.ts"
-import { createJwksCache, verifyReceipt } from "../../sdks/typescript/src/index.ts"
+import { createJwksCache, verifyChainExport, verifyReceipt } from "../../sdks/typescript/src/index.ts"
 import { buildAttestation, encodeAttestationHeader } from "../../sdks/typescript/src/wire/attestation/v3.ts"
 import { ENGINE } from "../../sdks/typescript/src/client/engine.ts"
 import { generateSigningKeyPair } from "../../sdks/typescript/src/wire/crypto/ecdsa.ts"
@@ -260,6 +260,16 @@ describe("MCP server over stdio: receipts", () => {
     expect(broken.valid).toBe(false)
     expect(broken.chains[0].break.index).toBe(1)
     await callFails(mcp, "chain_verify", { receipts: "all" }, "invalid_arguments")
+    // The export verifies with the SDK alone, offline, as an auditor receives it (object or JSON Lines); a gap, a
+    // reordering and a changed receipt are each caught and named.
+    const jwks = createJwksCache({ gatewayUrl: fx.gw.url })
+    expect((await verifyChainExport(exported, { jwks })).valid).toBe(true)
+    expect((await verifyChainExport(exported.jsonl, { jwks })).valid).toBe(true)
+    const [r1, r2, r3] = chain.receipts
+    const named = async (receipts: Array<unknown>) => (await verifyChainExport({ chains: [{ chain_id: chain.chain_id, receipts }] }, { jwks })).chains[0]!.break
+    expect(await named([r1, r3])).toMatchObject({ index: 1, seq: 3, kind: "gap" })
+    expect(await named([r1, r3, r2])).toMatchObject({ index: 1, seq: 3, kind: "reorder" })
+    expect(await named([r1, { ...r2, output_tokens: r2.output_tokens + 1 }, r3])).toMatchObject({ index: 1, seq: 2, kind: "tampered" })
   })
 
   it("countersign_receipt: the gateway countersigns a device attestation and it verifies; bad hashes are refused", async () => {

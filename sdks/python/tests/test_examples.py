@@ -39,6 +39,27 @@ def test_quickstart_shows_only_aliases_leaving_and_the_originals_coming_back(rel
     assert (tmp_path / "config" / "attester-key.json").stat().st_mode & 0o077 == 0
 
 
+def test_receipts_archive_verifies_receipts_chain_inclusion_and_consistency(relay: Relay, tmp_path: Path) -> None:
+    api_key, _ = relay.funded_key()
+    key_file = tmp_path / "gateway-key"
+    key_file.write_text(api_key + "\n")
+    key_file.chmod(0o600)
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "PYTHONPATH": str(SRC),
+        "GATEWAY_URL": relay.url,
+        "GATEWAY_KEY_FILE": str(key_file),
+        "PRIVACY_RELAY_CONFIG_DIR": str(tmp_path / "config"),
+    }
+    run = subprocess.run([sys.executable, str(EXAMPLES / "receipts_archive.py")], env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.strip().splitlines()
+    assert [line.split(" verified: ")[1] for line in lines[:3]] == ["True", "True", "True"]
+    assert lines[3] == "chain verified: True (3 receipts)"
+    assert lines[4:7] == ["in the transparency log: True"] * 3
+    assert lines[7].startswith("log consistent since the kept head (") and lines[7].endswith("leaves): True")
+
+
 def _readme_block(section: str) -> str:
     """The first ```python block under `## <section>` of the SDK's README: what a user copies."""
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text("utf-8")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from privacy_relay.verify._js import MISSING
-from privacy_relay.verify.chain import verify_chain
+from privacy_relay.verify.chain import verify_chain, verify_chain_export
 from privacy_relay.verify.jwks import JwksError
 from privacy_relay.verify.receipt import VerificationResult, verify_receipt
 from privacy_relay.verify.transparency import verify_consistency_proof, verify_inclusion_proof
@@ -53,18 +53,27 @@ def test_receipt_case(case: dict) -> None:
     assert as_expected(result) == case["expected"]
 
 
+def chain_as_expected(result) -> dict:
+    brk = result.break_
+    return {
+        "valid": result.valid,
+        "verified": result.verified,
+        "break": None if brk is None else {"index": brk.index, "seq": brk.seq, "kind": brk.kind, "reason": brk.reason},
+        "gaps": [{"index": g.index, "after_seq": g.after_seq, "seq": g.seq} for g in result.gaps],
+    }
+
+
 @pytest.mark.parametrize("case", RECEIPTS["chains"], ids=ids(RECEIPTS["chains"]))
 def test_chain_case(case: dict) -> None:
-    result = verify_chain(case["receipts"], RECEIPTS["jwks"], now_seconds=case["now_seconds"])
-    expected = case["expected"]
-    assert result.valid == expected["valid"]
-    assert result.verified == expected["verified"]
-    if expected["break"] is None:
-        assert result.break_ is None
-    else:
-        assert result.break_ is not None
-        got = {"index": result.break_.index, "seq": result.break_.seq, "reason": result.break_.reason}
-        assert got == {k: expected["break"][k] for k in ("index", "seq", "reason")}
+    result = verify_chain(case["receipts"], RECEIPTS["jwks"], now_seconds=case["now_seconds"], allow_gaps=case.get("allow_gaps", False))
+    assert chain_as_expected(result) == case["expected"]
+
+
+@pytest.mark.parametrize("case", RECEIPTS["chain_exports"], ids=ids(RECEIPTS["chain_exports"]))
+def test_chain_export_case(case: dict) -> None:
+    result = verify_chain_export(case["input"], RECEIPTS["jwks"], now_seconds=case["now_seconds"], allow_gaps=case.get("allow_gaps", False))
+    got = {"valid": result.valid, "chains": [{"chain_id": c.chain_id, "count": c.count, **chain_as_expected(c)} for c in result.chains]}
+    assert got == case["expected"]
 
 
 @pytest.mark.parametrize("case", TRANSPARENCY["cases"], ids=ids(TRANSPARENCY["cases"]))

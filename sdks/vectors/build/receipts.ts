@@ -8,12 +8,13 @@ import { signReceiptV1, type ReceiptV1 } from "../../typescript/src/wire/receipt
 import { signReceiptV2, type ReceiptV2 } from "../../typescript/src/wire/receipts/envelope-v2.ts"
 import { encodeEnvelopeHeader } from "../../typescript/src/wire/receipts/header.ts"
 import { signEnvelope } from "../../typescript/src/wire/receipts/signer.ts"
-import { verifyChain, verifyReceipt } from "../../typescript/src/verify/index.ts"
+import { verifyChain, verifyChainExport, verifyReceipt } from "../../typescript/src/verify/index.ts"
 import { encodeAttestationHeader } from "../../typescript/src/wire/attestation/v3.ts"
 import { alterSignature, describeKey, receiptJwkOf, SIGNATURE_SCHEME, signerOf, VECTOR_NOW, VECTOR_NOW_SECONDS, type FixedKey } from "./keys.ts"
 
 export const VECTOR_ISS = "https://relay.example"
 const ORG = "org_vectors"
+const EXPORT_ORG = "org_vectors_export"
 const ACCOUNT = "acct_vectors"
 
 const jtiOf = (n: number) => n.toString(16).padStart(32, "0")
@@ -157,6 +158,43 @@ interface ReceiptCase {
   readonly now_seconds: number
 }
 
+/** What verifyChain answers, as the vectors write it. */
+const chainExpected = (result: Awaited<ReturnType<typeof verifyChain>>) => ({
+  valid: result.valid,
+  verified: result.verified,
+  break: result.break === null ? null : { index: result.break.index, seq: result.break.seq, kind: result.break.kind, reason: result.break.reason },
+  gaps: result.gaps.map((g) => ({ index: g.index, after_seq: g.afterSeq, seq: g.seq }))
+})
+
+/**
+ * Six v2 receipts of another organisation's chain, for the export cases, and two receipts signed for its seq 3 that
+ * are not the one it holds: one linked to seq 2 (a fork the gateway would never sign), one not.
+ */
+const buildExportChain = async (gateway: FixedKey) => {
+  const signer = signerOf(gateway)
+  const receipt = (n: number, seq: number, prev: string, outputTokens: number) =>
+    signReceiptV2({
+      iss: VECTOR_ISS,
+      jti: jtiOf(0x500 + n),
+      iat: VECTOR_NOW_SECONDS + n,
+      timestamp: rfc3339Millis(at(n)),
+      request_id: `chatcmpl-export-${n}`,
+      provider: "local",
+      model: "local-chat",
+      input_tokens: 5,
+      output_tokens: outputTokens,
+      hash_upstream_request: hex((n % 10).toString()),
+      hash_upstream_response: hex("e"),
+      chain: { chain_id: v2ChainId(EXPORT_ORG), seq, prev_hash: prev },
+      extensions: { request_id: `00000000-0000-4000-8000-0000000005${String(n).padStart(2, "0")}` }
+    }, signer)
+  const chain: Array<ReceiptV2> = []
+  for (let n = 1; n <= 6; n++) chain.push(await receipt(n, n, n === 1 ? GENESIS_PREV_HASH : await envelopeHash(chain[n - 2]!), 10 + n))
+  const substitute = await receipt(13, 3, await envelopeHash(chain[1]!), 999)
+  const unlinked = await receipt(23, 3, hex("f"), 999)
+  return { chain, substitute, unlinked }
+}
+
 export const buildReceiptVectors = async (gateway: FixedKey, attestations: ReadonlyArray<V3Envelope>) => {
   const r = await buildVectorReceipts(gateway, attestations[0]!)
   const jwks = { keys: [receiptJwkOf(gateway)] }
@@ -201,7 +239,9 @@ export const buildReceiptVectors = async (gateway: FixedKey, attestations: Reado
     },
     { name: "not an envelope: neither JSON nor base64", input: "this is not a receipt", now_seconds: now }
   ]
-  const chains: ReadonlyArray<{ name: string; receipts: ReadonlyArray<unknown> }> = [
+  const e = await buildExportChain(gateway)
+  const [e1, e2, e3, e4, e5, e6] = e.chain as [ReceiptV2, ReceiptV2, ReceiptV2, ReceiptV2, ReceiptV2, ReceiptV2]
+  const chains: ReadonlyArray<{ name: string; receipts: ReadonlyArray<unknown>; allow_gaps?: boolean }> = [
     { name: "intact v2 chain as header values", receipts: r.v2.map(encodeEnvelopeHeader) },
     { name: "intact failed chain", receipts: r.failed },
     { name: "intact v1 chain", receipts: r.v1 },
@@ -210,7 +250,40 @@ export const buildReceiptVectors = async (gateway: FixedKey, attestations: Reado
     { name: "reordered", receipts: [b, a, c] },
     { name: "changed receipt in the middle", receipts: [a, { ...b, input_tokens: 0 }, c] },
     { name: "fork: seq 2 follows another seq 1", receipts: [r.v2Fork, b] },
-    { name: "a countersignature in a chain", receipts: [a, cs] }
+    { name: "a countersignature in a chain", receipts: [a, cs] },
+    { name: "intact chain of six", receipts: e.chain },
+    { name: "gap: seq 3 and 4 missing", receipts: [e1, e2, e5, e6] },
+    { name: "gaps allowed: a client's own receipts of a shared chain", receipts: [e1, e2, e5, e6], allow_gaps: true },
+    { name: "gaps allowed, but a receipt after the gap was changed", receipts: [e1, e2, { ...e5, output_tokens: 1 }, e6], allow_gaps: true },
+    { name: "reordered: seq 4 before seq 3", receipts: [e1, e2, e4, e3, e5, e6] },
+    { name: "reordered: seq 5 listed first", receipts: [e5, e1, e2, e3, e4, e6] },
+    { name: "reordered, gaps allowed (a reordering is never a gap)", receipts: [e1, e2, e4, e3, e5, e6], allow_gaps: true },
+    { name: "substituted: seq 3 swapped for another receipt signed for seq 3", receipts: [e1, e2, e.substitute, e4, e5, e6] },
+    { name: "substituted: seq 3 swapped for a receipt that does not link to seq 2", receipts: [e1, e2, e.unlinked, e4, e5, e6] },
+    { name: "duplicate: seq 3 twice", receipts: [e1, e2, e3, e3, e4] },
+    { name: "other chain: a receipt of another organisation's chain", receipts: [e1, e2, c, e4] },
+    { name: "tampered: seq 4 changed", receipts: [e1, e2, e3, { ...e4, model: "gpt-4o" }, e5, e6] }
+  ]
+  const exportOf = (receipts: ReadonlyArray<unknown>) => {
+    const byChain = new Map<string, Array<unknown>>()
+    for (const x of receipts) {
+      const id = (x as { chain: { chain_id: string } }).chain.chain_id
+      byChain.set(id, [...(byChain.get(id) ?? []), x])
+    }
+    const exported = [...byChain].map(([chain_id, list]) => ({ chain_id, count: list.length, receipts: list }))
+    return { chains: exported, jsonl: exported.flatMap((x) => x.receipts.map((y) => JSON.stringify(y))).join("\n") }
+  }
+  const exports: ReadonlyArray<{ name: string; input: unknown; allow_gaps?: boolean }> = [
+    { name: "receipt_chain_export output: two intact chains", input: exportOf([...e.chain, ...r.failed]) },
+    { name: "receipt_chain_export output as JSON text", input: JSON.stringify(exportOf(e.chain)) },
+    { name: "its jsonl text", input: exportOf([...e.chain, ...r.failed]).jsonl },
+    { name: "an array of header values of two chains", input: [...e.chain, ...r.failed].map(encodeEnvelopeHeader) },
+    { name: "one chain intact, one with a gap", input: exportOf([...r.failed, e1, e2, e4, e5]) },
+    { name: "a gap, allowed", input: exportOf([e1, e2, e4, e5]), allow_gaps: true },
+    { name: "jsonl with seq 3 substituted", input: exportOf([e1, e2, e.substitute, e4]).jsonl },
+    { name: "jsonl reordered", input: exportOf([e1, e3, e2, e4]).jsonl },
+    { name: "jsonl with a line that is not a receipt", input: `${JSON.stringify(e1)}\nnot a receipt\n${JSON.stringify(e2)}` },
+    { name: "an empty export", input: { chains: [], jsonl: "" } }
   ]
   return {
     description:
@@ -229,16 +302,17 @@ export const buildReceiptVectors = async (gateway: FixedKey, attestations: Reado
         ...(c.attestation === undefined ? {} : { attestation: c.attestation as object })
       })
     }))),
-    chains: await Promise.all(chains.map(async (c) => {
-      const result = await verifyChain(c.receipts as Array<object>, { jwks, nowSeconds: now })
+    chains: await Promise.all(chains.map(async (c) => ({
+      ...c,
+      now_seconds: now,
+      expected: chainExpected(await verifyChain(c.receipts as Array<object>, { jwks, nowSeconds: now, allowGaps: c.allow_gaps === true }))
+    }))),
+    chain_exports: await Promise.all(exports.map(async (x) => {
+      const result = await verifyChainExport(x.input, { jwks, nowSeconds: now, allowGaps: x.allow_gaps === true })
       return {
-        ...c,
+        ...x,
         now_seconds: now,
-        expected: {
-          valid: result.valid,
-          verified: result.verified,
-          break: result.break === null ? null : { index: result.break.index, seq: result.break.seq, reason: result.break.reason }
-        }
+        expected: { valid: result.valid, chains: result.chains.map((chain) => ({ chain_id: chain.chainId, count: chain.count, ...chainExpected(chain) })) }
       }
     }))
   }

@@ -109,7 +109,7 @@ const receiptChainExport: ToolDefinition<{ chain_id?: string }> = {
   name: "receipt_chain_export",
   title: "Export the receipt chain held here",
   description:
-    "Exports the receipts this client holds, per chain, in chain order (seq), as JSON and as JSON Lines text, for an auditor or for chain_verify elsewhere. Receipts hold hashes and token counts, never content.",
+    "Exports the receipts this client holds, per chain, in chain order (seq), as JSON and as JSON Lines text, for an auditor or for chain_verify elsewhere; either form verifies offline with the SDKs' verifyChainExport / verify_chain_export (with allowGaps: other clients' receipts of the organisation fall between). Receipts hold hashes and token counts, never content.",
   input: z.strictObject({ chain_id: z.string().min(1).optional().describe("Only this chain (e.g. receipt-v2-org-...).") }),
   output: z.looseObject({ chains: z.array(z.looseObject({ chain_id: z.string(), count: z.number(), receipts: z.array(z.looseObject({})) })), jsonl: z.string() }),
   run: async ({ chain_id }, session) => {
@@ -143,7 +143,7 @@ const chainVerify: ToolDefinition<{ receipts?: Array<string | Record<string, unk
     if (receipts !== undefined) {
       const result = await verifyChain(receipts as any, { jwks })
       const chain = { chain_id: result.chainId, valid: result.valid, verified: result.verified, first_seq: result.firstSeq, last_seq: result.lastSeq, break: result.break }
-      return ok({ valid: result.valid, chains: [chain] }, result.valid ? `Chain ${result.chainId} verified: ${result.verified} receipts.` : `Chain broken at position ${result.break?.index}: ${result.break?.reason}`)
+      return ok({ valid: result.valid, chains: [chain] }, result.valid ? `Chain ${result.chainId} verified: ${result.verified} receipts.` : `Chain broken at position ${result.break?.index} (${result.break?.kind}): ${result.break?.reason}`)
     }
     const chains = []
     for (const [id, held] of chainsHeld(session)) {

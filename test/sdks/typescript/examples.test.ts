@@ -61,6 +61,15 @@ const CASES: Record<string, { readonly prints: ReadonlyArray<string | RegExp>; r
     ],
     neverUpstream: ["ada@example.org", "Ada Lovelace", "alan.turing@example.org"]
   },
+  "receipts.ts": {
+    prints: [
+      /(receipt [0-9a-f]{8} seq \d+ verified: true\n){3}/,
+      "chain verified: true (3 receipts)",
+      /(in the transparency log: true\n){3}/,
+      /log consistent since the kept head \(\d+ -> \d+ leaves\): true/
+    ],
+    neverUpstream: []
+  },
   "effect.ts": {
     prints: ["answer: Echo: Remind jane.doe@example.com of Friday's meeting.", "receipt verified: true", "failed as expected: 404 model_not_found"],
     neverUpstream: ["jane.doe@example.com"]

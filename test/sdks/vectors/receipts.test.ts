@@ -9,7 +9,7 @@ import { decodeEnvelopeHeader } from "../../../sdks/typescript/src/wire/receipts
 import { keyResolverFromJwks } from "../../../sdks/typescript/src/wire/receipts/jwks.ts"
 import type { Signer } from "../../../sdks/typescript/src/wire/receipts/signer.ts"
 import { verifyReceipt as gatewayVerifyReceipt } from "../../../sdks/typescript/src/wire/receipts/verify.ts"
-import { verifyChain, verifyReceipt } from "../../../sdks/typescript/src/verify/index.ts"
+import { verifyChain, verifyChainExport, verifyReceipt } from "../../../sdks/typescript/src/verify/index.ts"
 import { readVectors, rows } from "./vectorFiles.ts"
 
 const v = readVectors("receipts.json")
@@ -49,13 +49,28 @@ describe("receipts.json: verifyReceipt", () => {
   })
 })
 
+const asExpected = (result: Awaited<ReturnType<typeof verifyChain>>) => ({
+  valid: result.valid,
+  verified: result.verified,
+  break: result.break === null ? null : { index: result.break.index, seq: result.break.seq, kind: result.break.kind, reason: result.break.reason },
+  gaps: result.gaps.map((g) => ({ index: g.index, after_seq: g.afterSeq, seq: g.seq }))
+})
+
 describe("receipts.json: verifyChain", () => {
   it.each(rows(v.chains))("%s", async (_n, c: any) => {
-    const result = await verifyChain(c.receipts, { jwks: v.jwks, nowSeconds: c.now_seconds })
-    expect({
-      valid: result.valid,
-      verified: result.verified,
-      break: result.break === null ? null : { index: result.break.index, seq: result.break.seq, reason: result.break.reason }
-    }).toEqual(c.expected)
+    const result = await verifyChain(c.receipts, { jwks: v.jwks, nowSeconds: c.now_seconds, allowGaps: c.allow_gaps === true })
+    expect(asExpected(result)).toEqual(c.expected)
+  })
+
+  it("names every kind of break at least once", () => {
+    const kinds = new Set(v.chains.filter((c: any) => c.expected.break !== null).map((c: any) => c.expected.break.kind))
+    expect([...kinds].sort()).toEqual(["duplicate", "gap", "other_chain", "reorder", "substituted", "tampered", "unchained"])
+  })
+})
+
+describe("receipts.json: verifyChainExport", () => {
+  it.each(rows(v.chain_exports))("%s", async (_n, c: any) => {
+    const result = await verifyChainExport(c.input, { jwks: v.jwks, nowSeconds: c.now_seconds, allowGaps: c.allow_gaps === true })
+    expect({ valid: result.valid, chains: result.chains.map((chain) => ({ chain_id: chain.chainId, count: chain.count, ...asExpected(chain) })) }).toEqual(c.expected)
   })
 })

@@ -28,7 +28,7 @@ from .errors import (
     UnsupportedContentError,
     UnsupportedFieldError,
 )
-from .verify.chain import verify_chain
+from .verify.chain import verify_chain, verify_chain_export
 from .verify.jwks import JwksCache, JwksError, create_jwks_cache, fetch_jwks
 from .verify.receipt import VerificationCheck, VerificationResult, verify_receipt
 from .verify.transparency import verify_consistency_proof, verify_inclusion_proof
@@ -40,6 +40,6 @@ __all__ = [
     "ENGINE", "EgressPolicyError", "EngineIdentity", "GatewayIdentityError", "InsufficientBalanceError", "InvalidRequestError", "JwksCache", "JwksError",
     "NameModelUnavailableError", "NestingTooDeepError", "NotFoundError", "PayloadTooLargeError", "PermissionDeniedError", "PretokenisationRequiredError",
     "RateLimitError", "RelayClient", "RelayError", "RelayStream", "ServerError", "StreamError", "TimeoutError", "UnsupportedContentError", "UnsupportedFieldError", "VerificationCheck",
-    "VerificationResult", "WebhookDeduper", "WebhookVerificationError", "__version__", "verify_chain", "verify_consistency_proof", "verify_inclusion_proof",
+    "VerificationResult", "WebhookDeduper", "WebhookVerificationError", "__version__", "verify_chain", "verify_chain_export", "verify_consistency_proof", "verify_inclusion_proof",
     "verify_receipt", "verify_webhook", "create_jwks_cache", "fetch_jwks",
 ]

@@ -1,9 +1,9 @@
 // Offline verification: receipts (v1, v2, failed, v3 countersignature, v3 attestation), exported chains,
 // transparency inclusion and consistency proofs and webhook deliveries. WebCrypto only: Node >= 20, Deno and browsers.
-export { verifyChain } from "./chain.ts"
+export { CHAIN_BREAK_KINDS, chainsOfExport, verifyChain, verifyChainExport } from "./chain.ts"
 export { CONSISTENCY_CHECK_LABELS, verifyConsistencyProof } from "./consistency.ts"
 export type { ConsistencyCheck, ConsistencyProof, ConsistencyVerification } from "./consistency.ts"
-export type { ChainBreak, ChainVerification } from "./chain.ts"
+export type { ChainBreak, ChainBreakKind, ChainExportVerification, ChainGap, ChainVerification, VerifyChainOptions } from "./chain.ts"
 export type { EnvelopeInput } from "./envelopeInput.ts"
 export { JwksError, WebhookVerificationError } from "./errors.ts"
 export type { JwksErrorCode, WebhookVerificationCode } from "./errors.ts"

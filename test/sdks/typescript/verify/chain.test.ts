@@ -23,7 +23,7 @@ const chain = await chainOf(4)
 describe("verifyChain", () => {
   it("an intact export verifies, in any input form", async () => {
     const result = await verifyChain([chain[0]!, JSON.stringify(chain[1]), encodeEnvelopeHeader(chain[2]!), chain[3]!], options)
-    expect(result).toEqual({ valid: true, chainId: "receipt-v2-org-org_1", firstSeq: 1, lastSeq: 4, verified: 4, break: null })
+    expect(result).toEqual({ valid: true, chainId: "receipt-v2-org-org_1", firstSeq: 1, lastSeq: 4, verified: 4, break: null, gaps: [] })
   })
 
   it("an export that starts after seq 1 verifies from where it starts", async () => {
@@ -31,7 +31,7 @@ describe("verifyChain", () => {
   })
 
   it("an empty export is trivially intact", async () => {
-    expect(await verifyChain([], options)).toEqual({ valid: true, chainId: null, firstSeq: null, lastSeq: null, verified: 0, break: null })
+    expect(await verifyChain([], options)).toEqual({ valid: true, chainId: null, firstSeq: null, lastSeq: null, verified: 0, break: null, gaps: [] })
   })
 
   it("a missing receipt: the break is at the receipt after the gap", async () => {

@@ -27,7 +27,7 @@ module PrivacyRelay
       pr_detokenise: [[P, P, P], I],
       pr_detokeniser_new: [[P, P, P], I], pr_detokeniser_push: [[P, P, P], I], pr_detokeniser_finish: [[P, P], I],
       pr_detokeniser_free: [[P], V],
-      pr_verify_receipt: [[P, P, P, P], I], pr_verify_chain: [[P, P, P, P], I],
+      pr_verify_receipt: [[P, P, P, P], I], pr_verify_chain: [[P, P, P, P], I], pr_verify_inclusion_proof: [[P, P, P, P, P], I],
       pr_verify_webhook: [[P, SZ, P, P, P, P], I], pr_build_attestation: [[P, P, P], I],
       pr_generate_device_key: [[P], I], pr_canonicalize: [[P, P], I],
       pr_string_free: [[P], V], pr_error_code_name: [[I], P], pr_debug_panic: [[P], I]
@@ -112,6 +112,11 @@ module PrivacyRelay
 
       def verify_chain(receipts, jwks, options = nil)
         json_call(:pr_verify_chain, cstr(json_text(receipts)), cstr(json_text(jwks)), cstr(json_text(options)))
+      end
+
+      # A transparency-log inclusion proof against a signed tree head (nil: the proof's own sth).
+      def verify_inclusion_proof(proof, sth, jwks, options = nil)
+        json_call(:pr_verify_inclusion_proof, cstr(json_text(proof)), cstr(json_text(sth)), cstr(json_text(jwks)), cstr(json_text(options)))
       end
 
       def verify_webhook(body, headers, secret, options = nil)

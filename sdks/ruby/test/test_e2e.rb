@@ -115,3 +115,25 @@ class TestExamples < Minitest::Test
     assert_includes out, "+44 20 7946 0958"
   end
 end
+
+class TestStreamLifecycle < Minitest::Test
+  def relay = TestGateway.shared
+
+  def test_a_stream_error_is_raised_by_create_and_an_early_exit_releases_the_connection
+    client = PrivacyRelay::Client.new(gateway_url: relay.url, api_key: "svc_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", retries: 0)
+    e = assert_raises(PrivacyRelay::AuthenticationError) do
+      client.chat.completions.create(model: "local-chat", stream: true, messages: [{ role: "user", content: "hi" }])
+    end
+    assert_equal 401, e.status
+    key, = relay.funded_key
+    client = PrivacyRelay::Client.new(gateway_url: relay.url, api_key: key, retries: 0, names: "off")
+    stream = client.chat.completions.create(model: "local-chat", stream: true, messages: [{ role: "user", content: "a long enough prompt " * 5 }])
+    assert_equal 200, stream.status
+    first = stream.first
+    refute_nil first
+    stream.close
+    stream.close
+    # the next call still works (nothing left half-read)
+    assert_equal true, client.chat.completions.create(model: "local-chat", messages: [{ role: "user", content: "hi" }]).receipt_verified
+  end
+end

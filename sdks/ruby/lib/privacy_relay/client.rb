@@ -23,20 +23,36 @@ module PrivacyRelay
   end
 
   # A streamed answer: Enumerable over the provider's chunks (chat) or events (messages), originals restored as
-  # they arrive. The request is made when iteration starts (each, or any Enumerable method); afterwards receipt,
-  # receipt_verified and receipt_verification describe the receipt-v2 trailer. Without a block, each answers an
-  # Enumerator.
+  # they arrive. create(stream: true) sends the request and waits for the answer's headers, so an HTTP error
+  # (401, 402, 429 after retries...) is raised by create; the body is read as you iterate. After the loop,
+  # receipt, receipt_verified and receipt_verification describe the receipt-v2 trailer. Iterate once; close (or
+  # a loop left early, then close) releases the connection. Without a block, each answers an Enumerator.
   class Stream
     include Enumerable
-    attr_reader :request_id, :receipt, :receipt_verified, :receipt_verification, :tokenised_request
+    attr_reader :request_id, :status, :receipt, :receipt_verified, :receipt_verification, :tokenised_request
+
+    # @api private
+    class Stop < StandardError; end
 
     def initialize(client, route, prepared, send)
       @client = client
       @route = route
       @prepared = prepared
-      @send = send
       @tokenised_request = prepared.tokenised_body
       @used = false
+      # The request runs in a fiber that pauses at the headers, then at each piece of the body.
+      @fiber = Fiber.new do
+        send.call do |status, headers, response|
+          Fiber.yield [:headers, status, headers]
+          response.read_body { |bytes| Fiber.yield [:bytes, bytes] }
+        end
+        [:done]
+      rescue Stop
+        [:done]
+      end
+      first = @fiber.resume
+      _, @status, headers = first
+      @request_id = headers && headers["x-request-id"]
     end
 
     def each(&block)
@@ -45,26 +61,33 @@ module PrivacyRelay
 
       @used = true
       sse = SseDetokeniser.new(@route, @prepared.map)
-      status = 0
       begin
-        @send.call do |s, headers, response|
-          status = s
-          @request_id = headers["x-request-id"]
-          response.read_body do |bytes|
-            sse.push(bytes).each { |e| emit(e, block) }
-          end
+        loop do
+          kind, bytes = @fiber.resume
+          break if kind == :done
+
+          sse.push(bytes).each { |e| emit(e, block) }
         end
         sse.finish.each { |e| emit(e, block) }
       ensure
         sse.close
+        close
       end
       unless sse.completed
         raise StreamError.new("The stream ended before its end marker (the upstream cut it); the answer is incomplete.",
-                              status: status, code: "stream_error", request_id: @request_id)
+                              status: @status, code: "stream_error", request_id: @request_id)
       end
       @receipt = sse.receipt.is_a?(Hash) ? sse.receipt : nil
       @receipt_verified, @receipt_verification = @client.send(:verify, @receipt)
       self
+    end
+
+    # Stops reading and releases the connection (safe to call twice, or after the end).
+    def close
+      @fiber.raise(Stop) if @fiber.alive?
+      nil
+    rescue FiberError
+      nil
     end
 
     private

@@ -501,8 +501,20 @@ fn labelled_phones(ctx: &Ctx<'_>, found: &[Span]) -> Vec<Span> {
         return out;
     }
     let regions: Vec<Id> = DEFAULT_PHONE_REGIONS.iter().chain(LABELLED_EXTRA.iter()).filter_map(|c| region_id(c)).collect();
+    // Found spans by start, for an overlap test per field in log time (a long phone column is thousands of fields).
+    let mut by_start: Vec<(usize, usize)> = found.iter().map(|s| (s.start, s.end)).collect();
+    by_start.sort_unstable();
+    let mut max_end: Vec<usize> = Vec::with_capacity(by_start.len());
+    for (i, (_, e)) in by_start.iter().enumerate() {
+        max_end.push(if i == 0 { *e } else { max_end[i - 1].max(*e) });
+    }
+    let overlaps = |start: usize, end: usize| {
+        // Spans starting before `end`; the one reaching furthest decides whether any ends after `start`.
+        let k = by_start.partition_point(|(s, _)| *s < end);
+        k > 0 && max_end[k - 1] > start
+    };
     for f in fields {
-        if found.iter().any(|s| s.start < f.end && s.end > f.start) {
+        if overlaps(f.start, f.end) {
             continue;
         }
         let value: String = text[f.start..f.end].chars().map(|c| if matches!(c, ',' | ';' | '|' | '\t') { '\n' } else { c }).collect();

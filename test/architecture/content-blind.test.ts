@@ -38,8 +38,14 @@ const reachableFiles = (entry: string): Set<string> => {
 }
 
 const WIRE = "sdks/typescript/src/wire/"
+/**
+ * The egress policy is wire data, not engine: the gateway walks relayed bodies with it (structure only) as every client
+ * does (docs/egress-policy.md). It holds field names and classes, no detector and no user text.
+ */
+const WIRE_DATA = new Set(["sdks/vectors/egress-policy.json"])
 /** Client-side code: the engine and everything of the SDK but its wire-format code, and the local proxy. */
-const isClientSide = (file: string) => (file.startsWith("sdks/") && !file.startsWith(WIRE)) || file.startsWith("src/proxy/")
+const isClientSide = (file: string) =>
+  (file.startsWith("sdks/") && !file.startsWith(WIRE) && !WIRE_DATA.has(file)) || file.startsWith("src/proxy/")
 const forbiddenIn = (files: Set<string>) => [...files].filter(isClientSide)
 
 describe("content-blind gateway (architecture)", () => {
@@ -50,6 +56,7 @@ describe("content-blind gateway (architecture)", () => {
     expect(reachable.has("layers/http/RelayRoutes.ts")).toBe(true)
     expect(reachable.has("sdks/typescript/src/wire/attestation/v3.ts")).toBe(true)
     expect(reachable.has("sdks/typescript/src/wire/receipts/verify.ts")).toBe(true)
+    expect(reachable.has("sdks/vectors/egress-policy.json")).toBe(true)
     expect(forbiddenIn(reachable)).toEqual([])
   })
 

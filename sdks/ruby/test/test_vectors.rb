@@ -11,11 +11,9 @@ class TestVectors < Minitest::Test
   N = PrivacyRelay::Native
 
   # Vector cases the Rust engine (sdks/rust, the one this SDK binds) does not meet yet: added to receipts.json by
-  # 7f0153c (issue 42 parts 3 and 4) and 5282c59's Responses translation, after the engine was written; the Rust
-  # suite's own vectors test fails on them too. Each is asserted to STILL fail, so the day the engine catches up
+  # 7f0153c (issue 42 parts 3 and 4) after the engine was written. Each is asserted to STILL fail, so the day the engine catches up
   # this test says to remove the entry. Not a binding problem: the binding passes the case through unchanged.
   ENGINE_GAPS = [
-    "v3 countersignature of a translated Responses API call (openai-responses -> anthropic)", # translation {from, to}
     "gaps allowed: a client's own receipts of a shared chain" # allow_gaps not implemented in verify_chain
   ].freeze
 

@@ -172,6 +172,30 @@ class TestClient < Minitest::Test
     assert_equal 0, e.status
   end
 
+  def test_a_silent_server_is_a_timeout_error
+    server = TCPServer.new("127.0.0.1", 0)
+    held = []
+    thread = Thread.new { 2.times { held << server.accept } } # accepts, never answers
+    t = PrivacyRelay::Transport.new(retries: 1, timeout: 0.3, sleep: ->(_) {})
+    e = assert_raises(PrivacyRelay::TimeoutError) { t.send_request("GET", "http://127.0.0.1:#{server.addr[1]}/", headers: {}) }
+    assert_equal "timeout", e.code
+    assert_equal 0, e.status
+    thread.join(2)
+    held.each(&:close)
+    server.close
+  end
+
+  def test_traceparent_is_w3c_shaped_and_passed_through
+    assert_match(/\A00-[0-9a-f]{32}-[0-9a-f]{16}-01\z/, PrivacyRelay::Transport.traceparent)
+    port, seen, thread, server = stub_server([[200, {}, '{"data":[]}']])
+    client = PrivacyRelay::Client.new(gateway_url: "http://127.0.0.1:#{port}", api_key: "svc_abc", retries: 0)
+    client.instance_variable_set(:@jwks, { "keys" => [] }) # skip the identity probe: this stub is not a gateway
+    client.models.list(traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+    thread.join
+    server.close
+    assert_match(/traceparent: 00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01/i, seen[0])
+  end
+
   def test_retry_after_http_date
     now = Time.utc(2026, 1, 1, 0, 0, 0)
     assert_equal 30.0, PrivacyRelay::Errors.retry_after_seconds((now + 30).httpdate, now: now)

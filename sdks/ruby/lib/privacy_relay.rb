@@ -19,6 +19,17 @@ module PrivacyRelay
     Native.verify_receipt(receipt, jwks, now_seconds ? { "now_seconds" => now_seconds } : nil)
   end
 
+  # A chain of receipts in chain order: {"valid", "chain_id", "first_seq", "last_seq", "verified", "break"}.
+  def verify_chain(receipts, jwks, now_seconds: nil)
+    Native.verify_chain(receipts, jwks, now_seconds ? { "now_seconds" => now_seconds } : nil)
+  end
+
+  # A transparency-log inclusion proof (client.rest.receipts.inclusion_proof) against a signed tree head (nil: the
+  # proof's own), optionally bound to the receipt: {"valid", "reason", "checks"}.
+  def verify_inclusion_proof(proof, sth, jwks, receipt: nil)
+    Native.verify_inclusion_proof(proof, sth, jwks, receipt ? { "receipt" => receipt } : nil)
+  end
+
   # A webhook delivery (body exactly as received): {"ok" => true} or {"ok" => false, "code", "message"}.
   def verify_webhook(body, headers, secret, tolerance_seconds: 300, now_seconds: nil)
     options = { "tolerance_seconds" => tolerance_seconds }

@@ -31,7 +31,8 @@ class TestEndToEndRest < Minitest::Test
     sth = @client.rest.receipts.signed_tree_head
     assert_operator sth["tree_size"], :>=, 1
     proof = @client.rest.receipts.inclusion_proof(jti)
-    refute_nil proof
+    verdict = PrivacyRelay.verify_inclusion_proof(proof, nil, @client.jwks, receipt: answer.receipt)
+    assert_equal true, verdict["valid"], verdict.inspect
   end
 
   def test_a_tampered_receipt_is_invalid

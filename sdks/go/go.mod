@@ -1,0 +1,3 @@
+module github.com/privacy-relay/sdk-go
+
+go 1.22

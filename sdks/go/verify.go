@@ -1,0 +1,139 @@
+package relay
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/privacy-relay/sdk-go/internal/engine"
+)
+
+// Verification is an offline verdict of a receipt.
+type Verification struct {
+	Valid  bool    `json:"valid"`
+	Reason *string `json:"reason"`
+	Checks []struct {
+		Label  string `json:"label"`
+		Status string `json:"status"`
+		Detail string `json:"detail"`
+	} `json:"checks"`
+}
+
+// VerifyReceipt verifies a receipt (v1, v2, failed, v3 countersignature; header value, JSON text) offline against
+// a JWKS (the gateway's /api/.well-known/service-receipt-pubkeys.jwks). A tampered receipt is Valid false with a
+// Reason; an error means the arguments were unusable (e.g. jwks_invalid).
+func VerifyReceipt(receipt string, jwks []byte, now time.Time) (*Verification, error) {
+	opts := map[string]any{}
+	if !now.IsZero() {
+		opts["now_seconds"] = now.Unix()
+	}
+	text, err := engine.VerifyReceipt(receipt, string(jwks), opts)
+	if err != nil {
+		return nil, fromEngine(err)
+	}
+	var v Verification
+	if err := json.Unmarshal([]byte(text), &v); err != nil {
+		return nil, &Error{Code: "engine_error", Message: err.Error()}
+	}
+	return &v, nil
+}
+
+// WebhookVerification is VerifyWebhook's verdict: OK, or Code (missing_headers, malformed_header, bad_signature,
+// stale_timestamp, malformed_body, missing_secret) and Message.
+type WebhookVerification struct {
+	OK      bool   `json:"ok"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// VerifyWebhook checks a webhook delivery: body exactly as received, its headers, the endpoint's secret (v1 with a
+// tolerance, default 300 s; v0 fallback; constant time).
+func VerifyWebhook(body []byte, headers map[string]string, secret string, tolerance time.Duration, now time.Time) (*WebhookVerification, error) {
+	h, _ := json.Marshal(headers)
+	opts := map[string]any{}
+	if tolerance > 0 {
+		opts["tolerance_seconds"] = int64(tolerance / time.Second)
+	}
+	if !now.IsZero() {
+		opts["now_seconds"] = now.Unix()
+	}
+	text, err := engine.VerifyWebhook(body, string(h), secret, opts)
+	if err != nil {
+		return nil, fromEngine(err)
+	}
+	var v WebhookVerification
+	return &v, json.Unmarshal([]byte(text), &v)
+}
+
+func (c *Client) verifyMeta(ctx context.Context, receipt map[string]any) (*bool, *Verification) {
+	if receipt == nil {
+		return nil, nil
+	}
+	jwks, err := c.ready(ctx)
+	if err != nil {
+		return nil, nil
+	}
+	b, _ := json.Marshal(receipt)
+	v, err := VerifyReceipt(string(b), jwks, time.Time{})
+	if err != nil {
+		f := false
+		return &f, nil
+	}
+	return &v.Valid, v
+}
+
+// decodeHeader decodes a standard padded base64 JSON header value.
+func decodeHeader(v string) map[string]any {
+	if v == "" {
+		return nil
+	}
+	b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(v))
+	if err != nil {
+		return nil
+	}
+	var m map[string]any
+	if json.Unmarshal(b, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// escapedMap is the alias map with the originals escaped for the inside of a JSON string.
+func escapedMap(aliases [][2]string) string {
+	out := make([][2]string, 0, len(aliases))
+	for _, a := range aliases {
+		q := marshalNoEscape(a[1])
+		out = append(out, [2]string{a[0], string(q[1 : len(q)-1])})
+	}
+	return string(marshalNoEscape(out))
+}
+
+func marshalNoEscape(v any) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return bytes.TrimRight(buf.Bytes(), "\n")
+}
+
+// detokeniseJSON restores the originals in a JSON answer's text (aliases sit inside JSON strings, so the
+// originals go in JSON-escaped), and checks the result is JSON.
+func detokeniseJSON(answer []byte, mapJSON string) ([]byte, error) {
+	var aliases [][2]string
+	_ = json.Unmarshal([]byte(mapJSON), &aliases)
+	text := string(answer)
+	if len(aliases) > 0 {
+		var err error
+		if text, err = engine.Detokenise(text, escapedMap(aliases)); err != nil {
+			return nil, err
+		}
+	}
+	var probe any
+	if err := json.Unmarshal([]byte(text), &probe); err != nil {
+		return nil, err
+	}
+	return []byte(text), nil
+}

@@ -1,0 +1,373 @@
+package relay_test
+
+// End to end against a real gateway process (programs/gateway.ts, embedded storage in a temp DATA_DIR) and the
+// fake provider (programs/fake-provider.ts, streaming in 5-character pieces so aliases are cut across SSE frames),
+// started as the Python SDK's tests/gateway.py does, stopped by PID. Needs the repository's node
+// (node_modules/.bin/node after npm install); skipped without it unless PR_GO_E2E_REQUIRED=1 (sdks/go/ci.sh).
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	relay "github.com/privacy-relay/sdk-go"
+)
+
+const prompt = "Write to jane.doe@example.com and call +44 20 7946 0958 about IBAN DE89 3704 0044 0532 0130 00."
+
+var originals = []string{"jane.doe@example.com", "+44 20 7946 0958", "DE89 3704 0044 0532 0130 00"}
+
+type proc struct {
+	cmd   *exec.Cmd
+	mu    sync.Mutex
+	lines []string
+	found chan map[string]any
+}
+
+func start(t *testing.T, repo string, env []string, needle string, args ...string) (*proc, map[string]any) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(repo, "node_modules", ".bin", "node"), args...)
+	cmd.Dir, cmd.Env = repo, env
+	out, _ := cmd.StdoutPipe()
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &proc{cmd: cmd, found: make(chan map[string]any, 1)}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+		}
+	})
+	go func() {
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		sent := false
+		for sc.Scan() {
+			line := sc.Text()
+			p.mu.Lock()
+			p.lines = append(p.lines, line)
+			p.mu.Unlock()
+			if !sent && strings.Contains(line, needle) {
+				var m map[string]any
+				if json.Unmarshal([]byte(line), &m) == nil {
+					p.found <- m
+					sent = true
+				}
+			}
+		}
+		close(p.found)
+	}()
+	select {
+	case m, ok := <-p.found:
+		if !ok {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			t.Fatalf("%v exited before %q:\n%s", args, needle, strings.Join(p.lines, "\n"))
+		}
+		return p, m
+	case <-time.After(150 * time.Second):
+		t.Fatalf("%v did not log %q in time", args, needle)
+	}
+	return nil, nil
+}
+
+type gateway struct {
+	url, provider, dataDir string
+}
+
+func startGateway(t *testing.T) *gateway {
+	repo, _ := filepath.Abs(filepath.Join("..", ".."))
+	if _, err := os.Stat(filepath.Join(repo, "node_modules", ".bin", "node")); err != nil {
+		if os.Getenv("PR_GO_E2E_REQUIRED") == "1" {
+			t.Fatal("node_modules/.bin/node is missing: run npm install at the repository root")
+		}
+		t.Skip("no node_modules/.bin/node: run npm install for the end-to-end tests")
+	}
+	var base []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "DATABASE_URL=") && !strings.HasPrefix(kv, "REDIS_URL=") {
+			base = append(base, kv)
+		}
+	}
+	_, m := start(t, repo, base, "fake provider listening", "programs/fake-provider.ts", "--host", "127.0.0.1", "--port", "0", "--stream-piece-chars", "5")
+	providerURL, _ := m["url"].(string)
+	dataDir := t.TempDir()
+	env := append(base, "DATA_DIR="+dataDir, "PORT=0", "HOST=127.0.0.1", "LOCAL_PROVIDER_URL="+providerURL, "PAYMENTS_PROVIDER=dev",
+		"WEBHOOK_ALLOW_LOOPBACK=1", "TRUSTED_PROXIES=127.0.0.1", "LOG_LEVEL=info")
+	_, m = start(t, repo, env, "gateway listening", "programs/gateway.ts")
+	ann, _ := m["annotations"].(map[string]any)
+	u, _ := ann["url"].(string)
+	return &gateway{url: strings.Replace(u, "0.0.0.0", "127.0.0.1", 1), provider: providerURL, dataDir: dataDir}
+}
+
+func postJSON(t *testing.T, url string, body any, headers map[string]string) map[string]any {
+	t.Helper()
+	b, _ := json.Marshal(body)
+	req, _ := http.NewRequest("POST", url, bytes.NewReader(b))
+	req.Header.Set("content-type", "application/json")
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	if res.StatusCode >= 300 {
+		t.Fatalf("POST %s: %d %s", url, res.StatusCode, raw)
+	}
+	var m map[string]any
+	_ = json.Unmarshal(raw, &m)
+	return m
+}
+
+// fundedKeyFile issues a self-service key, credits its wallet through the admin API and writes it to a 0600 file.
+func (g *gateway) fundedKeyFile(t *testing.T) string {
+	key := postJSON(t, g.url+"/api/v1/self-service/key", map[string]any{}, map[string]string{"x-forwarded-for": "198.18.0.7"})
+	token, err := os.ReadFile(filepath.Join(g.dataDir, "admin-token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	postJSON(t, g.url+"/api/admin/wallets/credit", map[string]any{"key_prefix": key["key_prefix"], "usd": "10"},
+		map[string]string{"authorization": "Bearer " + strings.TrimSpace(string(token))})
+	path := filepath.Join(t.TempDir(), "gateway-key")
+	if err := os.WriteFile(path, []byte(key["api_key"].(string)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// received is what the fake provider received since the last reset.
+func (g *gateway) received(t *testing.T) []string {
+	res, err := http.Get(g.provider + "/_fake/received")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var doc struct {
+		Requests []struct {
+			Body string `json:"body"`
+		} `json:"requests"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, r := range doc.Requests {
+		out = append(out, r.Body)
+	}
+	if r, err := http.Post(g.provider+"/_fake/reset", "application/json", nil); err == nil {
+		r.Body.Close()
+	}
+	return out
+}
+
+func (g *gateway) assertOnlyAliases(t *testing.T, wantRequests int) []string {
+	t.Helper()
+	bodies := g.received(t)
+	if len(bodies) != wantRequests {
+		t.Fatalf("the provider received %d requests, want %d", len(bodies), wantRequests)
+	}
+	for _, b := range bodies {
+		for _, o := range originals {
+			if strings.Contains(b, o) || strings.Contains(b, "jane.doe") {
+				t.Fatalf("the provider saw an original value %q in %s", o, b)
+			}
+		}
+	}
+	return bodies
+}
+
+func TestEndToEnd(t *testing.T) {
+	g := startGateway(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	client, err := relay.NewClient(g.url, relay.WithAPIKeyFile(g.fundedKeyFile(t)), relay.WithConfigDir(t.TempDir()),
+		relay.WithNameModel("off"), relay.WithRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.received(t) // reset
+
+	t.Run("chat", func(t *testing.T) {
+		answer, err := client.Chat.Completions.Create(ctx, relay.ChatCompletionParams{Model: "local-chat",
+			Messages: []relay.ChatMessage{{Role: "user", Content: prompt}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if answer.Text() != "Echo: "+prompt {
+			t.Fatalf("answer %q", answer.Text())
+		}
+		sent := g.assertOnlyAliases(t, 1)[0]
+		for _, tag := range []string{"<EMAIL_1_", "<PHONE_1_", "<IBAN_1_"} {
+			if !strings.Contains(sent, tag) {
+				t.Errorf("sent body lacks %s: %s", tag, sent)
+			}
+		}
+		if answer.Meta.RequestID == "" || answer.Meta.Receipt == nil || answer.Meta.Receipt["v"] != float64(2) {
+			t.Fatalf("meta %+v", answer.Meta)
+		}
+		if answer.Meta.ReceiptVerified == nil || !*answer.Meta.ReceiptVerified {
+			t.Fatalf("receipt not verified: %+v", answer.Meta.ReceiptVerification)
+		}
+		// Offline again against the published JWKS: a changed receipt no longer verifies.
+		res, err := http.Get(g.url + relay.IdentityProbePath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jwks, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		good, _ := json.Marshal(answer.Meta.Receipt)
+		if v, err := relay.VerifyReceipt(string(good), jwks, time.Time{}); err != nil || !v.Valid {
+			t.Fatalf("offline verification: %+v %v", v, err)
+		}
+		tampered := map[string]any{}
+		for k, v := range answer.Meta.Receipt {
+			tampered[k] = v
+		}
+		tampered["output_tokens"] = answer.Meta.Receipt["output_tokens"].(float64) + 1
+		bad, _ := json.Marshal(tampered)
+		if v, err := relay.VerifyReceipt(string(bad), jwks, time.Time{}); err != nil || v.Valid || v.Reason == nil || !strings.HasPrefix(*v.Reason, "signature:") {
+			t.Fatalf("a tampered receipt: %+v %v", v, err)
+		}
+	})
+
+	t.Run("chat stream restores aliases cut across frames", func(t *testing.T) {
+		stream, err := client.Chat.Completions.NewStreaming(ctx, relay.ChatCompletionParams{Model: "local-chat",
+			Messages: []relay.ChatMessage{{Role: "user", Content: prompt}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer stream.Close()
+		var text strings.Builder
+		events := 0
+		for stream.Next() {
+			ev := stream.Current()
+			if strings.Contains(ev.Text, "<") {
+				t.Errorf("an alias (or part of one) reached the caller: %q", ev.Text)
+			}
+			text.WriteString(ev.Text)
+			events++
+		}
+		if err := stream.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if text.String() != "Echo: "+prompt || events < 10 {
+			t.Fatalf("streamed %q in %d events", text.String(), events)
+		}
+		sent := g.assertOnlyAliases(t, 1)[0]
+		if !strings.Contains(sent, `"stream":true`) {
+			t.Errorf("sent %s", sent)
+		}
+		meta := stream.Meta()
+		if meta.Receipt == nil || meta.ReceiptVerified == nil || !*meta.ReceiptVerified || meta.RequestID == "" {
+			t.Fatalf("stream meta %+v", meta)
+		}
+	})
+
+	t.Run("messages stream", func(t *testing.T) {
+		stream, err := client.Messages.NewStreaming(ctx, relay.MessageParams{Model: "local-chat", MaxTokens: 64,
+			Messages: []relay.ChatMessage{{Role: "user", Content: prompt}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer stream.Close()
+		var text strings.Builder
+		for stream.Next() {
+			text.WriteString(stream.Current().Text)
+		}
+		if err := stream.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(text.String(), "jane.doe@example.com") || strings.Contains(text.String(), "<EMAIL") {
+			t.Fatalf("messages streamed %q", text.String())
+		}
+		g.assertOnlyAliases(t, 1)
+		if m := stream.Meta(); m.ReceiptVerified == nil || !*m.ReceiptVerified {
+			t.Fatalf("messages receipt %+v", m)
+		}
+	})
+
+	t.Run("messages", func(t *testing.T) {
+		m, err := client.Messages.Create(ctx, relay.MessageParams{Model: "local-chat", MaxTokens: 64,
+			Messages: []relay.ChatMessage{{Role: "user", Content: prompt}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(m.Content) == 0 || !strings.Contains(m.Content[0].Text, "jane.doe@example.com") {
+			t.Fatalf("message %s", m.Raw)
+		}
+		g.assertOnlyAliases(t, 1)
+	})
+
+	t.Run("embeddings use device-stable aliases", func(t *testing.T) {
+		p := relay.EmbeddingParams{Model: "local-embed", Input: []string{"mail jane.doe@example.com"}}
+		first, err := client.Embeddings.Create(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		second, err := client.Embeddings.Create(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(first.Data) != 1 || len(first.Data[0].Embedding) == 0 {
+			t.Fatalf("embeddings %s", first.Raw)
+		}
+		if !bytes.Equal(first.Meta.TokenisedRequest, second.Meta.TokenisedRequest) || !strings.Contains(string(first.Meta.TokenisedRequest), "<EMAIL_") {
+			t.Fatalf("stable aliases: %s vs %s", first.Meta.TokenisedRequest, second.Meta.TokenisedRequest)
+		}
+		g.assertOnlyAliases(t, 2)
+		if first.Meta.ReceiptVerified == nil || !*first.Meta.ReceiptVerified {
+			t.Fatalf("embeddings receipt %+v", first.Meta)
+		}
+	})
+
+	t.Run("models", func(t *testing.T) {
+		list, err := client.Models.List(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list.Data) == 0 {
+			t.Fatalf("models %s", list.Raw)
+		}
+	})
+
+	t.Run("attestation names relay-go and the gateway accepts it", func(t *testing.T) {
+		id, version, sha := client.Engine()
+		if id != "relay-go" || version == "" || len(sha) != 64 {
+			t.Fatalf("engine %s %s %s", id, version, sha)
+		}
+	})
+
+	t.Run("a gateway error is a typed *relay.Error", func(t *testing.T) {
+		bad, err := relay.NewClient(g.url, relay.WithAPIKey("svc_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"), relay.WithConfigDir(t.TempDir()), relay.WithRetries(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = bad.Chat.Completions.Create(ctx, relay.ChatCompletionParams{Model: "local-chat", Messages: []relay.ChatMessage{{Role: "user", Content: "hi"}}})
+		var re *relay.Error
+		if !errors.As(err, &re) || re.Status != 401 || re.Code == "" || !re.Sent {
+			t.Fatalf("want a 401 *relay.Error, got %v (%s)", err, fmt.Sprint(re))
+		}
+		g.received(t)
+	})
+}

@@ -221,7 +221,7 @@ func TestVectorsWebhooks(t *testing.T) {
 		Verify []struct {
 			Name, Body, Secret string
 			Headers            map[string]string
-			NowSeconds         int64 `json:"now_seconds"`
+			NowSeconds         int64  `json:"now_seconds"`
 			ToleranceSeconds   *int64 `json:"tolerance_seconds"`
 			Expected           struct {
 				OK   bool   `json:"ok"`

@@ -91,6 +91,7 @@ func start(t *testing.T, repo string, env []string, needle string, args ...strin
 
 type gateway struct {
 	url, provider, dataDir string
+	keys                   int
 }
 
 func startGateway(t *testing.T) *gateway {
@@ -142,7 +143,8 @@ func postJSON(t *testing.T, url string, body any, headers map[string]string) map
 
 // fundedKeyFile issues a self-service key, credits its wallet through the admin API and writes it to a 0600 file.
 func (g *gateway) fundedKeyFile(t *testing.T) string {
-	key := postJSON(t, g.url+"/api/v1/self-service/key", map[string]any{}, map[string]string{"x-forwarded-for": "198.18.0.7"})
+	g.keys++
+	key := postJSON(t, g.url+"/api/v1/self-service/key", map[string]any{}, map[string]string{"x-forwarded-for": fmt.Sprintf("198.18.0.%d", g.keys)})
 	token, err := os.ReadFile(filepath.Join(g.dataDir, "admin-token"))
 	if err != nil {
 		t.Fatal(err)
@@ -356,6 +358,25 @@ func TestEndToEnd(t *testing.T) {
 		if id != "relay-go" || version == "" || len(sha) != 64 {
 			t.Fatalf("engine %s %s %s", id, version, sha)
 		}
+	})
+
+	t.Run("examples/quickstart runs as the README says", func(t *testing.T) {
+		bin := filepath.Join(t.TempDir(), "quickstart")
+		if out, err := exec.Command("go", "build", "-o", bin, "./examples/quickstart").CombinedOutput(); err != nil {
+			t.Fatalf("go build: %v\n%s", err, out)
+		}
+		cmd := exec.Command(bin)
+		cmd.Env = append(os.Environ(), "GATEWAY_URL="+g.url, "GATEWAY_KEY_FILE="+g.fundedKeyFile(t), "PRIVACY_RELAY_CONFIG_DIR="+t.TempDir())
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("quickstart: %v\n%s", err, out)
+		}
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		if len(lines) != 4 || lines[0] != "Echo: Write to jane.doe@example.com" || !strings.Contains(lines[1], "<EMAIL_1_") ||
+			lines[2] != "receipt verified: true" || lines[3] != lines[0] {
+			t.Fatalf("quickstart printed:\n%s", out)
+		}
+		g.assertOnlyAliases(t, 2)
 	})
 
 	t.Run("a gateway error is a typed *relay.Error", func(t *testing.T) {

@@ -289,3 +289,22 @@ func TestVectorsReceipts(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkTokeniseRequest: one chat body with three values, names on, through cgo (JSON in and out).
+func BenchmarkTokeniseRequest(b *testing.B) {
+	body := `{"model":"m","messages":[{"role":"user","content":"Write to jane.doe@example.com and call +44 20 7946 0958 about IBAN DE89 3704 0044 0532 0130 00, Maria Garcia."}]}`
+	for i := 0; i < b.N; i++ {
+		if _, err := TokeniseRequest("chat.completions", body, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCanonicalizeSmall: the cost of one cgo round trip with a tiny JSON document.
+func BenchmarkCanonicalizeSmall(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		if _, err := Canonicalize(`{"b":1,"a":2}`); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

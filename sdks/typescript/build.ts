@@ -14,7 +14,11 @@ import { engineIdentityPlugin, packageEngine } from "./browserBundle.ts"
 
 const here = dirname(fileURLToPath(import.meta.url))
 const repo = join(here, "..", "..")
-const pkg = JSON.parse(readFileSync(join(here, "package.json"), "utf8")) as { version: string; dependencies: Record<string, string> }
+const pkg = JSON.parse(readFileSync(join(here, "package.json"), "utf8")) as {
+  version: string
+  dependencies: Record<string, string>
+  peerDependencies: Record<string, string>
+}
 const engine = packageEngine()
 
 const dist = join(here, "dist")
@@ -24,7 +28,8 @@ const common: esbuild.BuildOptions = {
   format: "esm",
   target: "es2022",
   sourcemap: true,
-  external: Object.keys(pkg.dependencies),
+  // The optional peers (tesseract.js and its English data, for createImageRedactor on Node) are the user's to install.
+  external: [...Object.keys(pkg.dependencies), ...Object.keys(pkg.peerDependencies)],
   plugins: [engineIdentityPlugin(engine)],
   logLevel: "warning",
   // The file readers and writers (and the libraries they use) are loaded with import() when first needed: split into

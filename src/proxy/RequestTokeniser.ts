@@ -6,7 +6,9 @@
  */
 import type { TokenisedBody } from "../../sdks/typescript/src/engine.ts"
 import type { AttestationRoute } from "../../sdks/typescript/src/wire/attestation/v3.ts"
-import { tokeniseRequest, type AliasMap, type MediaPolicy, type NameModel, type TokeniseRequestOptions } from "../../sdks/typescript/src/tokeniser/index.ts"
+import { tokeniseRequest, type AliasMap, type ImageRedactor, type MediaPolicy, type NameModel, type TokeniseRequestOptions } from "../../sdks/typescript/src/tokeniser/index.ts"
+
+import { createImageRedactor, type NodeImageRedactor } from "../../sdks/typescript/src/ocr/redactImage.ts"
 
 export type { TokenisedBody }
 
@@ -32,14 +34,16 @@ export interface TokeniserSettings {
 
 /**
  * The engine options for one request: stable aliases (from the device-held secret) on the embeddings route
- * only, so the same input gives the same embedding; per-request aliases everywhere else; the egress opt-ins.
+ * only, so the same input gives the same embedding; per-request aliases everywhere else; the egress opt-ins, with
+ * the image redactor of MEDIA_POLICY=redact (each thread builds its own: see imageRedactorFor).
  */
 export const requestOptions = (
   route: AttestationRoute,
   names: NameModel | "off",
   settings: TokeniserSettings,
   signal: AbortSignal,
-  callSecret?: Uint8Array
+  callSecret?: Uint8Array,
+  redactImage?: ImageRedactor
 ): TokeniseRequestOptions => ({
   names,
   signal,
@@ -47,10 +51,20 @@ export const requestOptions = (
   ...(settings.identifierSecret === undefined ? {} : { identifierSecret: settings.identifierSecret }),
   ...(settings.mediaPolicy === undefined ? {} : { mediaPolicy: settings.mediaPolicy }),
   ...(settings.passthroughPaths === undefined ? {} : { passthroughPaths: settings.passthroughPaths }),
-  ...(callSecret === undefined ? {} : { secret: callSecret })
+  ...(callSecret === undefined ? {} : { secret: callSecret }),
+  ...(redactImage === undefined ? {} : { redactImage })
 })
 
-export const inProcessTokeniser = (names: NameModel | "off", settings: TokeniserSettings = {}): RequestTokeniser => ({
-  tokenise: (route, body, signal, callSecret) => tokeniseRequest(route, body, requestOptions(route, names, settings, signal, callSecret)),
-  close: async () => undefined
+export const inProcessTokeniser = (names: NameModel | "off", settings: TokeniserSettings = {}, redactImage?: NodeImageRedactor): RequestTokeniser => ({
+  tokenise: (route, body, signal, callSecret) => tokeniseRequest(route, body, requestOptions(route, names, settings, signal, callSecret, redactImage)),
+  close: async () => {
+    await redactImage?.close()
+  }
 })
+
+/**
+ * The image redactor of a thread that tokenises (the proxy's own and each worker): under MEDIA_POLICY=redact only,
+ * with the proxy's name model for names in the image. Its OCR worker starts with the first image, not before.
+ */
+export const imageRedactorFor = (names: NameModel | "off", settings: TokeniserSettings): NodeImageRedactor | undefined =>
+  settings.mediaPolicy === "redact" ? createImageRedactor({ names }) : undefined

@@ -10,7 +10,7 @@ import type { AttestationRoute } from "../../sdks/typescript/src/wire/attestatio
 import { EgressRefusal, InvalidRequestBody, loadBuiltinNameModel, NameModelUnavailable, tokeniseRequest } from "../../sdks/typescript/src/tokeniser/index.ts"
 import { nameModelFor } from "./nameModelFor.ts"
 import type { NameModelSetting } from "./proxyConfig.ts"
-import { requestOptions, type TokeniserSettings } from "./RequestTokeniser.ts"
+import { imageRedactorFor, requestOptions, type TokeniserSettings } from "./RequestTokeniser.ts"
 
 export type ToWorker =
   | { readonly type: "tokenise"; readonly id: number; readonly route: AttestationRoute; readonly body: unknown; readonly callSecret: Uint8Array | undefined }
@@ -48,6 +48,8 @@ const settings = workerData as WorkerSettings
 const names = nameModelFor(settings.nameModel)
 // The built-in name model's code loads on first use; a worker loads it now, so the first request does not wait for it.
 if (settings.nameModel.kind === "builtin") void loadBuiltinNameModel().catch(() => {})
+// Worker threads get plain settings: under MEDIA_POLICY=redact this thread builds its own image redactor.
+const redactImage = imageRedactorFor(names, settings)
 const running = new Map<number, AbortController>()
 
 const kindOf = (error: unknown, cancelled: boolean): FailureKind => {
@@ -62,7 +64,7 @@ const tokenise = async (id: number, route: AttestationRoute, body: unknown, call
   const controller = new AbortController()
   running.set(id, controller)
   try {
-    const out = await tokeniseRequest(route, body, requestOptions(route, names, settings, controller.signal, callSecret))
+    const out = await tokeniseRequest(route, body, requestOptions(route, names, settings, controller.signal, callSecret, redactImage))
     const answer: FromWorker = {
       type: "done",
       id,

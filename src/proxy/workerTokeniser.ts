@@ -16,7 +16,7 @@ import type { AttestationRoute } from "../../sdks/typescript/src/wire/attestatio
 import { EgressRefusal, InvalidRequestBody, loadBuiltinNameModel, NameModelUnavailable } from "../../sdks/typescript/src/tokeniser/index.ts"
 import { nameModelFor } from "./nameModelFor.ts"
 import type { NameModelSetting } from "./proxyConfig.ts"
-import { inProcessTokeniser, type RequestTokeniser, type TokenisedBody, type TokeniserSettings } from "./RequestTokeniser.ts"
+import { imageRedactorFor, inProcessTokeniser, type RequestTokeniser, type TokenisedBody, type TokeniserSettings } from "./RequestTokeniser.ts"
 import { textAtMost } from "./textSize.ts"
 import type { FromWorker, ToWorker, WorkerSettings } from "./tokeniserWorker.ts"
 
@@ -107,7 +107,8 @@ export const workerTokeniser = (nameModel: NameModelSetting, options: WorkerToke
   for (let i = 0; i < workers; i++) spawn(i)
 
   const inlineMaxChars = options.inlineMaxChars ?? DEFAULT_INLINE_MAX_CHARS
-  const here = inProcessTokeniser(nameModelFor(nameModel), settings)
+  const namesHere = nameModelFor(nameModel)
+  const here = inProcessTokeniser(namesHere, settings, imageRedactorFor(namesHere, settings))
   // The built-in name model's code loads on first use; this thread loads it now too, for the short bodies it
   // tokenises itself. A failure is not fatal here: the first request that needs it reports it (fail-closed).
   if (inlineMaxChars > 0 && nameModel.kind === "builtin") void loadBuiltinNameModel().catch(() => {})
@@ -144,7 +145,7 @@ export const workerTokeniser = (nameModel: NameModelSetting, options: WorkerToke
     tokenise,
     close: async () => {
       closed = true
-      await Promise.all(slots.map((slot) => slot?.worker.terminate()))
+      await Promise.all([...slots.map((slot) => slot?.worker.terminate()), here.close()])
     }
   }
 }

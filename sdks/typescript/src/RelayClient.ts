@@ -66,7 +66,7 @@ export interface RelayClientOptions {
   readonly mediaPolicy?: MediaPolicy
   /** JSON pointers (`*` for one segment) of fields the egress policy refuses or does not name, to send untokenised (declared). */
   readonly passthroughPaths?: ReadonlyArray<string>
-  /** The image redactor `mediaPolicy: "redact"` uses (Node: `redactImage` from `@privacy-relay/sdk`). */
+  /** The image redactor `mediaPolicy: "redact"` uses (Node: `createImageRedactor()` from `@privacy-relay/sdk`). */
   readonly redactImage?: ImageRedactor
 }
 

@@ -60,7 +60,7 @@ export interface EgressSettings {
   readonly mediaPolicy?: MediaPolicy
   /** PASSTHROUGH_PATHS: JSON pointers (`*` for one segment) of fields to send untokenised. */
   readonly passthroughPaths?: ReadonlyArray<string>
-  /** The image redactor MEDIA_POLICY=redact uses (files/redactImage.ts on Node). */
+  /** The image redactor MEDIA_POLICY=redact uses (ocr/redactImage.ts on Node). */
   readonly redactImage?: ImageRedactor
 }
 

@@ -14,6 +14,20 @@ const toBase64 = (bytes: Uint8Array): string => {
   return btoa(binary)
 }
 
+/**
+ * Thrown by an image redactor for an image it will not redact (corrupt, too large, a format it cannot decode, OCR
+ * that timed out): `reason` completes "The image at <path> is not sent: ...". It carries no image content.
+ */
+export class ImageNotRedactable extends Error {
+  readonly _tag = "ImageNotRedactable"
+  readonly reason: string
+  constructor(reason: string) {
+    super(`the image is not sent: ${reason}`)
+    this.name = "ImageNotRedactable"
+    this.reason = reason
+  }
+}
+
 const cannotRedact = (path: string, why: string) =>
   new EgressRefusal("unsupported_content", path, `The image at ${path} is not sent: ${why}, so it cannot be redacted on the device. Nothing was sent.`, "image")
 
@@ -27,7 +41,15 @@ const redactDataUrl = async (url: unknown, path: string, redact: ImageRedactor, 
   } catch {
     throw cannotRedact(path, "its base64 data is malformed")
   }
-  const out = await redact({ bytes, mediaType: match[1]!.toLowerCase() }, signal)
+  let out: Awaited<ReturnType<ImageRedactor>>
+  try {
+    out = await redact({ bytes, mediaType: match[1]!.toLowerCase() }, signal)
+  } catch (error) {
+    if (error instanceof ImageNotRedactable) throw cannotRedact(path, error.reason)
+    if (signal?.aborted === true || error instanceof EgressRefusal) throw error
+    // Any other failure of the redactor: refused (fail-closed); its message is not repeated (it could quote content).
+    throw cannotRedact(path, "the image redactor failed")
+  }
   return `data:${out.mediaType};base64,${toBase64(out.bytes)}`
 }
 

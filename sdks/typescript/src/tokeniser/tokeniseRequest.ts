@@ -12,7 +12,7 @@ export type Route = EgressRoute
 /** What the client does with an image, audio, file or document part it cannot read as text (MEDIA_POLICY). */
 export type MediaPolicy = "refuse" | "redact" | "pass"
 
-/** Paints over the identifiers an image shows (on-device OCR) and re-encodes it; see files/redactImage.ts. */
+/** Paints over the identifiers an image shows (on-device OCR) and re-encodes it; see ocr/redactImage.ts. */
 export type ImageRedactor = (image: { readonly bytes: Uint8Array; readonly mediaType: string }, signal?: AbortSignal) => Promise<{
   readonly bytes: Uint8Array
   readonly mediaType: string

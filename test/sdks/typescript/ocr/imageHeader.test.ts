@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { imageInfo } from "../../../../src/mcp/ocr/imageHeader.ts"
+import { imageInfo } from "../../../../sdks/typescript/src/ocr/imageHeader.ts"
 
 const riff = (chunk: string, payload: Array<number>) => {
   const body = Buffer.concat([Buffer.from("WEBP" + chunk, "ascii"), Buffer.from([payload.length, 0, 0, 0]), Buffer.from(payload)])

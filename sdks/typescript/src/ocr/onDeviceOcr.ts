@@ -31,6 +31,26 @@ export interface OcrOptions {
   readonly maxWaiting?: number
   /** A directory holding `eng.traineddata.gz` (default: the installed @tesseract.js-data/eng package's). */
   readonly langPath?: string
+  /** The setting a timed-out job's message names (default MCP_OCR_TIMEOUT_SECONDS, the MCP server's). */
+  readonly timeoutSetting?: string
+}
+
+/** A box in pixels: left, top (inclusive) and right, bottom (exclusive), as Tesseract reports them. */
+export interface OcrBox {
+  readonly x0: number
+  readonly y0: number
+  readonly x1: number
+  readonly y1: number
+}
+
+export interface OcrWord {
+  readonly text: string
+  readonly box: OcrBox
+}
+
+/** One line of recognised text, as its words in reading order. */
+export interface OcrLine {
+  readonly words: ReadonlyArray<OcrWord>
 }
 
 export interface OcrResult {
@@ -40,10 +60,17 @@ export interface OcrResult {
   /** How long starting the worker took, when this job started it; null when it was already running. */
   readonly workerStartMs: number | null
   readonly recogniseMs: number
+  /** The lines with each word's box, when asked for (`{ words: true }`); empty otherwise. */
+  readonly lines: ReadonlyArray<OcrLine>
+}
+
+export interface RecogniseOptions {
+  /** Also return every word with its box (the image redactor's input). */
+  readonly words?: boolean
 }
 
 export interface Ocr {
-  readonly recognise: (image: Uint8Array) => Promise<OcrResult>
+  readonly recognise: (image: Uint8Array, options?: RecogniseOptions) => Promise<OcrResult>
   readonly close: () => Promise<void>
 }
 
@@ -117,7 +144,7 @@ export const createOcr = (options: OcrOptions): Ocr => {
     return launched
   }
 
-  const run = async (image: Uint8Array): Promise<OcrResult> => {
+  const run = async (image: Uint8Array, words: boolean): Promise<OcrResult> => {
     let workerStartMs: number | null = null
     let current = worker
     if (current === undefined) {
@@ -133,30 +160,40 @@ export const createOcr = (options: OcrOptions): Ocr => {
     const t1 = performance.now()
     let result
     try {
-      result = await live.recognize(Buffer.from(image.buffer, image.byteOffset, image.byteLength))
+      result = await live.recognize(Buffer.from(image.buffer, image.byteOffset, image.byteLength), {}, words ? { text: true, blocks: true } : { text: true })
     } catch (error) {
       throw new OcrError("invalid_image", `The image could not be read: ${message(error).replace(/^Error: /, "")}`)
     }
-    return { text: result.data.text, confidence: Math.round(result.data.confidence), workerStartMs, recogniseMs: Math.round(performance.now() - t1) }
+    const lines: Array<OcrLine> = []
+    if (words) {
+      for (const block of result.data.blocks ?? []) {
+        for (const paragraph of block.paragraphs) {
+          for (const line of paragraph.lines) {
+            lines.push({ words: line.words.map((w) => ({ text: w.text, box: { x0: w.bbox.x0, y0: w.bbox.y0, x1: w.bbox.x1, y1: w.bbox.y1 } })) })
+          }
+        }
+      }
+    }
+    return { text: result.data.text, confidence: Math.round(result.data.confidence), workerStartMs, recogniseMs: Math.round(performance.now() - t1), lines }
   }
 
-  const withTimeout = (image: Uint8Array): Promise<OcrResult> =>
+  const withTimeout = (image: Uint8Array, words: boolean): Promise<OcrResult> =>
     new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         void stop()
-        reject(new OcrError("ocr_timeout", `OCR took longer than ${options.timeoutMs} ms and was stopped (MCP_OCR_TIMEOUT_SECONDS); try a smaller or clearer image.`))
+        reject(new OcrError("ocr_timeout", `OCR took longer than ${options.timeoutMs} ms and was stopped (${options.timeoutSetting ?? "MCP_OCR_TIMEOUT_SECONDS"}); try a smaller or clearer image.`))
       }, options.timeoutMs)
-      run(image).then(resolve, reject).finally(() => clearTimeout(timer))
+      run(image, words).then(resolve, reject).finally(() => clearTimeout(timer))
     })
 
   return {
-    recognise: (image) => {
+    recognise: (image, recogniseOptions) => {
       if (waiting >= maxWaiting) return Promise.reject(new OcrError("ocr_busy", `${waiting} images are already waiting for OCR; try again shortly.`))
       waiting++
       const job = tail.then(() => {
         waiting--
         if (idleTimer !== undefined) clearTimeout(idleTimer)
-        return withTimeout(image)
+        return withTimeout(image, recogniseOptions?.words === true)
       })
       tail = job.catch(() => {}).then(() => {
         idleTimer = setTimeout(() => void stop(), options.idleMs)

@@ -6,7 +6,7 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { createOcr, OcrError } from "../../../../src/mcp/ocr/onDeviceOcr.ts"
+import { createOcr, OcrError } from "../../../../sdks/typescript/src/ocr/onDeviceOcr.ts"
 
 const NOT_AN_IMAGE = new TextEncoder().encode("not an image at all")
 

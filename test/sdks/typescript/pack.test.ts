@@ -58,19 +58,24 @@ describe("npm pack of @privacy-relay/sdk", () => {
     writeFileSync(join(app, "key"), `${apiKey}\n`, { mode: 0o600 })
     writeFileSync(
       join(app, "main.js"),
-      `import { RelayClient } from "@privacy-relay/sdk"
+      `import { createImageRedactor, RelayClient } from "@privacy-relay/sdk"
+import { readFileSync } from "node:fs"
 import { jcsSha256Hex } from "@privacy-relay/sdk/wire"
 const client = new RelayClient({ gatewayUrl: process.env.GATEWAY_URL, apiKeyFile: "key", nameModel: "off" })
 const answer = await client.chat.completions.create({ model: "local-chat", messages: [{ role: "user", content: "Write to ada@example.org" }] })
 const wireHash = await jcsSha256Hex({ b: [1, "é"], a: null })
-console.log(JSON.stringify({ content: answer.choices[0].message.content, verified: answer.receiptVerified, node: process.version, wireHash }))
+// The image redactor without its optional peers (tesseract.js, @tesseract.js-data/eng): a refusal that says what to install.
+const redactor = createImageRedactor({ names: "off" })
+const redacted = await redactor({ bytes: readFileSync(process.env.EMAIL_PNG), mediaType: "image/png" }).then(() => "redacted", (e) => e.reason)
+await redactor.close()
+console.log(JSON.stringify({ content: answer.choices[0].message.content, verified: answer.receiptVerified, node: process.version, wireHash, redacted }))
 `
     )
     fx.provider.reset()
     // Asynchronous: the gateway answering the child runs in this process.
     const { execFile } = await import("node:child_process")
     const stdout = await new Promise<string>((resolve, reject) =>
-      execFile(systemNode(), ["main.js"], { cwd: app, env: { PATH: process.env.PATH, HOME: app, GATEWAY_URL: fx.gw.url, PRIVACY_RELAY_CONFIG_DIR: join(app, "config") } }, (error, out, err) =>
+      execFile(systemNode(), ["main.js"], { cwd: app, env: { PATH: process.env.PATH, HOME: app, GATEWAY_URL: fx.gw.url, PRIVACY_RELAY_CONFIG_DIR: join(app, "config"), EMAIL_PNG: join(repo, "test/fixtures/images/email.png") } }, (error, out, err) =>
         error ? reject(new Error(`${error.message}\n${err}`)) : resolve(out))
     )
     const result = JSON.parse(stdout.trim())
@@ -78,6 +83,7 @@ console.log(JSON.stringify({ content: answer.choices[0].message.content, verifie
     // The wire subpath is the gateway's own JCS hashing.
     expect(result.wireHash).toBe(await jcsSha256Hex({ b: [1, "é"], a: null }))
     expect(Number(result.node.slice(1).split(".")[0])).toBeGreaterThanOrEqual(20)
+    expect(result.redacted).toMatch(/^on-device OCR failed \(ocr_unavailable\): .*npm install (tesseract\.js|@tesseract\.js-data\/eng)/)
     expect(fx.provider.received.map((r) => r.body.toString()).join("")).not.toContain("ada@example.org")
     // The attested engine is the package's own build.
     expect(fx.provider.received).toHaveLength(1)

@@ -104,14 +104,14 @@ export const createOcr = (options: OcrOptions): Ocr => {
   const start = async (forget: () => void): Promise<TesseractWorker> => {
     const langPath = options.langPath ?? defaultLangPath()
     if (langPath === undefined || !existsSync(join(langPath, `${OCR_LANGUAGE}.traineddata.gz`))) {
-      throw new OcrError("ocr_unavailable", `The OCR language data (${OCR_LANGUAGE}.traineddata.gz of @tesseract.js-data/eng) is not installed with this server; nothing is downloaded to replace it.`)
+      throw new OcrError("ocr_unavailable", `The OCR language data (${OCR_LANGUAGE}.traineddata.gz of @tesseract.js-data/eng) is not installed here (npm install @tesseract.js-data/eng); nothing is downloaded to replace it.`)
     }
     let tesseract: typeof import("tesseract.js")
     try {
       const module: any = await import("tesseract.js")
       tesseract = module.createWorker === undefined ? module.default : module
     } catch (error) {
-      throw new OcrError("ocr_unavailable", `The OCR engine (tesseract.js) cannot be loaded: ${message(error)}`)
+      throw new OcrError("ocr_unavailable", `The OCR engine (tesseract.js) cannot be loaded (npm install tesseract.js): ${message(error)}`)
     }
     try {
       const created = await tesseract.createWorker(OCR_LANGUAGE, tesseract.OEM.LSTM_ONLY, {

@@ -68,3 +68,18 @@ describe("workerTokeniser: short bodies on the calling thread, long ones in a wo
     await expect((async () => t.tokenise("chat.completions", chat("Say hello."), controller.signal))()).rejects.toThrow("client left")
   })
 })
+
+describe("workerTokeniser under MEDIA_POLICY=redact", () => {
+  it("an image is redacted the same way on the calling thread as in a worker (each builds its own redactor): declared image-redacted, a PNG unlike the original", async () => {
+    const { readFileSync } = await import("node:fs")
+    const png = readFileSync(new URL("../../fixtures/images/email.png", import.meta.url))
+    const body = { model: "local-chat", messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: `data:image/png;base64,${png.toString("base64")}` } }] }] }
+    for (const t of [tokeniser({ kind: "off" }, { workers: 1, mediaPolicy: "redact", inlineMaxChars: 1_000_000 }), tokeniser({ kind: "off" }, { workers: 1, mediaPolicy: "redact", inlineMaxChars: 0 })]) {
+      const out = await t.tokenise("chat.completions", body, new AbortController().signal)
+      expect(out.passthrough).toEqual([{ path: "/messages/0/content/0", kind: "image-redacted" }])
+      const url: string = JSON.parse(sent(out.bodyBytes)).messages[0].content[0].image_url.url
+      expect(url).toMatch(/^data:image\/png;base64,/)
+      expect(url).not.toBe(body.messages[0]!.content[0]!.image_url.url)
+    }
+  }, 60_000)
+})

@@ -27,7 +27,7 @@ fi
 
 step "cargo test --release (sdks/vectors read from ../vectors, tokeniser, C ABI from Rust)"
 start=$(date +%s)
-cargo test --release --workspace -j"$JOBS" 2>&1 | tee "$log"
+cargo test --release --workspace --no-fail-fast -j"$JOBS" 2>&1 | tee "$log"
 test_status=${PIPESTATUS[0]}
 while read -r p f; do
   passed=$((passed + p))

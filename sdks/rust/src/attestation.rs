@@ -9,7 +9,7 @@ use crate::wire::jcs::object;
 use crate::wire::{encode_json_header, signing_input};
 use serde_json::{Map, Value};
 
-pub const ATTESTATION_ROUTES: [&str; 3] = ["chat.completions", "messages", "embeddings"];
+pub const ATTESTATION_ROUTES: [&str; 5] = ["chat.completions", "messages", "embeddings", "responses", "messages.count_tokens"];
 pub const DEFAULT_TRUST_TIER: &str = "self-attested";
 
 /// The engine that tokenised the body: `X-Service-Engine: <id>/<version>`.
@@ -148,6 +148,16 @@ pub fn v3_envelope_shape_problem(value: &Value) -> Option<String> {
     }
     if !is_public_jwk(claims.get("attester_public_key")) {
         return Some("attester_public_key must be an EC P-256 public JWK".into());
+    }
+    if let Some(p) = claims.get("passthrough") {
+        match p {
+            Value::Array(entries) if entries.len() <= 1000 => {
+                if !entries.iter().all(|e| e.is_object() && is_str(e.get("path")) && non_empty(e.get("kind"))) {
+                    return Some("passthrough entries must be { path, kind } strings".into());
+                }
+            }
+            _ => return Some("passthrough must be an array of at most 1000 entries".into()),
+        }
     }
     None
 }

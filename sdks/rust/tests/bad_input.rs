@@ -57,9 +57,13 @@ fn alias_shaped_text_and_unknown_aliases_pass_through() {
 #[test]
 fn empty_and_odd_bodies() {
     let off = || SessionOptions { names: NameModel::Off, ..Default::default() };
-    let r = tokenise_request(Route::ChatCompletions, &json!({"messages": [null, 3, "x", {"content": null}, {"content": [1, {"type": "text"}]}]}), off()).unwrap();
-    assert_eq!(r.body["messages"][2], "x");
+    // The egress policy refuses what it does not name; null carries nothing and passes.
+    let e = tokenise_request(Route::ChatCompletions, &json!({"messages": [null, 3, "x"]}), off()).unwrap_err();
+    assert_eq!((e.code(), e.message().contains("/messages/1")), ("unsupported_field", true));
+    let r = tokenise_request(Route::ChatCompletions, &json!({"messages": [null, {"role": "user", "content": null}]}), off()).unwrap();
     assert!(r.map.is_empty());
+    let e = tokenise_request(Route::ChatCompletions, &json!({"messages": [{"role": "user", "content": [{"type": "text"}, 1]}]}), off()).unwrap_err();
+    assert!(e.message().contains("/messages/0/content/1"), "{e}");
     let r = tokenise_request(Route::Embeddings, &json!({}), off()).unwrap();
     assert_eq!(String::from_utf8(r.body_bytes).unwrap(), "{}");
     let r = tokenise_request(Route::Messages, &json!({"system": "Mail a@b.example", "messages": []}), off()).unwrap();

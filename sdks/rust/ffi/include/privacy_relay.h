@@ -40,6 +40,8 @@ extern "C" {
 #define PR_E_UNSUPPORTED_FIELD 6  /* unsupported_field: the egress policy refuses a field; details.path (HTTP 400) */
 #define PR_E_JWKS 7               /* jwks_invalid: the JWKS is not one; nothing was verified */
 #define PR_E_INVALID_KEY 8        /* invalid_key: the device key is not a P-256 private JWK */
+#define PR_E_UNSUPPORTED_CONTENT 9 /* unsupported_content: media the client will not send; details.path, kind (HTTP 415) */
+#define PR_E_NESTING_TOO_DEEP 10  /* nesting_too_deep: the body nests past 64 levels; details.path (HTTP 400) */
 #define PR_E_INTERNAL 100         /* internal_error: the engine failed unexpectedly (a bug; report it) */
 
 typedef struct PrDetokeniser pr_detokeniser;
@@ -51,13 +53,21 @@ int pr_abi_version(void);
  *  "routes","entity_types","name_models","default_phone_regions","gazetteer":{...}} */
 int pr_engine_info(char **out);
 
-/* Tokenises one request body before it leaves the device.
- * route: "chat.completions" | "messages" | "embeddings". body_json: the request body (a JSON object).
+/* Tokenises one request body before it leaves the device, under the egress policy (sdks/vectors/egress-policy.json,
+ * built in): user text tokenised, end-user identifiers (user, metadata values, messages[].name...) replaced by
+ * device-stable USER_ aliases, structure passed, anything else refused (unsupported_field, unsupported_content,
+ * nesting_too_deep with details {"path", "kind"?, "setting"?}); nothing may be sent after a refusal.
+ * route: "chat.completions" | "messages" | "messages.count_tokens" | "embeddings" | "responses".
+ * body_json: the request body (a JSON object).
  * options_json: {"names":"builtin"|"off" (default builtin), "secret_hex" (per-request alias secret; default
  *   random), "stable_alias_secret_hex" (device-stable aliases), "phone_regions":["US",...],
- *   "device_alias_secret_hex" + "idempotency_key" (a retry with the same key tokenises to the same bytes)}.
+ *   "device_alias_secret_hex" + "idempotency_key" (a retry with the same key tokenises to the same bytes),
+ *   "identifier_secret_hex" (the USER_ aliases' secret; default device_alias_secret_hex, else random per request),
+ *   "media_policy":"refuse"|"pass"|"redact" (MEDIA_POLICY; this engine has no image redactor),
+ *   "passthrough_paths":["/messages/ * /x_trace"] (PASSTHROUGH_PATHS: JSON pointers, "*" for one segment)}.
  * *out: {"body":{...},"body_text":"<RFC 8785 text: send exactly these bytes>","map":[["<EMAIL_1_k3f9>","a@b.c"],...],
- *        "detectors_fired":{"EMAIL":1},"name_model_skipped":false}. Keep "map" on the device. */
+ *        "passthrough":[{"path","kind"}] (the attestation's passthrough claim; [] = none),
+ *        "detectors_fired":{"EMAIL":1,"USER":1},"name_model_skipped":false}. Keep "map" on the device. */
 int pr_tokenise_request(const char *route, const char *body_json, const char *options_json, char **out);
 
 /* Tokenises one text: *out {"text","map","detectors_fired"}. */
@@ -84,8 +94,10 @@ void pr_detokeniser_free(pr_detokeniser *detokeniser);
  * *out: {"valid":bool,"reason":string|null,"checks":[{"label","status":"ok"|"fail"|"skipped","detail"}]} */
 int pr_verify_receipt(const char *receipt, const char *jwks_json, const char *options_json, char **out);
 
-/* A chain of receipts in chain order (receipts_json: array). *out: {"valid","chain_id","first_seq","last_seq",
- * "verified","break":null|{"index","seq","jti","reason","result"}} */
+/* A chain of receipts in chain order (receipts_json: array). options_json: {"now_seconds","allow_gaps"}.
+ * *out: {"valid","chain_id","first_seq","last_seq","count","verified",
+ *        "break":null|{"index","seq","jti","kind":"gap"|"reorder"|"duplicate"|"substituted"|"other_chain"|"tampered"|
+ *        "invalid"|"unchained","reason","result"},"gaps":[{"index","after_seq","seq"}]} */
 int pr_verify_chain(const char *receipts_json, const char *jwks_json, const char *options_json, char **out);
 
 /* A transparency-log inclusion proof against a signed tree head (sth_json NULL: the proof's own "sth").

@@ -8,7 +8,7 @@
 
 use privacy_relay::attestation::{build_attestation, encode_attestation_header, AttestationInput, EngineIdentity};
 use privacy_relay::tokeniser::request::{tokenise_request, Route, TokeniseError};
-use privacy_relay::tokeniser::session::{idempotent_alias_secret, NameModel, SessionOptions, TokeniserSession};
+use privacy_relay::tokeniser::session::{idempotent_alias_secret, MediaPolicy, NameModel, SessionOptions, TokeniserSession};
 use privacy_relay::tokeniser::text::Utf16Index;
 use privacy_relay::tokeniser::{detect_spans, detokenise, tokenise_text, StreamingDetokeniser, ENTITY_TYPES};
 use privacy_relay::verify::webhook::{headers_from_json, verify_webhook, DEFAULT_TOLERANCE_SECONDS};
@@ -30,6 +30,8 @@ pub const PR_E_INVALID_REQUEST: c_int = 5;
 pub const PR_E_UNSUPPORTED_FIELD: c_int = 6;
 pub const PR_E_JWKS: c_int = 7;
 pub const PR_E_INVALID_KEY: c_int = 8;
+pub const PR_E_UNSUPPORTED_CONTENT: c_int = 9;
+pub const PR_E_NESTING_TOO_DEEP: c_int = 10;
 pub const PR_E_INTERNAL: c_int = 100;
 
 /// The ABI's version: bumped on any incompatible change of a signature or of a JSON shape.
@@ -66,6 +68,8 @@ fn code_name(number: c_int) -> &'static str {
         PR_E_UNSUPPORTED_FIELD => "unsupported_field",
         PR_E_JWKS => "jwks_invalid",
         PR_E_INVALID_KEY => "invalid_key",
+        PR_E_UNSUPPORTED_CONTENT => "unsupported_content",
+        PR_E_NESTING_TOO_DEEP => "nesting_too_deep",
         PR_E_INTERNAL => "internal_error",
         _ => "unknown",
     }
@@ -209,7 +213,17 @@ fn now() -> f64 {
 }
 
 fn session_options(o: &Map<String, Value>) -> Result<SessionOptions, Failure> {
-    let known = ["names", "secret_hex", "stable_alias_secret_hex", "phone_regions", "device_alias_secret_hex", "idempotency_key"];
+    let known = [
+        "names",
+        "secret_hex",
+        "stable_alias_secret_hex",
+        "phone_regions",
+        "device_alias_secret_hex",
+        "idempotency_key",
+        "identifier_secret_hex",
+        "media_policy",
+        "passthrough_paths",
+    ];
     if let Some(k) = o.keys().find(|k| !known.contains(&k.as_str())) {
         return Err(bad(format!("unknown option {k} (known: {})", known.join(", "))));
     }
@@ -238,7 +252,36 @@ fn session_options(o: &Map<String, Value>) -> Result<SessionOptions, Failure> {
             return Err(bad(format!("unknown phone region {r}")));
         }
     }
-    Ok(SessionOptions { names, secret, stable_alias_secret: hex_option(o, "stable_alias_secret_hex")?, phone_regions })
+    let media_policy = match o.get("media_policy") {
+        None | Some(Value::Null) => MediaPolicy::Refuse,
+        Some(Value::String(s)) => MediaPolicy::parse(s).ok_or_else(|| bad(format!("media_policy must be refuse, redact or pass, not {s:?}")))?,
+        Some(_) => return Err(bad("media_policy must be a string")),
+    };
+    let passthrough_paths = match o.get("passthrough_paths") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|p| match p.as_str() {
+                Some(s) if s.is_empty() || s.starts_with('/') => Ok(s.to_string()),
+                _ => Err(bad("passthrough_paths must be JSON pointers (\"/a/*/b\")")),
+            })
+            .collect::<Result<Vec<_>, _>>()?,
+        Some(_) => return Err(bad("passthrough_paths must be an array of JSON pointers")),
+    };
+    // The device alias secret keys the end-user identifiers' USER_ aliases unless one is named on its own.
+    let identifier_secret = match hex_option(o, "identifier_secret_hex")? {
+        Some(s) => Some(s),
+        None => hex_option(o, "device_alias_secret_hex")?,
+    };
+    Ok(SessionOptions {
+        names,
+        secret,
+        stable_alias_secret: hex_option(o, "stable_alias_secret_hex")?,
+        phone_regions,
+        identifier_secret,
+        media_policy,
+        passthrough_paths,
+    })
 }
 
 fn map_json(map: &[(String, String)]) -> Value {
@@ -279,7 +322,8 @@ pub unsafe extern "C" fn pr_engine_info(out: *mut *mut c_char) -> c_int {
             "version": privacy_relay::ENGINE_VERSION,
             "sha256": privacy_relay::ENGINE_SHA256,
             "abi_version": PR_ABI_VERSION,
-            "routes": ["chat.completions", "messages", "embeddings"],
+            "routes": privacy_relay::tokeniser::egress::egress_routes(),
+            "egress_policy": {"version": privacy_relay::tokeniser::egress::policy_identity().0, "sha256": privacy_relay::tokeniser::egress::policy_identity().1},
             "entity_types": ENTITY_TYPES.iter().map(|t| t.as_str()).collect::<Vec<_>>(),
             "name_models": ["builtin", "off"],
             "default_phone_regions": privacy_relay::tokeniser::phone::DEFAULT_PHONE_REGIONS,
@@ -299,22 +343,29 @@ pub unsafe extern "C" fn pr_engine_info(out: *mut *mut c_char) -> c_int {
 pub unsafe extern "C" fn pr_tokenise_request(route: *const c_char, body_json: *const c_char, options_json: *const c_char, out: *mut *mut c_char) -> c_int {
     run(out, || {
         let route_name = arg("route", route)?;
-        let route = Route::parse(route_name).ok_or_else(|| bad(format!("unknown route {route_name:?} (chat.completions, messages, embeddings)")))?;
+        let route = Route::parse(route_name)
+            .ok_or_else(|| bad(format!("unknown route {route_name:?} (chat.completions, messages, messages.count_tokens, embeddings, responses)")))?;
         let body = json_arg("body_json", body_json)?;
         let options = session_options(&options_arg("options_json", options_json)?)?;
         let t = tokenise_request(route, &body, options).map_err(|e| match &e {
             TokeniseError::InvalidRequestBody(m) => Failure::new(PR_E_INVALID_REQUEST, "invalid_request", m.clone()),
-            TokeniseError::UnsupportedField { path, message } => Failure {
-                number: PR_E_UNSUPPORTED_FIELD,
-                code: "unsupported_field",
-                message: message.clone(),
-                details: Some(json!({ "path": path })),
+            TokeniseError::Egress(r) => Failure {
+                number: match r.code {
+                    "unsupported_content" => PR_E_UNSUPPORTED_CONTENT,
+                    "nesting_too_deep" => PR_E_NESTING_TOO_DEEP,
+                    _ => PR_E_UNSUPPORTED_FIELD,
+                },
+                code: r.code,
+                message: r.message.clone(),
+                details: Some(r.details()),
             },
         })?;
+        let passthrough = t.passthrough_claim().unwrap_or(Value::Array(Vec::new()));
         Ok(json!({
             "body": t.body,
             "body_text": String::from_utf8(t.body_bytes).unwrap_or_default(),
             "map": map_json(&t.map),
+            "passthrough": passthrough,
             "detectors_fired": t.detectors_fired,
             "name_model_skipped": t.name_model_skipped
         })
@@ -475,7 +526,8 @@ pub unsafe extern "C" fn pr_verify_chain(receipts_json: *const c_char, jwks_json
         };
         let jwks = jwks(jwks_json)?;
         let o = options_arg("options_json", options_json)?;
-        let r = verify_chain(&receipts, &jwks, now_option(&o)?).map_err(|e| Failure::new(PR_E_JWKS, "jwks_invalid", e.message))?;
+        let allow_gaps = o.get("allow_gaps").and_then(Value::as_bool).unwrap_or(false);
+        let r = verify_chain(&receipts, &jwks, now_option(&o)?, allow_gaps).map_err(|e| Failure::new(PR_E_JWKS, "jwks_invalid", e.message))?;
         Ok(r.to_json().to_string())
     })
 }
@@ -655,6 +707,8 @@ pub extern "C" fn pr_error_code_name(number: c_int) -> *const c_char {
         "unsupported_field" => c"unsupported_field",
         "jwks_invalid" => c"jwks_invalid",
         "invalid_key" => c"invalid_key",
+        "unsupported_content" => c"unsupported_content",
+        "nesting_too_deep" => c"nesting_too_deep",
         "internal_error" => c"internal_error",
         _ => c"unknown",
     };

@@ -3,6 +3,7 @@
 //! tokeniser), held to sdks/vectors (aliases.json, tokeniser-spans.json).
 
 pub mod detectors;
+pub mod egress;
 pub mod fields;
 pub mod iban;
 pub mod jsre;

@@ -1,11 +1,12 @@
-//! tokeniseRequest: the user text of one OpenAI chat completions, Anthropic messages or embeddings request is
-//! tokenised; every other field is left as it is; the bytes to send are the JCS text of the result.
+//! tokeniseRequest under the egress policy (sdks/vectors/egress-policy.json): user text is tokenised (aliases
+//! numbered in document order), end-user identifiers get device-stable `USER_<tag>` aliases, structure passes, and
+//! everything else is refused before anything is sent. The bytes to send are the JCS text of the result.
 //!
-//! Which fields hold user text is decided by ONE function, `text_slots` (the field walk), so that the egress
-//! policy data file (sdks/vectors/egress-policy.json) can replace it without touching the rest.
+//! Which fields hold user text is decided by ONE function, `text_slots` (the field walk: egress.rs).
 
-use super::session::{SessionOptions, TokeniserSession};
-use super::tokenise_text;
+use super::egress::{check_egress_depth, walk_egress, EgressRefusal};
+use super::session::{MediaPolicy, NameModel, SessionOptions, TokeniserSession};
+use super::{tag_from_mac, tokenise_text, STABLE_TAG_LENGTH};
 use crate::wire::jcs::{canonical_string, js_stringify};
 use serde_json::{Map, Value};
 
@@ -13,7 +14,9 @@ use serde_json::{Map, Value};
 pub enum Route {
     ChatCompletions,
     Messages,
+    MessagesCountTokens,
     Embeddings,
+    Responses,
 }
 
 impl Route {
@@ -21,7 +24,9 @@ impl Route {
         match name {
             "chat.completions" => Some(Route::ChatCompletions),
             "messages" => Some(Route::Messages),
+            "messages.count_tokens" => Some(Route::MessagesCountTokens),
             "embeddings" => Some(Route::Embeddings),
+            "responses" => Some(Route::Responses),
             _ => None,
         }
     }
@@ -29,7 +34,9 @@ impl Route {
         match self {
             Route::ChatCompletions => "chat.completions",
             Route::Messages => "messages",
+            Route::MessagesCountTokens => "messages.count_tokens",
             Route::Embeddings => "embeddings",
+            Route::Responses => "responses",
         }
     }
 }
@@ -38,21 +45,22 @@ impl Route {
 pub enum TokeniseError {
     /// 400 invalid_request: the body is not what the route takes.
     InvalidRequestBody(String),
-    /// 400 unsupported_field: a field the egress policy does not name (details.path is a JSON pointer).
-    UnsupportedField { path: String, message: String },
+    /// The egress policy refuses the body: unsupported_field (400), unsupported_content (415, media) or
+    /// nesting_too_deep (400), with the JSON pointer of the place. Nothing may be sent.
+    Egress(EgressRefusal),
 }
 
 impl TokeniseError {
     pub fn code(&self) -> &'static str {
         match self {
             TokeniseError::InvalidRequestBody(_) => "invalid_request",
-            TokeniseError::UnsupportedField { .. } => "unsupported_field",
+            TokeniseError::Egress(r) => r.code,
         }
     }
     pub fn message(&self) -> String {
         match self {
             TokeniseError::InvalidRequestBody(m) => m.clone(),
-            TokeniseError::UnsupportedField { message, .. } => message.clone(),
+            TokeniseError::Egress(r) => r.message.clone(),
         }
     }
 }
@@ -75,6 +83,15 @@ pub struct TokenisedRequest {
     /// Categories and counts of replaced values (never values), for the v3 attestation.
     pub detectors_fired: Map<String, Value>,
     pub name_model_skipped: bool,
+    /// What an opt-in let through untokenised, (path, kind) sorted by path: the attestation's `passthrough` claim.
+    pub passthrough: Vec<(String, String)>,
+}
+
+impl TokenisedRequest {
+    /// The attestation's `passthrough` claim: `[{ "path", "kind" }]`, or None when nothing was let through.
+    pub fn passthrough_claim(&self) -> Option<Value> {
+        (!self.passthrough.is_empty()).then(|| Value::Array(self.passthrough.iter().map(|(p, k)| serde_json::json!({"path": p, "kind": k})).collect()))
+    }
 }
 
 /// One step of a path into the body.
@@ -144,16 +161,6 @@ fn leaf_paths(value: &Value, path: Vec<Seg>, out: &mut Vec<Vec<Seg>>) {
 }
 
 impl Walk {
-    fn leaf_slots(&mut self, body: &Value, path: Vec<Seg>) {
-        if let Some(v) = get(body, &path) {
-            if !v.is_string() {
-                let mut leaves = Vec::new();
-                leaf_paths(v, path, &mut leaves);
-                self.slots.extend(leaves.into_iter().map(Slot::Text));
-            }
-        }
-    }
-
     fn json_text_slots(&mut self, body: &Value, path: Vec<Seg>) {
         let Some(Value::String(text)) = get(body, &path) else { return };
         match serde_json::from_str::<Value>(text) {
@@ -169,87 +176,86 @@ impl Walk {
         }
     }
 
-    fn content_slots(&mut self, body: &Value, path: Vec<Seg>) {
-        match get(body, &path) {
-            Some(Value::String(_)) => self.slots.push(Slot::Text(path)),
-            Some(Value::Array(parts)) => {
-                for (i, part) in parts.iter().enumerate() {
-                    if !part.is_object() {
-                        continue;
-                    }
-                    let p = with(&path, Seg::Index(i));
-                    let ty = part.get("type").and_then(Value::as_str);
-                    if ty == Some("text") && part.get("text").map_or(false, Value::is_string) {
-                        self.slots.push(Slot::Text(with(&p, Seg::Key("text".into()))));
-                    }
-                    if ty == Some("tool_result") {
-                        self.content_slots(body, with(&p, Seg::Key("content".into())));
-                    }
-                    if ty == Some("tool_use") {
-                        let input = with(&p, Seg::Key("input".into()));
-                        if get(body, &input).is_some() {
-                            self.leaf_slots(body, input);
-                        }
-                    }
-                }
-            }
-            _ => {}
+}
+
+/// `USER_<tag>`: the device-stable alias of an end-user identifier, 10 characters of
+/// HMAC-SHA256(secret, "end-user\0" + value) in the tag alphabet.
+pub fn end_user_alias(secret: &[u8], value: &str) -> String {
+    use hmac::{Hmac, Mac};
+    let mut mac = Hmac::<sha2::Sha256>::new_from_slice(secret).expect("HMAC takes any key length");
+    mac.update(format!("end-user\u{0}{value}").as_bytes());
+    format!("USER_{}", tag_from_mac(&mac.finalize().into_bytes(), STABLE_TAG_LENGTH))
+}
+
+/// The field walk: which places of `body` hold user text for `route`, in reading order, from the egress policy;
+/// identifiers, media and passthrough come back in the egress walk.
+pub fn text_slots(route: Route, body: &Value, passthrough_paths: &[String]) -> Result<(Walk, super::egress::EgressWalk), TokeniseError> {
+    let egress = walk_egress(route.as_str(), body, passthrough_paths).map_err(TokeniseError::Egress)?;
+    let mut walk = Walk::default();
+    for (path, json) in &egress.texts {
+        if *json {
+            walk.json_text_slots(body, path.clone());
+        } else {
+            walk.slots.push(Slot::Text(path.clone()));
         }
     }
+    Ok((walk, egress))
+}
 
-    fn message_slots(&mut self, body: &Value, path: Vec<Seg>) {
-        let m = get(body, &path).cloned().unwrap_or(Value::Null);
-        self.content_slots(body, with(&path, Seg::Key("content".into())));
-        if let Some(Value::Array(calls)) = m.get("tool_calls") {
-            for (i, call) in calls.iter().enumerate() {
-                if call.is_object() && call.get("function").map_or(false, Value::is_object) {
-                    let p = with(&with(&with(&path, Seg::Key("tool_calls".into())), Seg::Index(i)), Seg::Key("function".into()));
-                    self.json_text_slots(body, with(&p, Seg::Key("arguments".into())));
-                }
+fn media_refusal(path: &str, kind: &str, why: &str) -> TokeniseError {
+    TokeniseError::Egress(EgressRefusal {
+        code: "unsupported_content",
+        path: path.to_string(),
+        message: format!("The {kind} at {path} is not sent: {why}. Nothing was sent."),
+        kind: Some(kind.to_string()),
+    })
+}
+
+fn urls_in<'v>(value: &'v Value, into: &mut Vec<&'v str>) {
+    match value {
+        Value::String(s) => {
+            if s.len() >= 7 && (s[..7].eq_ignore_ascii_case("http://") || s.get(..8).map_or(false, |p| p.eq_ignore_ascii_case("https://"))) {
+                into.push(s);
             }
         }
-        if m.get("function_call").map_or(false, Value::is_object) {
-            let p = with(&path, Seg::Key("function_call".into()));
-            self.json_text_slots(body, with(&p, Seg::Key("arguments".into())));
-        }
-    }
-
-    fn messages_slots(&mut self, body: &Value) -> Result<(), TokeniseError> {
-        let Some(Value::Array(messages)) = body.get("messages") else {
-            return Err(TokeniseError::InvalidRequestBody("messages must be an array".into()));
-        };
-        for (i, m) in messages.iter().enumerate() {
-            if m.is_object() {
-                self.message_slots(body, vec![Seg::Key("messages".into()), Seg::Index(i)]);
-            }
-        }
-        Ok(())
+        Value::Array(items) => items.iter().for_each(|v| urls_in(v, into)),
+        Value::Object(m) => m.values().for_each(|v| urls_in(v, into)),
+        _ => {}
     }
 }
 
-/// The field walk: which places of `body` hold user text for `route`, in reading order. The one function the
-/// egress policy replaces.
-pub fn text_slots(route: Route, body: &Value) -> Result<Walk, TokeniseError> {
-    let mut walk = Walk::default();
-    match route {
-        Route::ChatCompletions => walk.messages_slots(body)?,
-        Route::Messages => {
-            walk.content_slots(body, vec![Seg::Key("system".into())]);
-            walk.messages_slots(body)?;
-        }
-        Route::Embeddings => match body.get("input") {
-            Some(Value::String(_)) => walk.slots.push(Slot::Text(vec![Seg::Key("input".into())])),
-            Some(Value::Array(items)) => {
-                for (i, item) in items.iter().enumerate() {
-                    if item.is_string() {
-                        walk.slots.push(Slot::Text(vec![Seg::Key("input".into()), Seg::Index(i)]));
+/// The client's media policy over the walk's media: refused (the default), passed as they are (declared; a remote
+/// URL holding an identifier is still refused), or, for images under "redact", painted over on the device (this
+/// engine has no image redactor: refused).
+fn apply_media_policy(body: &Value, media: &[(Vec<Seg>, String)], policy: MediaPolicy, passthrough: &mut Vec<(String, String)>) -> Result<(), TokeniseError> {
+    for (path, kind) in media {
+        let p = super::egress::pointer(path);
+        match policy {
+            MediaPolicy::Refuse => return Err(media_refusal(&p, kind, "the client does not send media it cannot tokenise (media_policy \"refuse\")")),
+            MediaPolicy::Redact if kind != "image" => {
+                return Err(media_refusal(
+                    &p,
+                    kind,
+                    &format!("only images can be redacted on the device (media_policy \"redact\"); set media_policy \"pass\" to send {kind} untokenised"),
+                ))
+            }
+            MediaPolicy::Redact => return Err(media_refusal(&p, kind, "this client has no image redactor")),
+            MediaPolicy::Pass => {
+                let mut urls = Vec::new();
+                if let Some(v) = get(body, path) {
+                    urls_in(v, &mut urls);
+                }
+                for url in urls {
+                    let mut probe = TokeniserSession::new(SessionOptions { names: NameModel::Off, ..Default::default() });
+                    if tokenise_text(url, &mut probe) != url {
+                        return Err(media_refusal(&p, kind, "its URL holds a personal identifier"));
                     }
                 }
+                passthrough.push((p, kind.clone()));
             }
-            _ => {}
-        },
+        }
     }
-    Ok(walk)
+    Ok(())
 }
 
 /// Tokenises the user text of one request; see the module documentation.
@@ -262,8 +268,15 @@ pub fn tokenise_request_in(route: Route, body: &Value, session: &mut TokeniserSe
     if !body.is_object() {
         return Err(TokeniseError::InvalidRequestBody("request body must be a JSON object".into()));
     }
+    if !matches!(route, Route::Embeddings | Route::Responses) && !body.get("messages").map_or(false, Value::is_array) {
+        return Err(TokeniseError::InvalidRequestBody("messages must be an array".into()));
+    }
+    check_egress_depth(body).map_err(TokeniseError::Egress)?;
     let mut copy = body.clone();
-    let mut walk = text_slots(route, &copy)?;
+    let passthrough_paths = session.options.passthrough_paths.clone();
+    let (mut walk, egress) = text_slots(route, &copy, &passthrough_paths)?;
+    let mut passthrough = egress.passthrough.clone();
+    apply_media_policy(&copy, &egress.media, session.options.media_policy, &mut passthrough)?;
     let texts: Vec<String> = walk
         .slots
         .iter()
@@ -310,6 +323,24 @@ pub fn tokenise_request_in(route: Route, body: &Value, session: &mut TokeniserSe
             }
         }
     }
+    let mut detectors_fired = session.detectors_fired().clone();
+    if !egress.identifiers.is_empty() {
+        let secret = session.options.identifier_secret.clone().unwrap_or_else(|| {
+            let mut s = vec![0u8; 32];
+            getrandom::getrandom(&mut s).expect("operating system randomness");
+            s
+        });
+        for path in &egress.identifiers {
+            if let Some(v) = get_mut(&mut copy, path) {
+                if let Value::String(s) = v {
+                    *v = Value::String(end_user_alias(&secret, s));
+                }
+            }
+        }
+        let before = detectors_fired.get("USER").and_then(Value::as_u64).unwrap_or(0);
+        detectors_fired.insert("USER".into(), Value::from(before + egress.identifiers.len() as u64));
+    }
+    passthrough.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
     if route == Route::ChatCompletions && copy.get("stream") == Some(&Value::Bool(true)) {
         let obj = copy.as_object_mut().expect("object");
         let mut options = match obj.get("stream_options") {
@@ -324,7 +355,8 @@ pub fn tokenise_request_in(route: Route, body: &Value, session: &mut TokeniserSe
         body: copy,
         body_bytes: canonical.into_bytes(),
         map: session.map().to_vec(),
-        detectors_fired: session.detectors_fired().clone(),
+        detectors_fired,
         name_model_skipped: session.name_model_skipped,
+        passthrough,
     })
 }

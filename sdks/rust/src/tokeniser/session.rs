@@ -25,11 +25,45 @@ pub struct SessionOptions {
     pub stable_alias_secret: Option<Vec<u8>>,
     /// Regions whose national phone formats are recognised (ISO codes); default the engine's list.
     pub phone_regions: Option<Vec<String>>,
+    /// The device alias secret of end-user identifiers' `USER_` aliases; default a fresh random one per request.
+    pub identifier_secret: Option<Vec<u8>>,
+    /// What to do with media the engine cannot read as text (MEDIA_POLICY).
+    pub media_policy: MediaPolicy,
+    /// JSON pointers (`*` for one segment) of refused or unknown fields to send untokenised (PASSTHROUGH_PATHS).
+    pub passthrough_paths: Vec<String>,
+}
+
+/// MEDIA_POLICY: refuse (default) | redact (images only) | pass.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MediaPolicy {
+    #[default]
+    Refuse,
+    Redact,
+    Pass,
+}
+
+impl MediaPolicy {
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "refuse" => Some(MediaPolicy::Refuse),
+            "redact" => Some(MediaPolicy::Redact),
+            "pass" => Some(MediaPolicy::Pass),
+            _ => None,
+        }
+    }
 }
 
 impl Default for SessionOptions {
     fn default() -> Self {
-        SessionOptions { names: NameModel::Builtin, secret: None, stable_alias_secret: None, phone_regions: None }
+        SessionOptions {
+            names: NameModel::Builtin,
+            secret: None,
+            stable_alias_secret: None,
+            phone_regions: None,
+            identifier_secret: None,
+            media_policy: MediaPolicy::Refuse,
+            passthrough_paths: Vec::new(),
+        }
     }
 }
 

@@ -7,7 +7,7 @@ pub mod receipt;
 pub mod transparency;
 pub mod webhook;
 
-pub use chain::{verify_chain, ChainBreak, ChainVerification};
+pub use chain::{verify_chain, verify_chain_export, ChainBreak, ChainGap, ChainVerification};
 pub use jwks::{Jwks, JwksError, KeyResolver};
 pub use receipt::{verify_receipt, VerificationCheck, VerificationResult};
 pub use transparency::verify_inclusion_proof;

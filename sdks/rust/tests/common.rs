@@ -12,3 +12,9 @@ pub fn load(name: &str) -> Value {
 pub fn s<'a>(v: &'a Value, k: &str) -> &'a str {
     v[k].as_str().unwrap_or_else(|| panic!("{k} is not a string"))
 }
+
+/// Every file of sdks/vectors this suite reads; a new file fails `every_vector_file_is_read` until a test reads it.
+pub const VECTOR_FILES: [&str; 11] = [
+    "aliases", "attestation", "egress-policy", "egress-policy-cases", "jcs", "merkle-proofs", "receipts", "sha256",
+    "tokeniser-spans", "transparency", "webhooks",
+];

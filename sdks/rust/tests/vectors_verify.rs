@@ -105,6 +105,18 @@ fn transparency_cases() {
 }
 
 #[test]
+fn transparency_consistency_cases() {
+    let t = load("transparency");
+    let jwks = Jwks::new(&t["jwks"]).unwrap();
+    let cases = t["consistency"].as_array().unwrap();
+    assert!(!cases.is_empty());
+    for case in cases {
+        let result = verify_consistency_proof(&case["proof"], &case["old_head"], &jwks, case.get("new_head")).unwrap();
+        assert_eq!(result.to_json(), case["expected"], "{}", s(case, "name"));
+    }
+}
+
+#[test]
 fn a_jwks_that_is_not_one_is_an_error_not_a_verdict() {
     let e = Jwks::new(&json!({"nope": 1})).err().unwrap();
     assert_eq!(e.code, "jwks_invalid");

@@ -119,3 +119,14 @@ fn attestation_offline_verdicts() {
         assert_eq!(got, case["expected"]["offline"], "{}", s(case, "name"));
     }
 }
+
+#[test]
+fn every_vector_file_is_read() {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../vectors");
+    let mut found: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok()?.strip_suffix(".json").map(str::to_string))
+        .collect();
+    found.sort();
+    assert_eq!(found, common::VECTOR_FILES.to_vec(), "a vector file without a test here");
+}

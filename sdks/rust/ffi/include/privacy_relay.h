@@ -105,6 +105,16 @@ int pr_verify_chain(const char *receipts_json, const char *jwks_json, const char
 int pr_verify_inclusion_proof(const char *proof_json, const char *sth_json, const char *jwks_json,
                               const char *options_json, char **out);
 
+/* A transparency-log consistency proof from the signed head you kept (old_head_json) to a newer one
+ * (options_json: {"new_head"}; default the proof's "sth"). *out: as pr_verify_receipt (checks "old tree head",
+ * "new tree head", "proof schema", "consistency"). */
+int pr_verify_consistency_proof(const char *proof_json, const char *old_head_json, const char *jwks_json,
+                                const char *options_json, char **out);
+
+/* An export of receipt chains: receipt_chain_export's JSON, its JSON Lines text, or a JSON array of receipts.
+ * options_json: {"now_seconds","allow_gaps"}. *out: {"valid","chains":[as pr_verify_chain]} */
+int pr_verify_chain_export(const char *exported, const char *jwks_json, const char *options_json, char **out);
+
 /* A webhook delivery: body/body_len exactly as received, headers_json {"X-Service-Signature": "...", ...},
  * secret the endpoint's secret. options_json: {"tolerance_seconds":300,"now_seconds"}.
  * *out: {"ok":true} | {"ok":false,"code":"missing_headers"|"malformed_header"|"bad_signature"|

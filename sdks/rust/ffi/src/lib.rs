@@ -12,7 +12,7 @@ use privacy_relay::tokeniser::session::{idempotent_alias_secret, MediaPolicy, Na
 use privacy_relay::tokeniser::text::Utf16Index;
 use privacy_relay::tokeniser::{detect_spans, detokenise, tokenise_text, StreamingDetokeniser, ENTITY_TYPES};
 use privacy_relay::verify::webhook::{headers_from_json, verify_webhook, DEFAULT_TOLERANCE_SECONDS};
-use privacy_relay::verify::{verify_chain, verify_inclusion_proof, verify_receipt, Jwks};
+use privacy_relay::verify::{verify_chain, verify_chain_export, verify_consistency_proof, verify_inclusion_proof, verify_receipt, Jwks};
 use privacy_relay::wire::ecdsa::SigningKey;
 use privacy_relay::wire::hashing::unhex;
 use privacy_relay::wire::jcs::canonical_string;
@@ -555,6 +555,48 @@ pub unsafe extern "C" fn pr_verify_inclusion_proof(
         let o = options_arg("options_json", options_json)?;
         let r = verify_inclusion_proof(&proof, sth.as_ref(), &jwks, o.get("receipt")).map_err(|e| Failure::new(PR_E_JWKS, "jwks_invalid", e.message))?;
         Ok(r.to_json().to_string())
+    })
+}
+
+/// Verifies a transparency-log consistency proof: the log whose signed head you kept (`old_head_json`) is a prefix of
+/// the newer one (`options_json`: new_head; default the proof's own `sth`). Result as `pr_verify_receipt`.
+///
+/// # Safety
+/// As `pr_tokenise_request`.
+#[no_mangle]
+pub unsafe extern "C" fn pr_verify_consistency_proof(
+    proof_json: *const c_char,
+    old_head_json: *const c_char,
+    jwks_json: *const c_char,
+    options_json: *const c_char,
+    out: *mut *mut c_char,
+) -> c_int {
+    run(out, || {
+        let proof = json_arg("proof_json", proof_json)?;
+        let old_head = json_arg("old_head_json", old_head_json)?;
+        let jwks = jwks(jwks_json)?;
+        let o = options_arg("options_json", options_json)?;
+        let r = verify_consistency_proof(&proof, &old_head, &jwks, o.get("new_head")).map_err(|e| Failure::new(PR_E_JWKS, "jwks_invalid", e.message))?;
+        Ok(r.to_json().to_string())
+    })
+}
+
+/// Verifies an export of receipt chains (`exported`: receipt_chain_export's JSON, its JSON Lines text, or a JSON
+/// array of receipts). `options_json`: now_seconds, allow_gaps. Result: `{ "valid", "chains": [ as pr_verify_chain ] }`.
+///
+/// # Safety
+/// As `pr_tokenise_request`.
+#[no_mangle]
+pub unsafe extern "C" fn pr_verify_chain_export(exported: *const c_char, jwks_json: *const c_char, options_json: *const c_char, out: *mut *mut c_char) -> c_int {
+    run(out, || {
+        let exported = Value::String(arg("exported", exported)?.to_string());
+        let jwks = jwks(jwks_json)?;
+        let o = options_arg("options_json", options_json)?;
+        let allow_gaps = o.get("allow_gaps").and_then(Value::as_bool).unwrap_or(false);
+        match verify_chain_export(&exported, &jwks, now_option(&o)?, allow_gaps).map_err(|e| Failure::new(PR_E_JWKS, "jwks_invalid", e.message))? {
+            Err(problem) => Err(bad(problem)),
+            Ok((valid, chains)) => Ok(json!({"valid": valid, "chains": chains.iter().map(|c| c.to_json()).collect::<Vec<_>>()}).to_string()),
+        }
     })
 }
 

@@ -10,5 +10,5 @@ pub mod webhook;
 pub use chain::{verify_chain, verify_chain_export, ChainBreak, ChainGap, ChainVerification};
 pub use jwks::{Jwks, JwksError, KeyResolver};
 pub use receipt::{verify_receipt, VerificationCheck, VerificationResult};
-pub use transparency::verify_inclusion_proof;
+pub use transparency::{verify_consistency_proof, verify_inclusion_proof};
 pub use webhook::{verify_webhook, WebhookDeduper, WebhookVerificationError};

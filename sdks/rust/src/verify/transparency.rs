@@ -78,7 +78,7 @@ pub fn inclusion_proof_shape_problem(value: &Value) -> Option<String> {
 
 /// RFC 9162 section 2.1.3.2.
 pub fn verify_inclusion(leaf_hash: &[u8], index: u64, tree_size: u64, audit_path: &[Vec<u8>], root_hash: &[u8]) -> bool {
-    if index >= tree_size {
+    if index >= tree_size || leaf_hash.len() != 32 || root_hash.len() != 32 {
         return false;
     }
     let (mut fn_, mut sn) = (index, tree_size - 1);
@@ -199,5 +199,162 @@ pub fn verify_inclusion_proof(
             (false, "the audit path does not lead to the tree head's root_hash".into())
         },
     );
+    Ok(rec.finish())
+}
+
+pub const CONSISTENCY_CHECK_LABELS: [&str; 4] = ["old tree head", "new tree head", "proof schema", "consistency"];
+pub const EMPTY_ROOT_HEX: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
+/// RFC 9162 section 2.1.4.2: is the tree of `first` leaves with `first_root` a prefix of the tree of `second`
+/// leaves with `second_root`? Requires 1 <= first <= second; first == second needs an empty proof and equal roots.
+pub fn verify_consistency(first: u64, second: u64, first_root: &[u8], second_root: &[u8], proof: &[Vec<u8>]) -> bool {
+    if first < 1 || first > second {
+        return false;
+    }
+    if first == second {
+        return proof.is_empty() && first_root == second_root;
+    }
+    if first_root.len() != 32 || second_root.len() != 32 || proof.iter().any(|p| p.len() != 32) {
+        return false;
+    }
+    let mut path: Vec<Vec<u8>> = Vec::new();
+    if first & (first - 1) == 0 {
+        path.push(first_root.to_vec());
+    }
+    path.extend(proof.iter().cloned());
+    if path.is_empty() {
+        return false;
+    }
+    let (mut fn_, mut sn) = (first - 1, second - 1);
+    while fn_ % 2 == 1 {
+        fn_ /= 2;
+        sn /= 2;
+    }
+    let mut fr = path[0].clone();
+    let mut sr = path[0].clone();
+    for c in &path[1..] {
+        if sn == 0 {
+            return false;
+        }
+        if fn_ % 2 == 1 || fn_ == sn {
+            fr = merkle_node_hash(c, &fr).to_vec();
+            sr = merkle_node_hash(c, &sr).to_vec();
+            while fn_ % 2 == 0 && fn_ != 0 {
+                fn_ /= 2;
+                sn /= 2;
+            }
+        } else {
+            sr = merkle_node_hash(&sr, c).to_vec();
+        }
+        fn_ /= 2;
+        sn /= 2;
+    }
+    sn == 0 && fr == first_root && sr == second_root
+}
+
+pub fn consistency_proof_shape_problem(value: &Value) -> Option<String> {
+    if !value.is_object() {
+        return Some("the proof is not a JSON object".into());
+    }
+    if !is_count(value.get("first")) {
+        return Some("first must be a non-negative integer".into());
+    }
+    if !is_count(value.get("second")) {
+        return Some("second must be a non-negative integer".into());
+    }
+    match value.get("consistency_path") {
+        Some(Value::Array(items)) if items.iter().all(|p| is_sha256_hex(Some(p))) => None,
+        _ => Some("consistency_path must be an array of 64 lowercase hex".into()),
+    }
+}
+
+/// Checks that `proof` shows the log whose signed head you kept (`old_head`) is a prefix of the log whose head is
+/// `new_head` (None: the head inside the proof): nothing you saw was removed or changed since.
+pub fn verify_consistency_proof(proof: &Value, old_head: &Value, resolver: &dyn KeyResolver, new_head: Option<&Value>) -> Result<VerificationResult, JwksError> {
+    let p = envelope_or_raw(proof);
+    let older = envelope_or_raw(old_head);
+    let mut rec = Recorder::new(&CONSISTENCY_CHECK_LABELS);
+    if !rec.record("old tree head", tree_head(&older, resolver)?) {
+        return Ok(rec.finish());
+    }
+    let newer = match new_head {
+        Some(h) => envelope_or_raw(h),
+        None => p.get("sth").filter(|_| p.is_object()).cloned().unwrap_or(Value::Null),
+    };
+    let mut outcome = tree_head(&newer, resolver)?;
+    if outcome.0 && newer.get("iss") != older.get("iss") {
+        outcome = (
+            false,
+            format!(
+                "the new tree head is of the log {}, the old one of {}",
+                newer.get("iss").cloned().unwrap_or(Value::Null),
+                older.get("iss").cloned().unwrap_or(Value::Null)
+            ),
+        );
+    }
+    if !rec.record("new tree head", outcome) {
+        return Ok(rec.finish());
+    }
+    let (old_size, new_size) = (num(older.get("tree_size")).unwrap_or(0.0), num(newer.get("tree_size")).unwrap_or(0.0));
+    let old_root = str_of(older.get("root_hash")).unwrap_or_default().to_string();
+    let new_root = str_of(newer.get("root_hash")).unwrap_or_default().to_string();
+    let schema = (|| {
+        if new_size < old_size {
+            return (
+                false,
+                format!(
+                    "the new tree head has {} leaves, fewer than the {} of the old one: the log rolled back",
+                    js_string(newer.get("tree_size")),
+                    js_string(older.get("tree_size"))
+                ),
+            );
+        }
+        if old_size == 0.0 {
+            return if old_root == EMPTY_ROOT_HEX {
+                (true, "the old tree is empty: every tree extends it".to_string())
+            } else {
+                (false, "the old tree head has 0 leaves but not the empty tree's root_hash".to_string())
+            };
+        }
+        if let Some(problem) = consistency_proof_shape_problem(&p) {
+            return (false, problem);
+        }
+        if num(p.get("first")) != Some(old_size) || num(p.get("second")) != Some(new_size) {
+            return (
+                false,
+                format!(
+                    "the proof is from tree size {} to {}, the tree heads are of {} and {}",
+                    js_string(p.get("first")),
+                    js_string(p.get("second")),
+                    js_string(older.get("tree_size")),
+                    js_string(newer.get("tree_size"))
+                ),
+            );
+        }
+        let hashes = p["consistency_path"].as_array().map_or(0, Vec::len);
+        (true, format!("from tree size {} to {}, {hashes} hashes", js_string(p.get("first")), js_string(p.get("second"))))
+    })();
+    if !rec.record("proof schema", schema) {
+        return Ok(rec.finish());
+    }
+    if old_size == 0.0 {
+        rec.record("consistency", (true, format!("not needed: the log of {} leaves extends the empty log", js_string(newer.get("tree_size")))));
+        return Ok(rec.finish());
+    }
+    let (first, second) = (num(p.get("first")).unwrap_or(0.0) as u64, num(p.get("second")).unwrap_or(0.0) as u64);
+    let path: Vec<Vec<u8>> = p["consistency_path"].as_array().map(|a| a.iter().filter_map(|x| unhex(x.as_str()?)).collect()).unwrap_or_default();
+    let consistent = verify_consistency(first, second, &unhex(&old_root).unwrap_or_default(), &unhex(&new_root).unwrap_or_default(), &path);
+    let detail = if consistent {
+        format!(
+            "the log of {} leaves extends the log of {} leaves: root {old_root} to {new_root}",
+            js_string(p.get("second")),
+            js_string(p.get("first"))
+        )
+    } else if first == second && old_root != new_root {
+        format!("two different root hashes for tree size {}: the log forked", js_string(p.get("first")))
+    } else {
+        format!("the consistency path does not lead from root {old_root} to {new_root}: the log forked or the proof is wrong")
+    };
+    rec.record("consistency", (consistent, detail));
     Ok(rec.finish())
 }

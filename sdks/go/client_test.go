@@ -275,3 +275,81 @@ func TestStreamRestoresAnAliasCutAcrossFrames(t *testing.T) {
 		t.Fatalf("%q %v (alias %s)", text, err, alias)
 	}
 }
+
+func TestWebhookDeduperForgetsTheOldest(t *testing.T) {
+	d := NewWebhookDeduper(2)
+	if !d.FirstTime("a") || !d.FirstTime("b") || d.FirstTime("a") || !d.FirstTime("c") || !d.FirstTime("a") || d.FirstTime("c") {
+		t.Fatal("dedupe window wrong")
+	}
+}
+
+func TestRESTNeedsItsCredential(t *testing.T) {
+	srv, f := newFake(t, func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`{"id":7}`)) })
+	c := testClient(t, srv.URL)
+	err := c.Do(context.Background(), "GET", "/api/v1/webhooks/endpoints", AuthPortal, nil, nil)
+	if e := asRelayError(t, err, "configuration_error"); e.Sent || len(f.requests) != 0 {
+		t.Fatalf("%+v", e)
+	}
+	c = testClient(t, srv.URL, WithPortalToken("spt_test"))
+	ep, err := c.Webhooks.CreateEndpoint(context.Background(), "https://example.com/h", nil)
+	if err != nil || ep.ID != "7" {
+		t.Fatalf("%+v %v", ep, err)
+	}
+	r := f.requests[0]
+	if r.Header.Get("authorization") != "Bearer spt_test" || r.Header.Get("idempotency-key") == "" || r.Header.Get("traceparent") == "" {
+		t.Fatalf("headers %v", r.Header)
+	}
+}
+
+func TestFieldsTheEngineWouldPassUntokenisedAreRefusedLocally(t *testing.T) {
+	srv, f := newFake(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(500) })
+	c := testClient(t, srv.URL)
+	ctx := context.Background()
+	cases := []struct {
+		call       func() error
+		code, path string
+		status     int
+	}{
+		{func() error {
+			_, err := c.Chat.Completions.Create(ctx, ChatCompletionParams{Model: "m", Messages: chatParams.Messages, Extra: map[string]any{"user": "jane.doe@example.com"}})
+			return err
+		}, "unsupported_field", "/user", 400},
+		{func() error {
+			_, err := c.Chat.Completions.Create(ctx, ChatCompletionParams{Model: "m", Messages: chatParams.Messages, Extra: map[string]any{"metadata": map[string]any{"k": "v"}}})
+			return err
+		}, "unsupported_field", "/metadata", 400},
+		{func() error {
+			_, err := c.Chat.Completions.Create(ctx, ChatCompletionParams{Model: "m", Messages: []ChatMessage{{Role: "user", Content: "hi", Name: "Jane Doe"}}})
+			return err
+		}, "unsupported_field", "/messages/0/name", 400},
+		{func() error {
+			_, err := c.Chat.Completions.Create(ctx, ChatCompletionParams{Model: "m", Messages: []ChatMessage{{Role: "user", Content: []any{
+				map[string]any{"type": "text", "text": "look"}, map[string]any{"type": "image_url", "image_url": map[string]any{"url": "data:image/png;base64,AAAA"}}}}}})
+			return err
+		}, "unsupported_content", "/messages/0/content/1", 415},
+		{func() error {
+			_, err := c.Messages.Create(ctx, MessageParams{Model: "m", MaxTokens: 5, Messages: chatParams.Messages, Extra: map[string]any{"metadata": map[string]any{"user_id": "jane"}}})
+			return err
+		}, "unsupported_field", "/metadata", 400},
+		{func() error {
+			_, err := c.Embeddings.Create(ctx, EmbeddingParams{Model: "e", Input: "x", Extra: map[string]any{"user": "jane"}})
+			return err
+		}, "unsupported_field", "/user", 400},
+	}
+	for i, tc := range cases {
+		e := asRelayError(t, tc.call(), tc.code)
+		if e.Status != tc.status || e.Details["path"] != tc.path || e.Sent {
+			t.Errorf("case %d: %+v", i, e)
+		}
+	}
+	if len(f.requests) != 0 {
+		t.Fatalf("%d requests reached the gateway", len(f.requests))
+	}
+	// Structural extras still go.
+	srvOK, fOK := newFake(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"choices":[{"index":0,"message":{"role":"assistant","content":"ok"}}]}`))
+	})
+	if _, err := testClient(t, srvOK.URL).Chat.Completions.Create(ctx, ChatCompletionParams{Model: "m", Messages: chatParams.Messages, Extra: map[string]any{"temperature": 0.2}}); err != nil || len(fOK.requests) != 1 {
+		t.Fatal(err)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -92,6 +93,7 @@ func start(t *testing.T, repo string, env []string, needle string, args ...strin
 type gateway struct {
 	url, provider, dataDir string
 	keys                   int
+	lastPrefix             string
 }
 
 func startGateway(t *testing.T) *gateway {
@@ -151,6 +153,7 @@ func (g *gateway) fundedKeyFile(t *testing.T) string {
 	}
 	postJSON(t, g.url+"/api/admin/wallets/credit", map[string]any{"key_prefix": key["key_prefix"], "usd": "10"},
 		map[string]string{"authorization": "Bearer " + strings.TrimSpace(string(token))})
+	g.lastPrefix, _ = key["key_prefix"].(string)
 	path := filepath.Join(t.TempDir(), "gateway-key")
 	if err := os.WriteFile(path, []byte(key["api_key"].(string)+"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -377,6 +380,80 @@ func TestEndToEnd(t *testing.T) {
 			t.Fatalf("quickstart printed:\n%s", out)
 		}
 		g.assertOnlyAliases(t, 2)
+	})
+
+	t.Run("a webhook delivered by the gateway verifies; forged and replayed ones do not pass", func(t *testing.T) {
+		keyFile := g.fundedKeyFile(t)
+		token, _ := os.ReadFile(filepath.Join(g.dataDir, "admin-token"))
+		portal := postJSON(t, g.url+"/api/admin/portal-tokens", map[string]any{"key_prefix": g.lastPrefix, "abilities": "webhooks.manage,webhooks.read"},
+			map[string]string{"authorization": "Bearer " + strings.TrimSpace(string(token))})["token"].(string)
+		wc, err := relay.NewClient(g.url, relay.WithAPIKeyFile(keyFile), relay.WithPortalToken(portal), relay.WithConfigDir(t.TempDir()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		type delivery struct {
+			body    []byte
+			headers map[string]string
+		}
+		got := make(chan delivery, 4)
+		receiver := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b, _ := io.ReadAll(r.Body)
+			h := map[string]string{}
+			for k := range r.Header {
+				h[k] = r.Header.Get(k)
+			}
+			got <- delivery{b, h}
+			w.WriteHeader(200)
+		})}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		go receiver.Serve(ln)
+		defer receiver.Close()
+		endpoint, err := wc.Webhooks.CreateEndpoint(ctx, "http://"+ln.Addr().String()+"/hooks", []string{"webhook.test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if endpoint.ID == "" || endpoint.Secret == "" {
+			t.Fatalf("endpoint %+v", endpoint)
+		}
+		if err := wc.Webhooks.TestEndpoint(ctx, endpoint.ID); err != nil {
+			t.Fatal(err)
+		}
+		var d delivery
+		select {
+		case d = <-got:
+		case <-time.After(30 * time.Second):
+			t.Fatal("no webhook delivery in 30 s")
+		}
+		v, err := relay.VerifyWebhook(d.body, d.headers, endpoint.Secret, 0, time.Time{})
+		if err != nil || !v.OK {
+			t.Fatalf("genuine delivery: %+v %v (%s)", v, err, d.body)
+		}
+		forged := bytes.Replace(d.body, []byte("webhook.test"), []byte("webhook.tesT"), 1)
+		if v, err := relay.VerifyWebhook(forged, d.headers, endpoint.Secret, 0, time.Time{}); err != nil || v.OK || v.Code != "bad_signature" {
+			t.Fatalf("forged delivery: %+v %v", v, err)
+		}
+		if v, err := relay.VerifyWebhook(d.body, d.headers, endpoint.Secret, time.Second, time.Now().Add(time.Hour)); err != nil || v.OK || v.Code != "stale_timestamp" {
+			t.Fatalf("stale delivery: %+v %v", v, err)
+		}
+		var event struct {
+			EventID string `json:"event_id"`
+			Event   string `json:"event"`
+		}
+		_ = json.Unmarshal(d.body, &event)
+		dedupe := relay.NewWebhookDeduper(0)
+		if event.Event != "webhook.test" || event.EventID == "" || !dedupe.FirstTime(event.EventID) || dedupe.FirstTime(event.EventID) {
+			t.Fatalf("event %+v", event)
+		}
+		// Without a portal token the call is refused locally.
+		_, err = client.Webhooks.CreateEndpoint(ctx, "http://127.0.0.1:1/x", nil)
+		var re *relay.Error
+		if !errors.As(err, &re) || re.Code != "configuration_error" || re.Sent {
+			t.Fatalf("no portal token: %v", err)
+		}
+		g.received(t)
 	})
 
 	t.Run("a gateway error is a typed *relay.Error", func(t *testing.T) {

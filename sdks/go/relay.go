@@ -57,6 +57,7 @@ type settings struct {
 	timeout            time.Duration
 	names              string
 	maxRetryAfter      time.Duration
+	portalToken        string
 }
 
 // WithAPIKey gives the gateway key (svc_...).
@@ -113,6 +114,7 @@ type Client struct {
 	Messages   *MessagesService
 	Embeddings *EmbeddingsService
 	Models     *ModelsService
+	Webhooks   *WebhooksService
 
 	s       settings
 	http    *http.Client
@@ -173,6 +175,7 @@ func NewClient(gatewayURL string, opts ...Option) (*Client, error) {
 	cl.Messages = &MessagesService{c: cl}
 	cl.Embeddings = &EmbeddingsService{c: cl}
 	cl.Models = &ModelsService{c: cl}
+	cl.Webhooks = &WebhooksService{c: cl}
 	return cl, nil
 }
 
@@ -397,6 +400,9 @@ func (c *Client) prepare(route string, body any, idempotencyKey string) (*prepar
 	raw, err := json.Marshal(body)
 	if err != nil {
 		return nil, &Error{Code: "invalid_request", Status: 400, Message: "the request body does not encode as JSON: " + err.Error()}
+	}
+	if err := checkEgress(route, raw); err != nil {
+		return nil, err
 	}
 	devKey, secret, err := c.device()
 	if err != nil {

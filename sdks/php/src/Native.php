@@ -182,7 +182,7 @@ C;
     /** @return array<string,mixed> */
     public static function verifyReceipt(mixed $receipt, mixed $jwks, mixed $options = null): array
     {
-        if (is_array($receipt)) {
+        if ($receipt !== null && !is_string($receipt)) {
             $receipt = self::jsonText($receipt);
         }
         return self::jsonCall('pr_verify_receipt', self::cstr($receipt), self::jsonText($jwks), self::jsonText($options));
@@ -198,7 +198,7 @@ C;
      * @param array<string,string> $headers
      * @return array<string,mixed>
      */
-    public static function verifyWebhook(?string $body, array $headers, ?string $secret, mixed $options = null): array
+    public static function verifyWebhook(?string $body, array|object $headers, ?string $secret, mixed $options = null): array
     {
         return self::jsonCall('pr_verify_webhook', $body, $body === null ? 0 : strlen($body),
             self::jsonText((object) $headers), self::cstr($secret), self::jsonText($options));

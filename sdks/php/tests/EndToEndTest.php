@@ -1,0 +1,170 @@
+<?php
+
+declare(strict_types=1);
+
+namespace PrivacyRelay\Tests;
+
+use PHPUnit\Framework\TestCase;
+use PrivacyRelay\Client;
+use PrivacyRelay\Exception\AuthenticationException;
+use PrivacyRelay\Exception\GatewayIdentityException;
+use PrivacyRelay\Exception\InvalidRequestException;
+use PrivacyRelay\Exception\StreamException;
+use PrivacyRelay\Response;
+use PrivacyRelay\Stream;
+
+/** Against a real gateway process and the fake provider: what the provider saw holds no original value. */
+final class EndToEndTest extends TestCase
+{
+    private const EMAIL = 'jane.doe@example.com';
+    private const PHONE = '+44 20 7946 0958';
+    private TestGateway $relay;
+    private Client $client;
+    private string $keyFile;
+
+    protected function setUp(): void
+    {
+        $this->relay = TestGateway::get();
+        $this->keyFile = $this->relay->keyFile();
+        $this->relay->resetProvider();
+        $this->client = new Client(gatewayUrl: $this->relay->url, apiKeyFile: $this->keyFile, retries: 0);
+    }
+
+    private function assertNoOriginal(): void
+    {
+        $text = implode("\n", array_map(static fn ($r) => is_string($r['body'] ?? null) ? $r['body'] : json_encode($r['body'] ?? null),
+            $this->relay->received()));
+        $this->assertNotSame('', $text, 'the provider received something');
+        $this->assertStringNotContainsString(self::EMAIL, $text);
+        $this->assertStringNotContainsString(self::PHONE, $text);
+    }
+
+    public function testChatCompletion(): void
+    {
+        $r = $this->client->chat->completions->create(['model' => 'local-chat',
+            'messages' => [['role' => 'user', 'content' => 'Write to ' . self::EMAIL . ' or call ' . self::PHONE . ', please.']]]);
+        $this->assertInstanceOf(Response::class, $r);
+        $content = $r['choices'][0]['message']['content'];
+        $this->assertIsString($content);
+        $this->assertNotNull($r->requestId);
+        $this->assertNotNull($r->receipt, 'X-Service-Receipt-V2 present');
+        $this->assertTrue($r->receiptVerified, json_encode($r->receiptVerification));
+        $this->assertStringNotContainsString(self::EMAIL, json_encode($r->tokenisedRequest));
+        $this->assertNoOriginal();
+        // the fake provider echoes the (tokenised) prompt; the client restored the originals here
+        $this->assertStringContainsString(self::EMAIL, $content);
+        $this->assertStringContainsString(self::PHONE, $content);
+        $last = $this->relay->received()[0];
+        $this->assertArrayNotHasKey('x-service-attestation', array_change_key_case($last['headers'] ?? []), 'the attestation stays at the gateway');
+        $this->assertTrue($this->client->verifyReceipt($r->receipt)['valid']);
+    }
+
+    public function testChatStream(): void
+    {
+        $s = $this->client->chat->completions->create(['model' => 'local-chat', 'stream' => true,
+            'messages' => [['role' => 'user', 'content' => 'Mail ' . self::EMAIL . ' today.']]]);
+        $this->assertInstanceOf(Stream::class, $s);
+        $text = '';
+        $n = 0;
+        foreach ($s as $chunk) {
+            $n++;
+            $text .= $chunk['choices'][0]['delta']['content'] ?? '';
+        }
+        $this->assertGreaterThan(1, $n);
+        $this->assertStringNotContainsString('<EMAIL_', $text, 'aliases restored across chunk boundaries');
+        $this->assertStringContainsString(self::EMAIL, $text);
+        $this->assertNotNull($s->receipt, 'receipt-v2 trailer');
+        $this->assertTrue($s->receiptVerified, json_encode($s->receiptVerification));
+        $this->assertNoOriginal();
+        $this->expectException(StreamException::class);
+        foreach ($s as $_) {
+        }
+    }
+
+    public function testMessagesJsonAndStream(): void
+    {
+        $body = ['model' => 'local-chat', 'max_tokens' => 64, 'messages' => [['role' => 'user', 'content' => 'Call ' . self::PHONE . '.']]];
+        $r = $this->client->messages->create($body);
+        $this->assertTrue($r->receiptVerified);
+        $text = '';
+        $stop = false;
+        foreach ($this->client->messages->create($body + ['stream' => true]) as $e) {
+            $stop = $stop || ($e['type'] ?? null) === 'message_stop';
+            if (($e['type'] ?? null) === 'content_block_delta') {
+                $text .= $e['delta']['text'] ?? '';
+            }
+        }
+        $this->assertTrue($stop);
+        $this->assertStringContainsString(self::PHONE, $text);
+        $this->assertNoOriginal();
+    }
+
+    public function testEmbeddings(): void
+    {
+        $r = $this->client->embeddings->create(['model' => 'local-embed', 'input' => 'Contact ' . self::EMAIL]);
+        $this->assertIsArray($r['data']);
+        $this->assertTrue($r->receiptVerified);
+        $this->assertNoOriginal();
+    }
+
+    public function testModels(): void
+    {
+        $this->assertIsArray($this->client->models->list()['data']);
+    }
+
+    public function testErrorsCarryStatusCodeRequestId(): void
+    {
+        $c = new Client(gatewayUrl: $this->relay->url, apiKey: 'svc_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', retries: 0);
+        try {
+            $c->chat->completions->create(['model' => 'local-chat', 'messages' => [['role' => 'user', 'content' => 'hi']]]);
+            $this->fail('no exception');
+        } catch (AuthenticationException $e) {
+            $this->assertSame(401, $e->status);
+            $this->assertNotSame('', $e->errorCode);
+            $this->assertNotNull($e->requestId);
+        }
+    }
+
+    public function testAFieldTheEgressPolicyRefusesIsNotForwarded(): void
+    {
+        try {
+            $this->client->chat->completions->create(['model' => 'local-chat', 'invented_field' => self::EMAIL,
+                'messages' => [['role' => 'user', 'content' => 'hi']]]);
+            $this->fail('no exception');
+        } catch (InvalidRequestException $e) {
+            $this->assertSame(400, $e->status);
+            $this->assertContains($e->errorCode, ['unsupported_field', 'egress_policy_violation']);
+        }
+        $this->assertSame([], $this->relay->received(), 'nothing forwarded');
+    }
+
+    public function testNotAGatewayGetsNothing(): void
+    {
+        $c = new Client(gatewayUrl: $this->relay->providerUrl, apiKeyFile: $this->keyFile, retries: 0);
+        try {
+            $c->chat->completions->create(['model' => 'm', 'messages' => [['role' => 'user', 'content' => self::EMAIL]]]);
+            $this->fail('no exception');
+        } catch (GatewayIdentityException $e) {
+            $this->assertSame('gateway_identity_failed', $e->errorCode);
+        }
+        foreach ($this->relay->received() as $r) {
+            $this->assertStringNotContainsString(self::EMAIL, json_encode($r));
+        }
+    }
+
+    public function testQuickstartExampleRunsAsWritten(): void
+    {
+        $dir = sys_get_temp_dir() . '/pr-php-example-' . bin2hex(random_bytes(3));
+        mkdir($dir, 0700);
+        [$key] = $this->relay->fundedKey();
+        file_put_contents("$dir/gateway-key", "$key\n");
+        chmod("$dir/gateway-key", 0600);
+        $cmd = 'GATEWAY_URL=' . escapeshellarg($this->relay->url) . ' PRIVACY_RELAY_KEY_FILE=' . escapeshellarg("$dir/gateway-key")
+            . ' ' . escapeshellarg(PHP_BINARY) . ' ' . escapeshellarg(dirname(__DIR__) . '/examples/quickstart.php') . ' 2>&1';
+        exec($cmd, $out, $rc);
+        $text = implode("\n", $out);
+        $this->assertSame(0, $rc, $text);
+        $this->assertStringContainsString(self::EMAIL, $text);
+        $this->assertStringContainsString('receipt verified: yes', $text);
+    }
+}

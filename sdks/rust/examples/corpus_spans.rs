@@ -1,10 +1,10 @@
 //! Prints the engine's spans (UTF-16 offsets) for every item of JSON-lines corpora: structured detectors with
-//! the default regions, and the gazetteer-and-rules names. Used to compare the engine with the TypeScript one on
+//! the default regions, the gazetteer-and-rules names, and the engine's answer with names on (`spans`). Used to compare the engine with the TypeScript one on
 //! the project's evaluation set (test/fixtures/pii-corpus).
 //! Run: cargo run --release --example corpus_spans -- test/fixtures/pii-corpus/eval/dev.jsonl > rs-spans.jsonl
 use privacy_relay::tokeniser::fields::Ctx;
 use privacy_relay::tokeniser::text::Utf16Index;
-use privacy_relay::tokeniser::{detect_structured, names, session::SessionOptions};
+use privacy_relay::tokeniser::{detect_spans, detect_structured, names, session::SessionOptions};
 use serde_json::{json, Value};
 
 fn main() {
@@ -20,7 +20,8 @@ fn main() {
             };
             let structured = out(detect_structured(t, &regions));
             let rules = out(names::detect_names(&Ctx::new(t)));
-            println!("{}", json!({"id": item["id"], "structured": structured, "rules": rules}));
+            let spans = out(detect_spans(t, &SessionOptions::default()));
+            println!("{}", json!({"id": item["id"], "structured": structured, "rules": rules, "spans": spans}));
         }
     }
 }

@@ -13,9 +13,7 @@ class TestVectors < Minitest::Test
   # Vector cases the Rust engine (sdks/rust, the one this SDK binds) does not meet yet: added to receipts.json by
   # 7f0153c (issue 42 parts 3 and 4) after the engine was written. Each is asserted to STILL fail, so the day the engine catches up
   # this test says to remove the entry. Not a binding problem: the binding passes the case through unchanged.
-  ENGINE_GAPS = [
-    "gaps allowed: a client's own receipts of a shared chain" # allow_gaps not implemented in verify_chain
-  ].freeze
+  ENGINE_GAPS = [].freeze
 
   def check_case(name, expected, got)
     if ENGINE_GAPS.include?(name)

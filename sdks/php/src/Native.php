@@ -7,11 +7,13 @@ namespace PrivacyRelay;
 use PrivacyRelay\Exception\EngineException;
 use PrivacyRelay\Exception\EngineUnavailableException;
 use PrivacyRelay\Exception\InvalidRequestException;
+use PrivacyRelay\Exception\UnsupportedContentException;
 
 /**
  * The binding of the shared engine's C ABI (sdks/rust/ffi/include/privacy_relay.h) through PHP's built-in FFI
  * extension. JSON in and out; every string the library returns is freed here with pr_string_free; an error return
- * becomes an exception (EngineException, or InvalidRequestException for invalid_request / unsupported_field).
+ * becomes an exception (EngineException; InvalidRequestException for invalid_request / unsupported_field;
+ * UnsupportedContentException (415) for unsupported_content).
  *
  * Where the library is found, first match wins:
  *   1. the path given to Native::load($path) (the Client's `library` option);
@@ -275,7 +277,7 @@ C;
         }
     }
 
-    public static function errorOf(int $rc, ?string $text): EngineException|InvalidRequestException
+    public static function errorOf(int $rc, ?string $text): EngineException|InvalidRequestException|UnsupportedContentException
     {
         $parsed = json_decode((string) $text, true);
         $error = is_array($parsed) && is_array($parsed['error'] ?? null) ? $parsed['error'] : [];
@@ -286,6 +288,9 @@ C;
         }
         if ($code === 'invalid_request' || $code === 'unsupported_field') {
             return new InvalidRequestException($message, 400, $code, null, $error);
+        }
+        if ($code === 'unsupported_content') {
+            return new UnsupportedContentException($message, 415, $code, null, $error);
         }
         return new EngineException($message, 0, $code, null, $error);
     }

@@ -10,6 +10,7 @@ use PrivacyRelay\Exception\AuthenticationException;
 use PrivacyRelay\Exception\GatewayIdentityException;
 use PrivacyRelay\Exception\InvalidRequestException;
 use PrivacyRelay\Exception\StreamException;
+use PrivacyRelay\Exception\UnsupportedContentException;
 use PrivacyRelay\Response;
 use PrivacyRelay\Stream;
 
@@ -136,6 +137,27 @@ final class EndToEndTest extends TestCase
             $this->assertContains($e->errorCode, ['unsupported_field', 'egress_policy_violation']);
         }
         $this->assertSame([], $this->relay->received(), 'nothing forwarded');
+    }
+
+    public function testEndUserIdsGoAsStableAliasesAndImagesAreRefusedOnTheDevice(): void
+    {
+        $body = ['model' => 'local-chat', 'user' => self::EMAIL, 'metadata' => ['owner' => self::EMAIL],
+            'messages' => [['role' => 'user', 'name' => self::EMAIL, 'content' => 'hi']]];
+        $r = $this->client->chat->completions->create($body);
+        $this->assertTrue($r->receiptVerified, json_encode($r->receiptVerification));
+        $this->assertMatchesRegularExpression('/^USER_/', $r->tokenisedRequest['user']);
+        $this->assertSame($r->tokenisedRequest['user'], $r->tokenisedRequest['metadata']['owner'], 'device-stable alias');
+        $this->assertNoOriginal();
+        $this->relay->resetProvider();
+        try {
+            $this->client->chat->completions->create(['model' => 'local-chat', 'messages' => [['role' => 'user', 'content' => [
+                ['type' => 'text', 'text' => self::EMAIL], ['type' => 'image_url', 'image_url' => ['url' => 'data:image/png;base64,AAAA']]]]]]);
+            $this->fail('no exception');
+        } catch (UnsupportedContentException $e) {
+            $this->assertSame(415, $e->status);
+            $this->assertSame('/messages/0/content/1', $e->body['details']['path']);
+        }
+        $this->assertSame([], $this->relay->received(), 'nothing sent');
     }
 
     public function testNotAGatewayGetsNothing(): void

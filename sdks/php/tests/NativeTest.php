@@ -66,6 +66,13 @@ final class NativeTest extends TestCase
         $this->assertSame(400, $e->status);
         $this->assertSame('unsupported_field', $e->errorCode);
         $this->assertStringContainsString('/invented', $e->getMessage());
+        try {
+            Native::tokeniseRequest('chat.completions', ['model' => 'm', 'messages' => [['role' => 'user', 'content' => 'hi']], 'invented' => 1]);
+            $this->fail('the engine sent a field the egress policy does not name');
+        } catch (InvalidRequestException $e) {
+            $this->assertSame('unsupported_field', $e->errorCode);
+            $this->assertSame('/invented', $e->body['details']['path']);
+        }
         $f = Native::errorOf(3, null);
         $this->assertInstanceOf(EngineException::class, $f);
         $this->assertSame('invalid_json', $f->errorCode, 'the code name from pr_error_code_name when *out is empty');

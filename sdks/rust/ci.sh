@@ -39,6 +39,14 @@ if [ "$test_status" -ne 0 ] && ! grep -q "^test result: FAILED" "$log"; then
 fi
 echo "cargo test took $(( $(date +%s) - start )) s"
 
+step "examples (cargo run --release --example quickstart)"
+if cargo run --release -q -j"$JOBS" --example quickstart; then
+  passed=$((passed + 1))
+else
+  echo "examples/quickstart.rs failed"
+  failed=$((failed + 1))
+fi
+
 step "C ABI test (gcc, ffi/tests/abi_test.c against target/release/libprivacy_relay.so)"
 if gcc -std=c11 -Wall -Wextra -Werror -O1 -o target/abi_test ffi/tests/abi_test.c -Iffi/include \
   -Ltarget/release -lprivacy_relay -Wl,-rpath,"$PWD/target/release"; then

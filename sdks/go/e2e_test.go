@@ -346,6 +346,26 @@ func TestEndToEnd(t *testing.T) {
 		}
 	})
 
+	t.Run("end-user identifiers leave as USER_ aliases and the gateway accepts them; an invented field is refused locally", func(t *testing.T) {
+		answer, err := client.Chat.Completions.Create(ctx, relay.ChatCompletionParams{Model: "local-chat",
+			Messages: []relay.ChatMessage{{Role: "user", Content: prompt, Name: "Jane Doe"}},
+			Extra:    map[string]any{"user": "jane.doe@example.com", "metadata": map[string]any{"customer": "jane.doe@example.com"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent := g.assertOnlyAliases(t, 1)[0]
+		if !strings.Contains(sent, `"user":"USER_`) || strings.Contains(sent, "Jane Doe") || answer.Meta.ReceiptVerified == nil || !*answer.Meta.ReceiptVerified {
+			t.Fatalf("sent %s", sent)
+		}
+		_, err = client.Chat.Completions.Create(ctx, relay.ChatCompletionParams{Model: "local-chat",
+			Messages: []relay.ChatMessage{{Role: "user", Content: prompt}}, Extra: map[string]any{"x_note": "jane.doe@example.com"}})
+		var re *relay.Error
+		if !errors.As(err, &re) || re.Code != "unsupported_field" || re.Details["path"] != "/x_note" || re.Sent {
+			t.Fatalf("invented field: %v", err)
+		}
+		g.assertOnlyAliases(t, 0)
+	})
+
 	t.Run("models", func(t *testing.T) {
 		list, err := client.Models.List(ctx)
 		if err != nil {

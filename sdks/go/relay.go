@@ -58,6 +58,8 @@ type settings struct {
 	names              string
 	maxRetryAfter      time.Duration
 	portalToken        string
+	mediaPolicy        string
+	passthroughPaths   []string
 }
 
 // WithAPIKey gives the gateway key (svc_...).
@@ -107,6 +109,33 @@ func WithNameModel(m string) Option {
 	}
 }
 
+// WithMediaPolicy sets MEDIA_POLICY: "refuse" (default: an image or other media part is refused, 415
+// unsupported_content) or "pass" (sent as it is, declared in the attestation's passthrough claim). "redact" needs an
+// image redactor this engine does not have.
+func WithMediaPolicy(p string) Option {
+	return func(s *settings) error {
+		if p != "refuse" && p != "pass" {
+			return configError(`media policy must be "refuse" or "pass", not %q`, p)
+		}
+		s.mediaPolicy = p
+		return nil
+	}
+}
+
+// WithPassthroughPaths sets PASSTHROUGH_PATHS: JSON pointers ("*" for one segment) of fields to send untokenised,
+// declared in the attestation.
+func WithPassthroughPaths(paths ...string) Option {
+	return func(s *settings) error {
+		for _, p := range paths {
+			if !strings.HasPrefix(p, "/") {
+				return configError("passthrough path %q is not a JSON pointer (it starts with /)", p)
+			}
+		}
+		s.passthroughPaths = append([]string{}, paths...)
+		return nil
+	}
+}
+
 // Client is a Privacy Relay client; safe for concurrent use.
 type Client struct {
 	GatewayURL string
@@ -132,7 +161,7 @@ type Client struct {
 // NewClient checks the gateway URL, the key and the engine library (its C ABI version) and answers a client.
 // Nothing is sent before the first call; that call first probes the gateway's identity.
 func NewClient(gatewayURL string, opts ...Option) (*Client, error) {
-	s := settings{retries: 2, timeout: 60 * time.Second, names: "builtin", maxRetryAfter: 60 * time.Second}
+	s := settings{mediaPolicy: "refuse", passthroughPaths: []string{}, retries: 2, timeout: 60 * time.Second, names: "builtin", maxRetryAfter: 60 * time.Second}
 	for _, o := range opts {
 		if err := o(&s); err != nil {
 			return nil, err
@@ -401,14 +430,14 @@ func (c *Client) prepare(route string, body any, idempotencyKey string) (*prepar
 	if err != nil {
 		return nil, &Error{Code: "invalid_request", Status: 400, Message: "the request body does not encode as JSON: " + err.Error()}
 	}
-	if err := checkEgress(route, raw); err != nil {
-		return nil, err
-	}
 	devKey, secret, err := c.device()
 	if err != nil {
 		return nil, err
 	}
-	opts := map[string]any{"names": c.s.names}
+	// The engine applies the egress policy (sdks/vectors/egress-policy.json): end-user identifiers get device-stable
+	// USER_ aliases under the device alias secret; anything the policy does not name is refused, nothing sent.
+	opts := map[string]any{"names": c.s.names, "identifier_secret_hex": hex.EncodeToString(secret),
+		"media_policy": c.s.mediaPolicy, "passthrough_paths": c.s.passthroughPaths}
 	if route == "embeddings" {
 		opts["stable_alias_secret_hex"] = hex.EncodeToString(secret)
 	}
@@ -420,10 +449,14 @@ func (c *Client) prepare(route string, body any, idempotencyKey string) (*prepar
 	if err != nil {
 		return nil, fromEngine(err)
 	}
-	att, err := engine.BuildAttestation(map[string]any{
+	input := map[string]any{
 		"route": route, "body": t.BodyText, "body_is_canonical": true, "detectors_fired": t.DetectorsFired,
 		"engine": map[string]any{"id": EngineID, "version": Version, "sha256": c.info.SHA256},
-	}, devKey)
+	}
+	if len(t.Passthrough) > 0 && string(t.Passthrough) != "null" && string(t.Passthrough) != "[]" {
+		input["passthrough"] = t.Passthrough
+	}
+	att, err := engine.BuildAttestation(input, devKey)
 	if err != nil {
 		return nil, fromEngine(err)
 	}
@@ -440,7 +473,7 @@ func fromEngine(err error) error {
 	}
 	status := 0
 	switch ee.Code {
-	case "invalid_request", "unsupported_field", "invalid_json", "invalid_utf8":
+	case "invalid_request", "unsupported_field", "invalid_json", "invalid_utf8", "nesting_too_deep":
 		status = 400
 	case "unsupported_content":
 		status = 415

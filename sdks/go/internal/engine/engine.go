@@ -125,6 +125,7 @@ type TokenisedRequest struct {
 	BodyText         string          `json:"body_text"`
 	Map              [][2]string     `json:"map"`
 	DetectorsFired   map[string]int  `json:"detectors_fired"`
+	Passthrough      json.RawMessage `json:"passthrough"`
 	NameModelSkipped bool            `json:"name_model_skipped"`
 }
 

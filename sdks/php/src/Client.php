@@ -21,11 +21,13 @@ final class Client
     public const IDENTITY_PROBE_PATH = '/api/.well-known/service-receipt-pubkeys.jwks';
     private const ROUTE_PATHS = [
         'chat.completions' => '/api/v1/chat/completions', 'messages' => '/api/v1/messages', 'embeddings' => '/api/v1/embeddings',
+        'messages.count_tokens' => '/api/v1/messages/count_tokens', 'responses' => '/api/v1/responses',
     ];
 
     public readonly string $gatewayUrl;
     public readonly Chat $chat;
-    public readonly Resource $messages;
+    public readonly Messages $messages;
+    public readonly Resource $responses;
     public readonly Resource $embeddings;
     public readonly Models $models;
     public readonly Engine $engine;
@@ -64,7 +66,8 @@ final class Client
         $this->engine = new Engine($names, $deviceKey, $stableEmbeddingAliases);
         $this->transport = $transport ?? new Transport($retries, $timeout);
         $this->chat = new Chat($this);
-        $this->messages = new Resource($this, 'messages');
+        $this->messages = new Messages($this);
+        $this->responses = new Resource($this, 'responses');
         $this->embeddings = new Resource($this, 'embeddings');
         $this->models = new Models($this);
     }
@@ -96,7 +99,7 @@ final class Client
     {
         $idem = $options['idempotencyKey'] ?? null;
         $prepared = $this->engine->prepare($route, $body, $idem);
-        $stream = $route !== 'embeddings' && ($body['stream'] ?? false) === true;
+        $stream = in_array($route, ['chat.completions', 'messages', 'responses'], true) && ($body['stream'] ?? false) === true;
         $headers = $this->baseHeaders($options['traceparent'] ?? null) + [
             'content-type' => 'application/json',
             'idempotency-key' => $idem ?? self::uuid(),

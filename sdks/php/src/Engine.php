@@ -10,7 +10,7 @@ namespace PrivacyRelay;
  */
 final class Engine
 {
-    public const ROUTES = ['chat.completions', 'messages', 'embeddings'];
+    public const ROUTES = ['chat.completions', 'messages', 'messages.count_tokens', 'embeddings', 'responses'];
 
     /** @var array{id:string,version:string,sha256:string} */
     public readonly array $identity;

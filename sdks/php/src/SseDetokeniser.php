@@ -23,6 +23,9 @@ final class SseDetokeniser
     public bool $completed = false;
     private mixed $lastId = null;
     private mixed $lastModel = null;
+    /** Responses: synthetic events inserted so far; every later sequence_number moves up by as many. */
+    private int $shift = 0;
+    private const RESPONSES_TERMINAL = ['response.completed', 'response.incomplete', 'response.failed'];
 
     /** @param array<string,string> $map */
     public function __construct(private string $route, private array $map)
@@ -59,6 +62,13 @@ final class SseDetokeniser
         }
         if ($this->route === 'chat.completions') {
             return $this->releaseAllChat();
+        }
+        if ($this->route === 'responses') {
+            $out = [];
+            foreach (array_keys($this->fields) as $key) {
+                array_push($out, ...$this->responsesRelease((string) $key, null));
+            }
+            return $out;
         }
         $out = [];
         foreach (array_keys($this->fields) as $key) {
@@ -231,6 +241,91 @@ final class SseDetokeniser
         if (!is_array($value) || $name === 'error' || ($value['type'] ?? null) === 'error') {
             return [[$name, $text, $value]];
         }
-        return $this->route === 'chat.completions' ? $this->chatFrame($value) : $this->messagesFrame($name, $value);
+        return match ($this->route) {
+            'chat.completions' => $this->chatFrame($value),
+            'responses' => $this->responsesFrame($name, $value),
+            default => $this->messagesFrame($name, $value),
+        };
+    }
+
+    // --- OpenAI Responses (as sdks/typescript/src/sseDetokeniser.ts): every *.delta event's delta streams through
+    // its own detokeniser keyed by event type and item; its *.done event releases what was held back as one more
+    // *.delta event just before it (later sequence numbers shift by one) and carries its whole value restored;
+    // every other event is whole in one frame and restored string by string (arguments JSON with escaped originals).
+
+    private function renumbered(array $v): array
+    {
+        if (is_int($v['sequence_number'] ?? null)) {
+            $v['sequence_number'] += $this->shift;
+        }
+        return $v;
+    }
+
+    private static function responsesKey(string $deltaType, array $v): string
+    {
+        return implode('|', ['r', $deltaType, $v['item_id'] ?? '', $v['output_index'] ?? '', $v['content_index'] ?? '', $v['summary_index'] ?? '']);
+    }
+
+    /** @return list<array{0:?string,1:string,2:mixed}> */
+    private function responsesRelease(string $key, ?int $next): array
+    {
+        $rest = $this->release($key);
+        if ($rest === '') {
+            return [];
+        }
+        [, $deltaType, $itemId, $outputIndex, $contentIndex, $summaryIndex] = explode('|', $key);
+        $ev = ['type' => $deltaType];
+        if ($next !== null) {
+            $ev['sequence_number'] = $next + $this->shift;
+            $this->shift++;
+        }
+        if ($itemId !== '') {
+            $ev['item_id'] = $itemId;
+        }
+        foreach (['output_index' => $outputIndex, 'content_index' => $contentIndex, 'summary_index' => $summaryIndex] as $k => $x) {
+            if ($x !== '') {
+                $ev[$k] = (int) $x;
+            }
+        }
+        $ev['delta'] = $rest;
+        return [$this->event($deltaType, $ev)];
+    }
+
+    private function detokeniseDeep(mixed $value, bool $jsonText = false): mixed
+    {
+        if (is_string($value)) {
+            $map = $jsonText ? $this->escaped : $this->map;
+            return $map === [] ? $value : Native::detokenise($value, $map);
+        }
+        if (is_array($value)) {
+            foreach ($value as $k => $v) {
+                $value[$k] = $this->detokeniseDeep($v, $k === 'arguments');
+            }
+        }
+        return $value;
+    }
+
+    /** @return list<array{0:?string,1:string,2:mixed}> */
+    private function responsesFrame(?string $name, array $v): array
+    {
+        $type = is_string($v['type'] ?? null) ? $v['type'] : ($name ?? '');
+        if (str_ends_with($type, '.delta') && is_string($v['delta'] ?? null)) {
+            $out = $this->renumbered($v);
+            $out['delta'] = $this->field(self::responsesKey($type, $v), str_contains($type, 'arguments'))->push($v['delta']);
+            return [$this->event($name, $out)];
+        }
+        $before = [];
+        $seq = is_int($v['sequence_number'] ?? null) ? $v['sequence_number'] : null;
+        if (str_ends_with($type, '.done')) {
+            array_push($before, ...$this->responsesRelease(self::responsesKey(substr($type, 0, -5) . '.delta', $v), $seq));
+        }
+        if (in_array($type, self::RESPONSES_TERMINAL, true)) {
+            foreach (array_keys($this->fields) as $key) {
+                array_push($before, ...$this->responsesRelease((string) $key, $seq));
+            }
+            $this->completed = true;
+        }
+        $before[] = $this->event($name, $this->detokeniseDeep($this->renumbered($v)));
+        return $before;
     }
 }

@@ -100,6 +100,25 @@ final class ClientTest extends TestCase
         $this->assertFalse($sse->completed);
     }
 
+    public function testResponsesStreamReleasesHeldBackTextBeforeDoneAndRenumbers(): void
+    {
+        $map = ['<EMAIL_1_abcd>' => 'jane@example.com'];
+        $ev = static fn (string $type, array $v) => "event: $type\ndata: " . json_encode(['type' => $type] + $v) . "\n\n";
+        $ids = ['item_id' => 'msg_1', 'output_index' => 0, 'content_index' => 0];
+        $all = $ev('response.output_text.delta', ['sequence_number' => 1, 'delta' => 'Mail <EMAIL_1'] + $ids)
+            . $ev('response.output_text.done', ['sequence_number' => 2, 'text' => 'Mail <EMAIL_1'] + $ids)
+            . $ev('response.completed', ['sequence_number' => 3, 'response' => ['output' => [['content' => [['text' => 'to <EMAIL_1_abcd>']]]]]])
+            . "event: receipt-v2\ndata: {\"v\":2}\n\n";
+        $sse = new SseDetokeniser('responses', $map);
+        $events = array_values(array_filter(array_map(static fn ($e) => $e[2], self::feed($sse, $all, 4)), 'is_array'));
+        $this->assertSame([1, 2, 3, 4], array_column(array_slice($events, 0, 4), 'sequence_number'));
+        $this->assertSame('Mail ', $events[0]['delta']);
+        $this->assertSame('<EMAIL_1', $events[1]['delta'], 'an unfinished alias is released before .done, as it came');
+        $this->assertSame('to jane@example.com', $events[3]['response']['output'][0]['content'][0]['text']);
+        $this->assertTrue($sse->completed);
+        $this->assertSame(['v' => 2], $sse->receipt);
+    }
+
     public function testMalformedSse(): void
     {
         $sse = new SseDetokeniser('chat.completions', []);

@@ -100,6 +100,39 @@ final class EndToEndTest extends TestCase
         $this->assertNoOriginal();
     }
 
+    public function testResponsesJsonStreamAndCountTokens(): void
+    {
+        $body = ['model' => 'local-chat', 'input' => 'Write to ' . self::EMAIL . ' today.'];
+        $r = $this->client->responses->create($body);
+        $this->assertTrue($r->receiptVerified, json_encode($r->receiptVerification));
+        $this->assertStringContainsString(self::EMAIL, json_encode($r->data, JSON_UNESCAPED_SLASHES));
+        $s = $this->client->responses->create($body + ['stream' => true]);
+        $text = '';
+        $done = null;
+        $seq = [];
+        foreach ($s as $e) {
+            if (($e['type'] ?? null) === 'response.output_text.delta') {
+                $text .= $e['delta'];
+            }
+            if (($e['type'] ?? null) === 'response.output_text.done') {
+                $done = $e['text'];
+            }
+            if (is_int($e['sequence_number'] ?? null)) {
+                $seq[] = $e['sequence_number'];
+            }
+        }
+        $this->assertStringContainsString(self::EMAIL, $text);
+        $this->assertStringNotContainsString('<EMAIL_', $text);
+        $this->assertSame($done, $text, 'the deltas add up to the done text');
+        $sorted = $seq;
+        sort($sorted);
+        $this->assertSame($sorted, $seq, 'sequence numbers stay increasing');
+        $this->assertTrue($s->receiptVerified, json_encode($s->receiptVerification));
+        $n = $this->client->messages->countTokens(['model' => 'local-chat', 'messages' => [['role' => 'user', 'content' => 'Call ' . self::PHONE]]]);
+        $this->assertIsInt($n['input_tokens']);
+        $this->assertNoOriginal();
+    }
+
     public function testEmbeddings(): void
     {
         $r = $this->client->embeddings->create(['model' => 'local-embed', 'input' => 'Contact ' . self::EMAIL]);

@@ -307,3 +307,61 @@ func (c *Client) relayJSON(ctx context.Context, route string, body map[string]an
 	meta.ReceiptVerified, meta.ReceiptVerification = c.verifyMeta(ctx, meta.Receipt)
 	return nil
 }
+
+// ResponseParams is an OpenAI Responses request: Input is a string or a list of input items.
+type ResponseParams struct {
+	Model string
+	Input any
+	Extra map[string]any
+}
+
+// Response is an OpenAI Responses answer with the originals restored; OutputText joins its output_text parts.
+type Response struct {
+	ID     string `json:"id"`
+	Object string `json:"object"`
+	Status string `json:"status"`
+	Model  string `json:"model"`
+	Output []struct {
+		Type    string `json:"type"`
+		Role    string `json:"role"`
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+	} `json:"output"`
+	Raw  json.RawMessage `json:"-"`
+	Meta Meta            `json:"-"`
+}
+
+// OutputText is the text of every output_text part.
+func (r *Response) OutputText() string {
+	out := ""
+	for _, o := range r.Output {
+		for _, c := range o.Content {
+			if c.Type == "output_text" {
+				out += c.Text
+			}
+		}
+	}
+	return out
+}
+
+// ResponsesService is client.Responses (POST /api/v1/responses; JSON only so far, no streaming).
+type ResponsesService struct{ c *Client }
+
+// Create sends a Responses request.
+func (s *ResponsesService) Create(ctx context.Context, p ResponseParams, opts ...CallOptions) (*Response, error) {
+	b := map[string]any{}
+	for k, v := range p.Extra {
+		b[k] = v
+	}
+	if v, ok := b["stream"]; ok && v != false {
+		return nil, configError("streamed Responses are not supported by the Go SDK yet")
+	}
+	b["model"], b["input"] = p.Model, p.Input
+	var out Response
+	if err := s.c.relayJSON(ctx, "responses", b, first(opts), &out, &out.Raw, &out.Meta); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}

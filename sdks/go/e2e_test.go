@@ -366,6 +366,20 @@ func TestEndToEnd(t *testing.T) {
 		g.assertOnlyAliases(t, 0)
 	})
 
+	t.Run("responses", func(t *testing.T) {
+		r, err := client.Responses.Create(ctx, relay.ResponseParams{Model: "local-chat", Input: prompt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(r.OutputText(), "jane.doe@example.com") || strings.Contains(r.OutputText(), "<EMAIL") {
+			t.Fatalf("responses %s", r.Raw)
+		}
+		g.assertOnlyAliases(t, 1)
+		if r.Meta.ReceiptVerified == nil || !*r.Meta.ReceiptVerified {
+			t.Fatalf("responses receipt %+v", r.Meta)
+		}
+	})
+
 	t.Run("models", func(t *testing.T) {
 		list, err := client.Models.List(ctx)
 		if err != nil {

@@ -42,6 +42,7 @@ var routePaths = map[string]string{
 	"chat.completions": "/api/v1/chat/completions",
 	"messages":         "/api/v1/messages",
 	"embeddings":       "/api/v1/embeddings",
+	"responses":        "/api/v1/responses",
 }
 
 var gatewayKeyPattern = regexp.MustCompile(`^svc_[a-z2-7]+$`)
@@ -144,6 +145,7 @@ type Client struct {
 	Embeddings *EmbeddingsService
 	Models     *ModelsService
 	Webhooks   *WebhooksService
+	Responses  *ResponsesService
 
 	s       settings
 	http    *http.Client
@@ -205,6 +207,7 @@ func NewClient(gatewayURL string, opts ...Option) (*Client, error) {
 	cl.Embeddings = &EmbeddingsService{c: cl}
 	cl.Models = &ModelsService{c: cl}
 	cl.Webhooks = &WebhooksService{c: cl}
+	cl.Responses = &ResponsesService{c: cl}
 	return cl, nil
 }
 

@@ -30,6 +30,7 @@ final class Client
     public readonly Resource $responses;
     public readonly Resource $embeddings;
     public readonly Models $models;
+    public readonly Rest $rest;
     public readonly Engine $engine;
     private ?string $apiKey;
     private Transport $transport;
@@ -70,6 +71,7 @@ final class Client
         $this->responses = new Resource($this, 'responses');
         $this->embeddings = new Resource($this, 'embeddings');
         $this->models = new Models($this);
+        $this->rest = new Rest($this);
     }
 
     /** The gateway's receipt keys (JWKS), fetched by the identity probe. */
@@ -129,6 +131,25 @@ final class Client
         $this->ready();
         [, , $text] = $this->transport->request('GET', $this->gatewayUrl . $path, $this->baseHeaders($options['traceparent'] ?? null), null, $options['timeout'] ?? null);
         $v = json_decode($text, true);
+        return is_array($v) ? $v : [];
+    }
+
+    /**
+     * @internal A REST call: $withKey sends the gateway key; a write carries an Idempotency-Key.
+     */
+    public function call(string $method, string $path, bool $withKey, mixed $body = null, array $options = []): array
+    {
+        $this->ready();
+        $headers = $withKey ? $this->baseHeaders($options['traceparent'] ?? null)
+            : ['accept' => 'application/json', 'traceparent' => $options['traceparent'] ?? Transport::traceparent()];
+        $text = null;
+        if ($method !== 'GET') {
+            $headers['content-type'] = 'application/json';
+            $headers['idempotency-key'] = $options['idempotencyKey'] ?? self::uuid();
+            $text = json_encode($body ?? new \stdClass(), JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE | JSON_THROW_ON_ERROR);
+        }
+        [, , $answer] = $this->transport->request($method, $this->gatewayUrl . $path, $headers, $text, $options['timeout'] ?? null);
+        $v = json_decode($answer, true);
         return is_array($v) ? $v : [];
     }
 

@@ -43,6 +43,7 @@ void pr_detokeniser_free(pr_detokeniser *detokeniser);
 int pr_verify_receipt(const char *receipt, const char *jwks_json, const char *options_json, char **out);
 int pr_verify_chain(const char *receipts_json, const char *jwks_json, const char *options_json, char **out);
 int pr_verify_webhook(const char *body, size_t body_len, const char *headers_json, const char *secret, const char *options_json, char **out);
+int pr_verify_inclusion_proof(const char *proof_json, const char *sth_json, const char *jwks_json, const char *options_json, char **out);
 int pr_build_attestation(const char *input_json, const char *private_jwk_json, char **out);
 int pr_generate_device_key(char **out);
 int pr_canonicalize(const char *json_text, char **out);
@@ -204,6 +205,13 @@ C;
     {
         return self::jsonCall('pr_verify_webhook', $body, $body === null ? 0 : strlen($body),
             self::jsonText((object) $headers), self::cstr($secret), self::jsonText($options));
+    }
+
+    /** @return array<string,mixed> */
+    public static function verifyInclusionProof(mixed $proof, mixed $sth, mixed $jwks, mixed $options = null): array
+    {
+        return self::jsonCall('pr_verify_inclusion_proof', self::jsonText($proof), self::jsonText($sth), self::jsonText($jwks),
+            self::jsonText($options));
     }
 
     /** @return array<string,mixed> */

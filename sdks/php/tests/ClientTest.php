@@ -119,6 +119,22 @@ final class ClientTest extends TestCase
         $this->assertSame(['v' => 2], $sse->receipt);
     }
 
+    public function testWebhookDeduper(): void
+    {
+        $t = 0.0;
+        $d = new \PrivacyRelay\WebhookDeduper(10.0, function () use (&$t): float {
+            return $t;
+        });
+        $this->assertFalse($d->seen('evt_1'));
+        $this->assertTrue($d->seen('evt_1'), 'a redelivery');
+        $t = 11.0;
+        $this->assertFalse($d->seen('evt_1'), 'forgotten after the ttl');
+        $this->assertSame(1, $d->size());
+        $this->assertSame('e2', \PrivacyRelay\WebhookDeduper::eventIdOf('{"event_id":"e1"}', ['X-Service-Webhook-Event-Id' => 'e2']));
+        $this->assertSame('e1', \PrivacyRelay\WebhookDeduper::eventIdOf('{"event_id":"e1"}', []));
+        $this->assertNull(\PrivacyRelay\WebhookDeduper::eventIdOf('nope', []));
+    }
+
     public function testMalformedSse(): void
     {
         $sse = new SseDetokeniser('chat.completions', []);

@@ -141,6 +141,20 @@ final class EndToEndTest extends TestCase
         $this->assertNoOriginal();
     }
 
+    public function testRestSelfReceiptsTransparencyAndSelfServiceKey(): void
+    {
+        $key = trim((string) file_get_contents($this->keyFile));
+        $me = $this->client->rest->self->key();
+        $this->assertStringStartsWith($me['key_prefix'], $key);
+        $this->assertIsArray($this->client->rest->self->balance());
+        $this->assertIsArray($this->client->rest->self->usage());
+        $r = $this->client->chat->completions->create(['model' => 'local-chat', 'messages' => [['role' => 'user', 'content' => 'hi']]]);
+        $this->assertTrue($this->client->rest->receipts->verify($r->receipt)['valid']);
+        $this->assertIsArray($this->client->rest->receipts->signedTreeHead());
+        $new = $this->client->rest->selfServiceKey(options: ['idempotencyKey' => 'php-ss-' . bin2hex(random_bytes(6))]);
+        $this->assertMatchesRegularExpression('/^svc_/', $new['api_key']);
+    }
+
     public function testModels(): void
     {
         $this->assertIsArray($this->client->models->list()['data']);

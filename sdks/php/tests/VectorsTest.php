@@ -96,6 +96,54 @@ final class VectorsTest extends TestCase
         }
     }
 
+    public function testEgressPolicyCases(): void
+    {
+        foreach (self::v('egress-policy-cases')->cases as $c) {
+            $expected = self::arr($c->expected);
+            try {
+                $out = Native::tokeniseRequest($c->route, $c->body, $c->options);
+                $got = ['body_jcs' => $out['body_text'], 'passthrough' => $out['passthrough'] ?? [],
+                    'detectors_fired' => $out['detectors_fired'], 'map' => $out['map']];
+                foreach ($c->never_sent ?? [] as $value) {
+                    $this->assertStringNotContainsString($value, $out['body_text'], $c->name);
+                }
+            } catch (\PrivacyRelay\Exception\PrivacyRelayException $e) {
+                $refusal = ['code' => $e->errorCode, 'path' => $e->body['details']['path'] ?? null];
+                if (isset($e->body['details']['kind'])) {
+                    $refusal['kind'] = $e->body['details']['kind'];
+                }
+                $got = ['refusal' => $refusal];
+            }
+            if (isset($expected['refusal'])) {
+                $this->assertEquals($expected['refusal'], $got['refusal'] ?? $got, $c->name);
+            } else {
+                $this->assertSame($expected['body_jcs'], $got['body_jcs'] ?? null, $c->name);
+                $this->assertEquals($expected['passthrough'], $got['passthrough'], $c->name);
+                $this->assertEquals($expected['detectors_fired'], $got['detectors_fired'], $c->name);
+                $this->assertSame($expected['map'], $got['map'], $c->name);
+            }
+        }
+    }
+
+    public function testTransparencyInclusionProofs(): void
+    {
+        $t = self::v('transparency');
+        foreach ($t->cases as $c) {
+            $options = property_exists($c, 'receipt') ? ['receipt' => $c->receipt] : null;
+            $got = Native::verifyInclusionProof($c->proof, $c->sth ?? null, $t->jwks, $options);
+            $this->assertEquals(self::arr($c->expected), $got, $c->name);
+        }
+    }
+
+    public function testAttestationOfflineVerdicts(): void
+    {
+        foreach (self::v('attestation')->verify as $c) {
+            $got = Native::verifyReceipt($c->header, ['keys' => []], ['now_seconds' => $c->now_seconds]);
+            $this->assertSame($c->expected->offline->valid, $got['valid'], $c->name);
+            $this->assertSame($c->expected->offline->reason ?? null, $got['reason'], $c->name);
+        }
+    }
+
     public function testAttestationBuild(): void
     {
         $v = self::v('attestation');

@@ -2,6 +2,7 @@ package relay
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -341,5 +342,67 @@ func TestTheEgressPolicyRefusesLocallyAndAliasesIdentifiers(t *testing.T) {
 	}
 	if len(f.bodies) != 2 || f.bodies[0] != f.bodies[1] || strings.Contains(f.bodies[0], "jane") || strings.Contains(f.bodies[0], "Jane") || !strings.Contains(f.bodies[0], `"user":"USER_`) {
 		t.Fatalf("sent %v", f.bodies)
+	}
+}
+
+func TestStreamedToolArgumentsAreRestoredAcrossChunks(t *testing.T) {
+	var alias string
+	srv, _ := newFake(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("content-type", "text/event-stream")
+		i := strings.Index(alias, "_1_") + 3
+		args1, _ := json.Marshal(`{"to":"` + alias[:i])
+		args2, _ := json.Marshal(alias[i:] + `"}`)
+		frame := func(args []byte, finish string) string {
+			return fmt.Sprintf("data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":%s}}]},\"finish_reason\":%s}]}\n\n", args, finish)
+		}
+		w.Write([]byte(frame(args1, "null") + frame(args2, "null") + "data: {\"id\":\"c\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n"))
+	})
+	c := testClient(t, srv.URL)
+	params := ChatCompletionParams{Model: "m", Messages: []ChatMessage{{Role: "user", Content: "Mail jane.doe@example.com"}}}
+	p, err := c.prepare("chat.completions", params.body(true), "k2")
+	if err != nil || len(p.aliases) == 0 {
+		t.Fatalf("%v %v", p, err)
+	}
+	alias = p.aliases[0][0]
+	s, err := c.Chat.Completions.NewStreaming(context.Background(), params, CallOptions{IdempotencyKey: "k2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	args := ""
+	for s.Next() {
+		var chunk struct {
+			Choices []struct {
+				Delta struct {
+					ToolCalls []struct {
+						Function struct{ Arguments string } `json:"function"`
+					} `json:"tool_calls"`
+				} `json:"delta"`
+			} `json:"choices"`
+		}
+		_ = json.Unmarshal(s.Current().Data, &chunk)
+		for _, ch := range chunk.Choices {
+			for _, tc := range ch.Delta.ToolCalls {
+				args += tc.Function.Arguments
+			}
+		}
+	}
+	if s.Err() != nil {
+		t.Fatal(s.Err())
+	}
+	var parsed map[string]string
+	if err := json.Unmarshal([]byte(args), &parsed); err != nil || parsed["to"] != p.aliases[0][1] {
+		t.Fatalf("arguments %q (%v), want to=%q", args, err, p.aliases[0][1])
+	}
+}
+
+func TestEscapedMapEscapesOriginalsForJSONText(t *testing.T) {
+	var m [][2]string
+	if err := json.Unmarshal([]byte(escapedMap([][2]string{{"<PERSON_1_abcd>", `Jo "Q" <b>\`}})), &m); err != nil {
+		t.Fatal(err)
+	}
+	// What replaces the alias inside a JSON string: the original, escaped as JSON string content.
+	if m[0][1] != `Jo \"Q\" <b>\\` {
+		t.Fatalf("%s", m[0][1])
 	}
 }

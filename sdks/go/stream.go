@@ -31,6 +31,7 @@ type Stream struct {
 	res     *http.Response
 	rd      *bufio.Reader
 	mapJSON string
+	escaped string
 	fields  map[string]*engine.Detokeniser
 	order   []string
 	queue   []StreamEvent
@@ -48,7 +49,7 @@ func (c *Client) relayStream(ctx context.Context, route string, body map[string]
 	if err != nil {
 		return nil, err
 	}
-	s := &Stream{c: c, ctx: ctx, route: route, res: res, rd: bufio.NewReaderSize(res.Body, 64<<10), mapJSON: p.mapJSON, fields: map[string]*engine.Detokeniser{}}
+	s := &Stream{c: c, ctx: ctx, route: route, res: res, rd: bufio.NewReaderSize(res.Body, 64<<10), mapJSON: p.mapJSON, escaped: escapedMap(p.aliases), fields: map[string]*engine.Detokeniser{}}
 	s.meta.RequestID = res.Header.Get("x-request-id")
 	s.meta.TokenisedRequest = p.body
 	return s, nil
@@ -165,7 +166,11 @@ func (s *Stream) field(key string) (*engine.Detokeniser, error) {
 	if d, ok := s.fields[key]; ok {
 		return d, nil
 	}
-	d, err := engine.NewDetokeniser(s.mapJSON)
+	m := s.mapJSON
+	if strings.HasPrefix(key, "t") || strings.HasPrefix(key, "j") {
+		m = s.escaped // tool arguments and partial_json stream JSON text: originals go in JSON-escaped
+	}
+	d, err := engine.NewDetokeniser(m)
 	if err != nil {
 		return nil, err
 	}
@@ -252,8 +257,41 @@ func (s *Stream) chatFrame(chunk map[string]any) error {
 				delta["content"] = out
 				added += out
 			}
+			calls, _ := delta["tool_calls"].([]any)
+			for _, rc := range calls {
+				call, _ := rc.(map[string]any)
+				fn, _ := call["function"].(map[string]any)
+				if args, ok := fn["arguments"].(string); ok {
+					d, err := s.field("t" + i + "." + fmt.Sprint(call["index"]))
+					if err != nil {
+						return err
+					}
+					if fn["arguments"], err = d.Push(args); err != nil {
+						return err
+					}
+				}
+			}
 		}
 		if fr, ok := choice["finish_reason"]; ok && fr != nil {
+			for _, key := range append([]string{}, s.order...) {
+				if _, open := s.fields[key]; !open || !strings.HasPrefix(key, "t"+i+".") {
+					continue
+				}
+				args, err := s.release(key)
+				if err != nil {
+					return err
+				}
+				if args != "" {
+					if delta == nil {
+						delta = map[string]any{}
+						choice["delta"] = delta
+					}
+					calls, _ := delta["tool_calls"].([]any)
+					var idx int
+					fmt.Sscan(key[strings.Index(key, ".")+1:], &idx)
+					delta["tool_calls"] = append(calls, map[string]any{"index": idx, "function": map[string]any{"arguments": args}})
+				}
+			}
 			rest, err := s.release("c" + i)
 			if err != nil {
 				return err
@@ -318,6 +356,17 @@ func (s *Stream) messagesFrame(name string, v map[string]any) error {
 				return nil
 			}
 		}
+		if delta, ok := v["delta"].(map[string]any); ok && delta["type"] == "input_json_delta" {
+			if pj, ok := delta["partial_json"].(string); ok {
+				d, err := s.field("j" + fmt.Sprint(index))
+				if err != nil {
+					return err
+				}
+				if delta["partial_json"], err = d.Push(pj); err != nil {
+					return err
+				}
+			}
+		}
 	case "content_block_stop":
 		rest, err := s.release(key)
 		if err != nil {
@@ -325,6 +374,13 @@ func (s *Stream) messagesFrame(name string, v map[string]any) error {
 		}
 		if rest != "" {
 			s.emit("content_block_delta", map[string]any{"type": "content_block_delta", "index": index, "delta": map[string]any{"type": "text_delta", "text": rest}}, rest)
+		}
+		partial, err := s.release("j" + fmt.Sprint(index))
+		if err != nil {
+			return err
+		}
+		if partial != "" {
+			s.emit("content_block_delta", map[string]any{"type": "content_block_delta", "index": index, "delta": map[string]any{"type": "input_json_delta", "partial_json": partial}}, "")
 		}
 	case "message_stop":
 		s.ended = true

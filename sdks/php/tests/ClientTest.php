@@ -195,6 +195,28 @@ final class ClientTest extends TestCase
         $this->assertSame('http_502', PrivacyRelayException::fromAnswer(502, [], 'not json')->errorCode);
     }
 
+    public function testATimeoutIsAConnectionErrorAfterTheRetries(): void
+    {
+        $server = stream_socket_server('tcp://127.0.0.1:0', $errno, $errstr);
+        $this->assertNotFalse($server, $errstr);
+        $port = (int) substr(strrchr(stream_socket_get_name($server, false), ':'), 1);
+        $sleeps = 0;
+        $t = new Transport(retries: 1, timeout: 0.3, sleep: static function (float $s) use (&$sleeps): void {
+            $sleeps++;
+        });
+        $start = microtime(true);
+        try {
+            $t->request('GET', "http://127.0.0.1:$port/", []); // accepted by the kernel, never answered
+            $this->fail('no exception');
+        } catch (ConnectionException $e) {
+            $this->assertSame('connection_error', $e->errorCode);
+        } finally {
+            fclose($server);
+        }
+        $this->assertSame(1, $sleeps, 'one retry');
+        $this->assertLessThan(5.0, microtime(true) - $start);
+    }
+
     public function testConnectionRefusedIsTyped(): void
     {
         $t = new Transport(retries: 1, sleep: static function (float $s): void {

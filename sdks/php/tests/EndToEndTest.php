@@ -151,6 +151,8 @@ final class EndToEndTest extends TestCase
         $r = $this->client->chat->completions->create(['model' => 'local-chat', 'messages' => [['role' => 'user', 'content' => 'hi']]]);
         $this->assertTrue($this->client->rest->receipts->verify($r->receipt)['valid']);
         $this->assertIsArray($this->client->rest->receipts->signedTreeHead());
+        $online = $this->client->rest->receipts->verifyOnline($r->receipt);
+        $this->assertTrue($online['valid'] ?? null, json_encode($online));
         $new = $this->client->rest->selfServiceKey(options: ['idempotencyKey' => 'php-ss-' . bin2hex(random_bytes(6))]);
         $this->assertMatchesRegularExpression('/^svc_/', $new['api_key']);
     }

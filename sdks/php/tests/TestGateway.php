@@ -15,7 +15,7 @@ final class TestGateway
     public string $url;
     public string $providerUrl;
     public string $dataDir;
-    /** @var list<array{0:resource,1:resource,2:string}> proc, stdout, log */
+    /** @var list<resource> */
     private array $procs = [];
     private int $keys = 0;
 
@@ -57,76 +57,59 @@ final class TestGateway
         $this->url = str_replace('0.0.0.0', '127.0.0.1', $line['annotations']['url']);
     }
 
-    /** Starts a process; answers the first JSON log line holding $needle. */
+    /**
+     * Starts a process whose output goes to a log file (never a pipe nobody reads, which would block a chatty
+     * gateway); answers the first JSON log line holding $needle.
+     */
     private function spawn(array $cmd, array $env, string $needle, int $timeout): array
     {
-        $proc = proc_open($cmd, [0 => ['file', '/dev/null', 'r'], 1 => ['pipe', 'w'], 2 => ['redirect', 1]], $pipes, self::repo(), $env);
+        $log = $this->dataDir . '/' . basename($cmd[1]) . '.log';
+        $proc = proc_open($cmd, [0 => ['file', '/dev/null', 'r'], 1 => ['file', $log, 'a'], 2 => ['file', $log, 'a']], $pipes, self::repo(), $env);
         if ($proc === false) {
             throw new \RuntimeException('cannot start ' . implode(' ', $cmd));
         }
-        $out = $pipes[1];
-        stream_set_blocking($out, false);
-        $this->procs[] = [$proc, $out];
-        $log = '';
+        $this->procs[] = $proc;
         $deadline = microtime(true) + $timeout;
         while (microtime(true) < $deadline) {
-            $r = [$out];
-            $w = $x = null;
-            if (stream_select($r, $w, $x, 1) > 0) {
-                $chunk = fread($out, 65536);
-                if ($chunk === '' || $chunk === false) {
-                    if (feof($out)) {
-                        throw new \RuntimeException(implode(' ', $cmd) . " exited:\n$log");
-                    }
-                    continue;
-                }
-                $log .= $chunk;
-                foreach (explode("\n", $log) as $l) {
-                    if (str_contains($l, $needle) && is_array($j = json_decode($l, true))) {
-                        // keep draining the pipe in the background is not possible in PHP: leave it non-blocking;
-                        // the processes log little once started.
-                        return $j;
-                    }
+            $text = (string) @file_get_contents($log);
+            foreach (explode("\n", $text) as $l) {
+                if (str_contains($l, $needle) && is_array($j = json_decode($l, true))) {
+                    return $j;
                 }
             }
+            if (!proc_get_status($proc)['running']) {
+                throw new \RuntimeException(implode(' ', $cmd) . " exited:\n$text");
+            }
+            usleep(100000);
         }
-        throw new \RuntimeException("did not log \"$needle\" in $timeout s:\n$log");
+        throw new \RuntimeException("did not log \"$needle\" in $timeout s:\n" . @file_get_contents($log));
     }
 
     public function stop(): void
     {
-        foreach (array_reverse($this->procs) as [$proc, $out]) {
+        foreach (array_reverse($this->procs) as $proc) {
             $st = proc_get_status($proc);
             if ($st['running']) {
                 posix_kill($st['pid'], 15);
                 $until = microtime(true) + 10;
                 while (proc_get_status($proc)['running'] && microtime(true) < $until) {
                     usleep(50000);
-                    @fread($out, 65536);
                 }
                 if (proc_get_status($proc)['running']) {
                     posix_kill($st['pid'], 9);
                 }
             }
-            @fclose($out);
             proc_close($proc);
         }
-        $this->procs = [];
-    }
-
-    /** Drains what the children logged, so a full pipe never blocks them. */
-    public function drain(): void
-    {
-        foreach ($this->procs as [, $out]) {
-            while (($c = @fread($out, 65536)) !== false && $c !== '') {
-            }
+        if ($this->procs !== [] && is_dir($this->dataDir)) {
+            exec('rm -rf ' . escapeshellarg($this->dataDir));
         }
+        $this->procs = [];
     }
 
     /** @return array{0:int,1:mixed} */
     public function http(string $method, string $url, mixed $body = null, array $headers = []): array
     {
-        $this->drain();
         $lines = ['content-type: application/json', 'connection: close'];
         foreach ($headers as $k => $v) {
             $lines[] = "$k: $v";

@@ -3,6 +3,9 @@
 //! come back with the originals restored (streams as they arrive); receipts are verified offline against the
 //! gateway's published keys. The client talks only to a URL that passed the gateway identity probe.
 
+pub mod rest;
+
+pub use rest::{Auth, Rest};
 use futures_util::StreamExt;
 use privacy_relay::attestation::{build_attestation, encode_attestation_header, AttestationInput};
 use privacy_relay::tokeniser::request::{tokenise_request, Route, TokeniseError, TokenisedRequest};
@@ -40,7 +43,7 @@ impl std::fmt::Display for RelayError {
 }
 impl std::error::Error for RelayError {}
 
-fn local(status: u16, code: &str, message: impl Into<String>) -> RelayError {
+pub(crate) fn local(status: u16, code: &str, message: impl Into<String>) -> RelayError {
     RelayError { status, code: code.into(), message: message.into(), request_id: None, details: None }
 }
 
@@ -66,6 +69,8 @@ pub struct ClientOptions {
     pub device_alias_secret: Option<Vec<u8>>,
     pub media_policy: MediaPolicy,
     pub passthrough_paths: Vec<String>,
+    /// A portal token (spt_...) for the portal calls of the REST capability set.
+    pub portal_token: Option<String>,
 }
 
 impl Default for ClientOptions {
@@ -78,7 +83,26 @@ impl Default for ClientOptions {
             device_alias_secret: None,
             media_policy: MediaPolicy::Refuse,
             passthrough_paths: Vec::new(),
+            portal_token: None,
         }
+    }
+}
+
+/// How long to wait before retrying an answer the gateway could not give now (429, 502, 503, 504: Retry-After, else
+/// backoff; a refused connection: backoff), or None when the answer stands.
+pub(crate) fn retry_wait(res: &Result<reqwest::Response, reqwest::Error>, attempt: u32) -> Option<Duration> {
+    let backoff = || Duration::from_secs_f64(0.25 * 2f64.powi(attempt as i32));
+    match res {
+        Ok(r) if [429, 502, 503, 504].contains(&r.status().as_u16()) => Some(
+            r.headers()
+                .get("retry-after")
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.trim().parse::<f64>().ok())
+                .map(|s| Duration::from_secs_f64(s.clamp(0.0, 30.0)))
+                .unwrap_or_else(backoff),
+        ),
+        Err(e) if e.is_connect() => Some(backoff()),
+        _ => None,
     }
 }
 
@@ -105,7 +129,7 @@ pub struct RelayClient {
     jwks: Mutex<Option<Value>>,
 }
 
-fn new_uuid() -> String {
+pub(crate) fn new_uuid() -> String {
     let mut b = [0u8; 16];
     getrandom::getrandom(&mut b).expect("operating system randomness");
     b[6] = (b[6] & 0x0f) | 0x40;
@@ -233,17 +257,9 @@ impl RelayClient {
                 .body(t.body_bytes.clone())
                 .send()
                 .await;
-            let retry_after = match &res {
-                Ok(r) if [429, 502, 503, 504].contains(&r.status().as_u16()) => Some(
-                    r.headers().get("retry-after").and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<f64>().ok()).map(|s| s.clamp(0.0, 30.0)),
-                ),
-                Err(e) if e.is_connect() => Some(None),
-                _ => None,
-            };
-            match retry_after {
+            match retry_wait(&res, attempt) {
                 Some(wait) if attempt < self.options.retries => {
-                    let backoff = wait.unwrap_or(0.25 * 2f64.powi(attempt as i32));
-                    tokio::time::sleep(Duration::from_secs_f64(backoff)).await;
+                    tokio::time::sleep(wait).await;
                     attempt += 1;
                 }
                 _ => {
@@ -347,7 +363,7 @@ impl RelayClient {
     }
 }
 
-async fn error_of(res: reqwest::Response) -> RelayError {
+pub(crate) async fn error_of(res: reqwest::Response) -> RelayError {
     let status = res.status().as_u16();
     let request_id = res.headers().get("x-request-id").and_then(|v| v.to_str().ok()).map(str::to_string);
     let body: Value = res.json().await.unwrap_or(Value::Null);

@@ -187,6 +187,44 @@ async fn relay_client_against_a_real_gateway() {
     let err = not_gateway.chat_completions(json!({"model": "local-chat", "messages": [{"role": "user", "content": PROMPT}]})).await.unwrap_err();
     assert_eq!(err.code, "gateway_identity_failed", "{err}");
 
+    // REST with the key, the portal token (issued through the admin API) and no credential.
+    let portal: Value = http
+        .post(format!("{url}/api/admin/portal-tokens"))
+        .bearer_auth(&admin)
+        .json(&json!({"key_prefix": key["key_prefix"], "abilities": "ability:keys.read,ability:keys.write,ability:billing.read,webhooks.manage,webhooks.read"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let client = RelayClient::with_options(
+        &url,
+        &api_key,
+        ClientOptions { name_model: NameModel::Off, retries: 0, portal_token: portal["token"].as_str().map(str::to_string), ..Default::default() },
+    )
+    .unwrap();
+    let rest = client.rest();
+    assert_eq!(rest.self_key().await.unwrap()["key_prefix"], key["key_prefix"]);
+    assert!(rest.self_balance().await.unwrap()["balance_usd"].is_string());
+    assert!(rest.list_keys(None).await.unwrap()["keys"].as_array().unwrap().iter().any(|k| k["key_prefix"] == key["key_prefix"]));
+    assert!(rest.billing_balance().await.unwrap()["balance_usd"].is_string());
+    let jti = answer.receipt.as_ref().unwrap()["jti"].as_str().unwrap().to_string();
+    assert!(rest.get_receipt(&jti).await.unwrap().to_string().contains(&jti));
+    assert_eq!(rest.verify_receipt_online(answer.receipt.clone().unwrap()).await.unwrap()["valid"], true);
+    let jwks = client.jwks().await.unwrap();
+    let jwks = privacy_relay::verify::Jwks::new(&jwks).unwrap();
+    let proof = rest.transparency_proof(&jti).await.unwrap();
+    let included = privacy_relay::verify::verify_inclusion_proof(&proof, None, &jwks, answer.receipt.as_ref()).unwrap();
+    assert!(included.valid, "{:?}", included.reason);
+    let kept = rest.transparency_sth().await.unwrap();
+    client.chat_completions(json!({"model": "local-chat", "messages": [{"role": "user", "content": "again"}]})).await.unwrap();
+    let consistency = rest.transparency_consistency(kept["tree_size"].as_u64().unwrap(), None).await.unwrap();
+    let consistent = privacy_relay::verify::verify_consistency_proof(&consistency, &kept, &jwks, None).unwrap();
+    assert!(consistent.valid, "{:?}", consistent.reason);
+    let no_portal = RelayClient::new(&url, &api_key).unwrap();
+    assert_eq!(no_portal.rest().list_keys(None).await.unwrap_err().code, "configuration_error");
+
     drop(gateway);
     drop(provider);
     let _ = std::fs::remove_dir_all(&data_dir);

@@ -132,6 +132,7 @@ const routeOfPath = (pathname: string): AttestationRoute | "models" | undefined 
   if (pathname.endsWith("/chat/completions")) return "chat.completions"
   if (pathname.endsWith("/messages")) return "messages"
   if (pathname.endsWith("/embeddings")) return "embeddings"
+  if (pathname.endsWith("/responses")) return "responses"
   if (pathname.endsWith("/models")) return "models"
   return undefined
 }
@@ -154,6 +155,12 @@ export class RelayClientCore {
   readonly chat: { readonly completions: { readonly create: { (body: Json & { stream: true }, options?: CallOptions): Promise<RelayStream<Json>>; (body: Json, options?: CallOptions): Promise<WithMeta<Json>> } } }
   readonly messages: { readonly create: { (body: Json & { stream: true }, options?: CallOptions): Promise<RelayStream<Json>>; (body: Json, options?: CallOptions): Promise<WithMeta<Json>> } }
   readonly embeddings: { readonly create: (body: Json, options?: CallOptions) => Promise<WithMeta<Json>> }
+  /**
+   * The OpenAI Responses API (POST /api/v1/responses). JSON: the response with the originals restored and its receipt.
+   * `stream: true`: the Responses events (`response.output_text.delta`, ..., `response.completed`) with the text
+   * restored as it streams; `.receipt` once the stream has ended (the gateway's receipt-v2 frame is not yielded).
+   */
+  readonly responses: { readonly create: { (body: Json & { stream: true }, options?: CallOptions): Promise<RelayStream<Json>>; (body: Json, options?: CallOptions): Promise<WithMeta<Json>> } }
   readonly models: { readonly list: (options?: CallOptions) => Promise<Json> }
 
   readonly #apiKey: () => string
@@ -218,6 +225,7 @@ export class RelayClientCore {
     const create = (route: StreamRoute) => ((body: Json, callOptions?: CallOptions) => this.#relay(route, body, callOptions ?? {})) as any
     this.chat = { completions: { create: create("chat.completions") } }
     this.messages = { create: create("messages") }
+    this.responses = { create: create("responses") }
     this.embeddings = { create: (body, callOptions) => this.#relay("embeddings", body, callOptions ?? {}) as Promise<WithMeta<Json>> }
     this.models = {
       list: async (callOptions) => {
@@ -366,7 +374,7 @@ export class RelayClientCore {
         return new Response(res.body, { status: res.status, headers: res.headers })
       }
       if (route === undefined || request.method !== "POST") {
-        return errorResponse(route === "messages", 404, "not_found", `client.fetch relays chat completions, messages, embeddings and the model list; not ${request.method} ${new URL(request.url).pathname}.`)
+        return errorResponse(route === "messages", 404, "not_found", `client.fetch relays chat completions, messages, responses, embeddings and the model list; not ${request.method} ${new URL(request.url).pathname}.`)
       }
       let body: Json
       try {

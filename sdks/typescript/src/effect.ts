@@ -38,6 +38,12 @@ export const chatCompletionStream = (body: Json, options: CallOptions = {}): Eff
 export const messages = (body: Json, options: CallOptions = {}): Effect.Effect<WithMeta<Json>, RelayFailure, Relay> =>
   call((c, signal) => c.messages.create({ ...body, stream: false }, { ...options, signal }) as Promise<WithMeta<Json>>)
 
+export const responses = (body: Json, options: CallOptions = {}): Effect.Effect<WithMeta<Json>, RelayFailure, Relay> =>
+  call((c, signal) => c.responses.create({ ...body, stream: false }, { ...options, signal }) as Promise<WithMeta<Json>>)
+
+export const responsesStream = (body: Json, options: CallOptions = {}): Effect.Effect<RelayStream<Json>, RelayFailure, Relay> =>
+  call((c, signal) => c.responses.create({ ...body, stream: true }, { ...options, signal }))
+
 export const embeddings = (body: Json, options: CallOptions = {}): Effect.Effect<WithMeta<Json>, RelayFailure, Relay> =>
   call((c, signal) => c.embeddings.create(body, { ...options, signal }))
 

@@ -101,6 +101,15 @@ class _Embeddings:
         return await self._client._relay("embeddings", body_of(model, None, False, extra, input), idempotency_key, traceparent, timeout)
 
 
+class _Responses:
+    def __init__(self, client: "AsyncRelayClient") -> None:
+        self._client = client
+
+    async def create(self, *, model: Any = None, input: Any = None, stream: bool = False, idempotency_key: Optional[str] = None, traceparent: Optional[str] = None, timeout: Optional[float] = None, **extra: Any) -> Any:  # noqa: A002
+        """OpenAI's Responses API through the relay; `stream=True` answers an AsyncRelayStream of event dicts."""
+        return await self._client._relay("responses", body_of(model, None, stream, extra, input), idempotency_key, traceparent, timeout)
+
+
 class _Models:
     def __init__(self, client: "AsyncRelayClient") -> None:
         self._client = client
@@ -155,6 +164,7 @@ class AsyncRelayClient:
         self.chat = _Chat(self)
         self.messages = _Messages(self)
         self.embeddings = _Embeddings(self)
+        self.responses = _Responses(self)
         self.models = _Models(self)
         self.rest = RestApi(self._rest_call, self._verify_value)
 

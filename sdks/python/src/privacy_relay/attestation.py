@@ -14,8 +14,8 @@ from .wire.ecdsa import SigningKey, is_public_jwk, public_key_from_jwk, verify_r
 from .wire.envelope import sign_envelope, signing_input
 from .wire.hashing import is_sha256_hex, json_body_sha256_hex
 
-AttestationRoute = Literal["chat.completions", "messages", "embeddings"]
-ATTESTATION_ROUTES: tuple[str, ...] = ("chat.completions", "messages", "embeddings")
+AttestationRoute = Literal["chat.completions", "messages", "embeddings", "responses", "messages.count_tokens"]
+ATTESTATION_ROUTES: tuple[str, ...] = ("chat.completions", "messages", "embeddings", "responses", "messages.count_tokens")
 DEFAULT_TRUST_TIER = "self-attested"
 
 

@@ -25,7 +25,7 @@ from .wire.ecdsa import SigningKey
 
 
 class RelayStream:
-    """A streamed answer: OpenAI chunks (chat) or Anthropic events (messages) with originals restored, then
+    """A streamed answer: OpenAI chunks (chat), Anthropic events (messages) or Responses events with originals restored, then
     `receipt`, `receipt_verified` and `receipt_verification` once it has ended. Close it (or use `with`) to stop."""
 
     def __init__(self, client: "RelayClient", route: str, prepared: PreparedCall, response: httpx.Response) -> None:
@@ -103,6 +103,17 @@ class _Embeddings:
         return self._client._relay("embeddings", body_of(model, None, False, extra, input), idempotency_key, traceparent, timeout)
 
 
+class _Responses:
+    def __init__(self, client: "RelayClient") -> None:
+        self._client = client
+
+    def create(self, *, model: Any = None, input: Any = None, stream: bool = False, idempotency_key: Optional[str] = None, traceparent: Optional[str] = None, timeout: Optional[float] = None, **extra: Any) -> Any:  # noqa: A002 - OpenAI's name
+        """OpenAI's Responses API through the relay (POST /api/v1/responses). `stream=True` answers a RelayStream of
+        Responses event dicts (`response.output_text.delta`, ..., `response.completed`) with the originals restored
+        as they stream; `receipt` once it has ended."""
+        return self._client._relay("responses", body_of(model, None, stream, extra, input), idempotency_key, traceparent, timeout)
+
+
 class _Models:
     def __init__(self, client: "RelayClient") -> None:
         self._client = client
@@ -169,6 +180,7 @@ class RelayClient:
         self.chat = _Chat(self)
         self.messages = _Messages(self)
         self.embeddings = _Embeddings(self)
+        self.responses = _Responses(self)
         self.models = _Models(self)
         self.rest = RestApi(self._rest_call, lambda value: verify_receipt(value, self._jwks))
 

@@ -17,6 +17,8 @@ from .tokeniser.detokenise import StreamingDetokeniser
 _FRAME_END = re.compile(r"\r?\n\r?\n")
 _LINE = re.compile(r"\r?\n")
 _CHAT_KEY = re.compile(r"^(c|t)(\d+)(?:\.(\d+))?$")
+#: The events that end a Responses stream.
+_RESPONSES_TERMINAL = frozenset({"response.completed", "response.incomplete", "response.failed"})
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,8 @@ class SseDetokeniser:
         self.completed = False
         self._last_id: Any = None
         self._last_model: Any = None
+        #: Responses: synthetic events inserted so far; every later sequence_number moves up by as many.
+        self._shift = 0
 
     def _field(self, key: str, json_text: bool) -> StreamingDetokeniser:
         d = self._fields.get(key)
@@ -134,6 +138,59 @@ class SseDetokeniser:
             self.completed = True
         return [self._event(name, value)]
 
+    # -- Responses (as sdks/typescript/src/sseDetokeniser.ts) --------------------------------------------------------
+
+    def _renumbered(self, value: dict) -> dict:
+        n = value.get("sequence_number")
+        return {**value, "sequence_number": n + self._shift} if isinstance(n, int) and not isinstance(n, bool) else dict(value)
+
+    @staticmethod
+    def _responses_key(delta_type: str, value: dict) -> str:
+        def part(k: str) -> str:
+            v = value.get(k)
+            return "" if v is None else str(v)
+
+        return "|".join(["r", delta_type, part("item_id"), part("output_index"), part("content_index"), part("summary_index")])
+
+    def _responses_release(self, key: str, next_number: Any) -> list[SseEvent]:
+        """Held-back text of one Responses field as a delta event of its own, placed before an event numbered `next_number`."""
+        rest = self._release(key)
+        if rest == "":
+            return []
+        _, delta_type, item_id, output_index, content_index, summary_index = key.split("|")
+        synthetic: dict[str, Any] = {"type": delta_type}
+        numbered = isinstance(next_number, int) and not isinstance(next_number, bool)
+        if numbered:
+            synthetic["sequence_number"] = next_number + self._shift
+        if item_id != "":
+            synthetic["item_id"] = item_id
+        if output_index != "":
+            synthetic["output_index"] = int(output_index)
+        if content_index != "":
+            synthetic["content_index"] = int(content_index)
+        if summary_index != "":
+            synthetic["summary_index"] = int(summary_index)
+        synthetic["delta"] = rest
+        if numbered:
+            self._shift += 1
+        return [self._event(delta_type, synthetic)]
+
+    def _responses_frame(self, name: Optional[str], value: dict) -> list[SseEvent]:
+        kind = value.get("type") if isinstance(value.get("type"), str) else (name or "")
+        if kind.endswith(".delta") and isinstance(value.get("delta"), str):
+            out = self._renumbered(value)
+            out["delta"] = self._field(self._responses_key(kind, value), "arguments" in kind).push(value["delta"])
+            return [self._event(name, out)]
+        before: list[SseEvent] = []
+        if kind.endswith(".done"):
+            before.extend(self._responses_release(self._responses_key(kind[: -len(".done")] + ".delta", value), value.get("sequence_number")))
+        if kind in _RESPONSES_TERMINAL:
+            # Whatever a provider left open without its .done event is released before the end.
+            for key in list(self._fields):
+                before.extend(self._responses_release(key, value.get("sequence_number")))
+            self.completed = True
+        return [*before, self._event(name, _detokenise_deep(self._renumbered(value), self._map, self._escaped))]
+
     def _handle(self, raw: str) -> list[SseEvent]:
         name: Optional[str] = None
         data: list[str] = []
@@ -163,7 +220,11 @@ class SseDetokeniser:
             return [SseEvent(name, text, value)]
         if name == "error" or value.get("type") == "error":
             return [SseEvent(name, text, value)]
-        return self._chat_frame(value) if self._route == "chat.completions" else self._messages_frame(name, value)
+        if self._route == "chat.completions":
+            return self._chat_frame(value)
+        if self._route == "responses":
+            return self._responses_frame(name, value)
+        return self._messages_frame(name, value)
 
     def push(self, text: str) -> list[SseEvent]:
         """Feeds gateway text; returns the complete events it finished, detokenised."""
@@ -184,6 +245,8 @@ class SseDetokeniser:
             raise StreamError("The stream ended in the middle of a frame.", status=200, code="stream_error")
         if self._route == "chat.completions":
             return self._release_all_chat()
+        if self._route == "responses":
+            return [e for key in list(self._fields) for e in self._responses_release(key, None)]
         out = []
         for key in list(self._fields):
             text = self._release(key)
@@ -192,6 +255,19 @@ class SseDetokeniser:
             delta = {"type": "text_delta", "text": text} if key.startswith("b") else {"type": "input_json_delta", "partial_json": text}
             out.append(self._event("content_block_delta", {"type": "content_block_delta", "index": int(key[1:]), "delta": delta}))
         return out
+
+
+def _detokenise_deep(value: Any, aliases: Mapping[str, str], escaped: Mapping[str, str], key: Optional[str] = None) -> Any:
+    """Every string of a whole JSON value restored; the value of an `arguments` key (a JSON text) with escaped originals."""
+    from .tokeniser.detokenise import detokenise
+
+    if isinstance(value, str):
+        return detokenise(value, escaped if key == "arguments" else aliases)
+    if isinstance(value, list):
+        return [_detokenise_deep(v, aliases, escaped) for v in value]
+    if isinstance(value, dict):
+        return {k: _detokenise_deep(v, aliases, escaped, k) for k, v in value.items()}
+    return value
 
 
 def detokenise_value(value: Any, aliases: Mapping[str, str]) -> Any:

@@ -3,6 +3,7 @@
 // The provider sees only aliases, the caller gets the originals, receipts verify offline.
 import { Effect } from "effect"
 import { mkdtempSync } from "node:fs"
+import OpenAI from "openai"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { beforeAll, beforeEach, describe, expect, it } from "vitest"
@@ -103,6 +104,25 @@ describe("RelayClient: client.responses.create", () => {
     for await (const event of stream) if (event.type === "response.output_text.delta") text += event.delta
     expect(text).toBe(fakeReplyText(PROMPT))
     expect(stream.receiptVerified).toBe(true)
+    expectNoOriginalUpstream()
+  })
+
+  it("client.fetch: the official openai package's responses.create, JSON and streamed, gets the originals", async () => {
+    const { options: o } = await options()
+    const relay = new RelayClient(o)
+    const openai = new OpenAI({ apiKey: "unused", fetch: relay.fetch, maxRetries: 0 })
+    const response = await openai.responses.create({ model: "local-chat", input: PROMPT })
+    expect(response.output_text).toBe(fakeReplyText(PROMPT))
+    const stream = await openai.responses.create({ model: "local-chat", input: PROMPT, stream: true })
+    let text = ""
+    const types: Array<string> = []
+    for await (const event of stream) {
+      types.push(event.type)
+      if (event.type === "response.output_text.delta") text += event.delta
+    }
+    expect(text).toBe(fakeReplyText(PROMPT))
+    // The receipt frame reaches the official SDK re-framed as an event type it knows (docs/decisions.md).
+    expect(types.at(-1)).toBe("keepalive")
     expectNoOriginalUpstream()
   })
 })

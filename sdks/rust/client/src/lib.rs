@@ -495,3 +495,124 @@ pub use serde_json::json as body;
 pub fn _unused() -> Value {
     json!(null)
 }
+
+/// Reads the device key (a private P-256 JWK) from `path`, refusing a file that its group or others may read
+/// (the key signs this device's attestations).
+pub fn load_device_key(path: &std::path::Path) -> Result<SigningKey, RelayError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let meta = std::fs::metadata(path).map_err(|e| local(0, "configuration_error", format!("device key file {}: {e}", path.display())))?;
+        let mode = meta.permissions().mode() & 0o777;
+        if mode & 0o077 != 0 {
+            return Err(local(
+                0,
+                "key_file_permissions",
+                format!("device key file {} is readable by others (mode {mode:o}): chmod 600 it", path.display()),
+            ));
+        }
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| local(0, "configuration_error", format!("device key file {}: {e}", path.display())))?;
+    let jwk: Value = serde_json::from_str(&text).map_err(|e| local(0, "configuration_error", format!("device key file {} is not JSON: {e}", path.display())))?;
+    SigningKey::from_private_jwk(&jwk).map_err(|e| local(0, "configuration_error", format!("device key file {}: {e}", path.display())))
+}
+
+/// Writes a device key (private JWK) to `path`, readable and writable by its owner only.
+pub fn save_device_key(path: &std::path::Path, key: &SigningKey) -> Result<(), RelayError> {
+    let text = key.private_jwk().to_string();
+    #[cfg(unix)]
+    {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(path)
+            .map_err(|e| local(0, "configuration_error", format!("{}: {e}", path.display())))?;
+        f.write_all(text.as_bytes()).map_err(|e| local(0, "configuration_error", e.to_string()))?;
+        Ok(())
+    }
+    #[cfg(not(unix))]
+    {
+        std::fs::write(path, text).map_err(|e| local(0, "configuration_error", e.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stream_of(chunks: Vec<&'static str>, map: Vec<(String, String)>) -> RelayStream {
+        let items: Vec<reqwest::Result<bytes::Bytes>> = chunks.into_iter().map(|c| Ok(bytes::Bytes::from_static(c.as_bytes()))).collect();
+        RelayStream {
+            bytes: Box::pin(futures_util::stream::iter(items)),
+            buffer: Vec::new(),
+            map,
+            detokenisers: HashMap::new(),
+            request_id: None,
+            receipt: None,
+            done: false,
+            tokenised_request: Value::Null,
+        }
+    }
+
+    fn map() -> Vec<(String, String)> {
+        vec![("<EMAIL_1_ynha>".into(), "jane.doe@example.com".into())]
+    }
+
+    #[tokio::test]
+    async fn sse_frames_cut_anywhere_and_aliases_cut_across_events() {
+        let mut s = stream_of(
+            vec![
+                "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"to <EMA\"}}]}\r\n",
+                "\r\ndata: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"IL_1_ynha> ok\"}}]}\n\nev",
+                "ent: receipt-v2\ndata: {\"receipt\":{\"v\":2}}\n\ndata: [DONE]\n\n",
+            ],
+            map(),
+        );
+        let mut text = String::new();
+        while let Some(e) = s.next().await {
+            text.push_str(e.unwrap()["choices"][0]["delta"]["content"].as_str().unwrap());
+        }
+        assert_eq!(text, "to jane.doe@example.com ok");
+        assert_eq!(s.receipt, Some(json!({"v": 2})));
+    }
+
+    #[tokio::test]
+    async fn malformed_sse_is_a_stream_error_not_a_panic() {
+        let mut s = stream_of(vec!["data: {not json\n\n", "data: {\"ok\":1}"], map());
+        let first = s.next().await.unwrap().unwrap_err();
+        assert_eq!(first.code, "stream_error");
+        // The stream goes on; a last event without its blank line still arrives.
+        assert_eq!(s.next().await.unwrap().unwrap(), json!({"ok": 1}));
+        assert!(s.next().await.is_none());
+        let mut s = stream_of(vec![":comment\n\n", "event: ping\n\n", "\n\n\n"], map());
+        assert!(s.next().await.is_none());
+    }
+
+    #[test]
+    fn a_device_key_file_readable_by_others_is_refused() {
+        let dir = std::env::temp_dir().join(format!("pr-key-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("device-key.json");
+        let key = SigningKey::generate();
+        save_device_key(&path, &key).unwrap();
+        assert_eq!(load_device_key(&path).unwrap().kid(), key.kid());
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+            assert_eq!(load_device_key(&path).unwrap_err().code, "key_file_permissions");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn json_text_detokenisation_escapes_the_originals() {
+        let m: HashMap<String, String> = [("<PERSON_1_abcd>".to_string(), "Jo \"Q\" \\ Smith".to_string())].into_iter().collect();
+        let out = detokenise_json_text(r#"{"a":"hi <PERSON_1_abcd>"}"#, &m);
+        assert_eq!(serde_json::from_str::<Value>(&out).unwrap()["a"], "hi Jo \"Q\" \\ Smith");
+    }
+}

@@ -305,7 +305,7 @@ describe("POST /api/v1/messages/count_tokens", () => {
   })
 
   it("needs the messages scope and an attestation of route messages.count_tokens; refusals carry no receipt", async () => {
-    const { apiKey, keyPrefix } = await fundedKey(fx.gw)
+    const { apiKey } = await fundedKey(fx.gw)
     const body = countBody()
     const wrongRoute = await fetch(`${fx.gw.url}/api/v1/messages/count_tokens`, {
       method: "POST",
@@ -317,8 +317,10 @@ describe("POST /api/v1/messages/count_tokens", () => {
     const noMessages = await countTokens(apiKey, JSON.stringify({ model: "local-chat" }))
     expect(noMessages.status).toBe(400)
     expect((await noMessages.json()).error.details.path).toBe("messages")
-    await fx.gw.query(`UPDATE api_keys SET permissions = '["completions"]'::jsonb WHERE key_prefix = $1`, keyPrefix)
-    const scoped = await countTokens(apiKey, body)
+    // A key scoped before its first use: a key already used is cached (in Redis on PostgreSQL+Redis) with its old scopes.
+    const other = await fundedKey(fx.gw)
+    await fx.gw.query(`UPDATE api_keys SET permissions = '["completions"]'::jsonb WHERE key_prefix = $1`, other.keyPrefix)
+    const scoped = await countTokens(other.apiKey, body)
     expect(scoped.status).toBe(403)
     expect((await scoped.json()).error.code).toBe("insufficient_scope")
     expect(fx.provider.received).toHaveLength(0)

@@ -216,7 +216,7 @@ export const tokeniseRequest = async (
   // Before the copy: a hostile nesting would overflow structuredClone's stack.
   checkEgressDepth(body)
   const copy = structuredClone(body)
-  const walk = walkEgress(route, copy, opts.passthroughPaths === undefined ? {} : { passthroughPaths: opts.passthroughPaths })
+  const walk = walkEgress(route, copy, { depthChecked: true, ...(opts.passthroughPaths === undefined ? {} : { passthroughPaths: opts.passthroughPaths }) })
   const passthrough: Array<PassthroughEntry> = [...walk.passthrough]
   await applyMediaPolicy(walk, opts, passthrough)
   const session = opts.session ?? createSession(opts)

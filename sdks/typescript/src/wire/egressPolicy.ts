@@ -134,6 +134,8 @@ export interface WalkOptions {
   readonly passthroughPaths?: ReadonlyArray<string>
   /** Exact paths let through as well (the gateway: what the attestation declared). */
   readonly declaredPaths?: ReadonlySet<string>
+  /** The caller already ran checkEgressDepth on this body (tokeniseRequest does, before its copy): not walked twice. */
+  readonly depthChecked?: boolean
 }
 
 /**
@@ -142,7 +144,7 @@ export interface WalkOptions {
  * matches its path), at a value of a JSON type the policy does not expect, and past MAX_EGRESS_DEPTH.
  */
 export const walkEgress = (route: EgressRoute, body: unknown, options: WalkOptions = {}): EgressWalk => {
-  checkEgressDepth(body)
+  if (options.depthChecked !== true) checkEgressDepth(body)
   const root = EGRESS_POLICY.routes[route]
   if (root === undefined) throw new EgressRefusal("unsupported_field", "", `The egress policy has no route ${JSON.stringify(route)}; nothing was sent.`)
   const patterns = compilePatterns(options.passthroughPaths ?? [])

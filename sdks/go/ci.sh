@@ -10,8 +10,8 @@ export CGO_ENABLED=1 PR_GO_E2E_REQUIRED="${PR_GO_E2E_REQUIRED:-1}"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 
-echo "== engine library: cargo build --release -j1 -p privacy-relay-ffi (sdks/rust)"
-if ! (cd ../rust && cargo build --release -j"${CARGO_BUILD_JOBS:-1}" -p privacy-relay-ffi); then
+echo "== engine library (sdks/rust/build-ffi.sh)"
+if ! ../rust/build-ffi.sh; then
   echo "the engine library did not build"
   echo "0 passed, 1 failed"
   exit 1

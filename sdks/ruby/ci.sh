@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# sdks/ruby CI: builds the engine library if missing (cargo, one job), runs the whole Minitest suite (binding,
+# sdks/ruby CI: builds the engine library (sdks/rust/build-ffi.sh), runs the whole Minitest suite (binding,
 # vectors, client, end to end against a real gateway and the fake provider, the example), then `gem build` with
 # the library bundled and a `gem install --local` into a temp GEM_HOME that loads it. Last line "N passed, M failed";
 # exits non-zero on any failure. Needs Debian's ruby (3.1+), node_modules at the repository root (npm ci) and cargo.
@@ -7,16 +7,13 @@ set -uo pipefail
 cd "$(dirname "$0")"
 HERE=$(pwd)
 REPO=$(cd ../.. && pwd)
-LIB="$REPO/sdks/rust/target/release/libprivacy_relay.so"
 passed=0
 failed=0
 step() { printf '\n== %s\n' "$*"; }
 finish() { echo; echo "$passed passed, $failed failed"; [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]; exit $?; }
 
-step "engine library ($LIB)"
-if [ ! -f "$LIB" ] || [ -n "$(find "$REPO/sdks/rust/src" "$REPO/sdks/rust/ffi/src" -newer "$LIB" -print -quit)" ]; then
-  (cd "$REPO/sdks/rust" && cargo build --release -j"${CARGO_BUILD_JOBS:-1}" -p privacy-relay-ffi) || { echo "cargo build failed"; failed=$((failed + 1)); finish; }
-fi
+step "engine library (sdks/rust/build-ffi.sh)"
+LIB=$("$REPO/sdks/rust/build-ffi.sh") || { echo "cargo build failed"; failed=$((failed + 1)); finish; }
 echo "using $LIB"
 
 if [ ! -x "$REPO/node_modules/.bin/node" ]; then

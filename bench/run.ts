@@ -59,8 +59,18 @@ import {
   TENANT_COUNT,
   verdicts
 } from "./lib/report.ts"
+import { median } from "./lib/stats.ts"
 import { profileFiles, profileMarkdown, summariseProfile } from "./lib/profile.ts"
 import { createBenchStorage, redactUrl, type BenchStorage } from "./lib/storage.ts"
+import {
+  disturbanceWarnings,
+  ecdsaP256SignMicros,
+  foreignCores,
+  machineBusyMs,
+  type MachineReference,
+  ownCpuMs,
+  postgresCommitMs
+} from "./lib/machineReference.ts"
 import { GATEWAY_NODE_FLAGS } from "../programs/gatewayNodeFlags.ts"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
@@ -216,8 +226,12 @@ const main = async () => {
   const startedAt = new Date()
   const t0 = performance.now()
   const loadBefore = loadavg()
+  // Measured before any server starts, so nothing of the run competes with them.
+  const signMicros = ecdsaP256SignMicros()
   const storage = await createBenchStorage(process.env)
   activeStorage = storage
+  const commitMs = storage.databaseUrl === undefined ? undefined : await postgresCommitMs(storage.databaseUrl)
+  log(`machine reference: ECDSA P-256 sign ${signMicros.toFixed(1)} µs${commitMs === undefined ? "" : `, PostgreSQL commit ${commitMs.toFixed(3)} ms`}, load ${loadBefore.map((x) => x.toFixed(2)).join("/")}`)
   const storageLabel = `${storage.sql === "postgres" ? `PostgreSQL (${redactUrl(storage.databaseUrl!)})` : "embedded PGlite"} + ${storage.shared === "redis" ? `Redis (prefix ${storage.env.REDIS_PREFIX})` : "in-process shared state"}`
   log(`storage: ${storageLabel}${quick ? " (quick mode)" : ""}; load ${load1().toFixed(2)}`)
   let servers: Servers | undefined
@@ -344,11 +358,20 @@ const main = async () => {
           const cpuBefore = cpuMsOf(ownPid)
           const gatewayCpuBefore = cpuMsOf(servers.gateway.pid)
           const storageCpuBefore = cpuMsOfCommands(STORAGE_COMMANDS)
+          const runPids = [...new Set(Object.values(pidOf))]
+          const ownBefore = ownCpuMs() + runPids.reduce((n, pid) => n + cpuMsOf(pid), 0) + storageCpuBefore
+          const busyBefore = machineBusyMs()
+          const wallStart = performance.now()
           const result = await runPhase({ ...base(urls[target]!, CHAT_PATH[target], concurrency, settings.seconds), next })
           sampler.sample()
           const cpuAfter = cpuMsOf(ownPid)
           const gatewayCpuAfter = cpuMsOf(servers.gateway.pid)
           const storageCpuAfter = cpuMsOfCommands(STORAGE_COMMANDS)
+          const foreignCpuCores = foreignCores(
+            machineBusyMs() - busyBefore,
+            ownCpuMs() + runPids.reduce((n, pid) => n + cpuMsOf(pid), 0) + storageCpuAfter - ownBefore,
+            performance.now() - wallStart
+          )
           const loadAvg1 = load1()
           let postgres: PhaseRecord["postgres"]
           if (countersBefore !== undefined && storage.statementCounters !== undefined) {
@@ -369,6 +392,7 @@ const main = async () => {
             ...(proxied ? { gatewayCpuMsPerRequest: (gatewayCpuAfter - gatewayCpuBefore) / answered } : {}),
             storageCpuMsPerRequest: (storageCpuAfter - storageCpuBefore) / answered,
             loadAvg1,
+            foreignCpuCores,
             postgres
           }
           phases.push(record)
@@ -380,7 +404,7 @@ const main = async () => {
               (proxied ? ` (+ gateway ${record.gatewayCpuMsPerRequest!.toFixed(2)})` : "") +
               (throughGateway ? ` storage cpu ${record.storageCpuMsPerRequest.toFixed(2)} ms/req` : "") +
               (postgres === undefined ? "" : ` relay_settle ${postgres.settleMsPerRequest.toFixed(2)} ms/req in ${postgres.settleCallsPerRequest.toFixed(2)} calls/req, ${postgres.commitsPerRequest.toFixed(1)} commits/req`) +
-              ` load ${loadAvg1.toFixed(2)}` +
+              ` load ${loadAvg1.toFixed(2)} foreign cpu ${foreignCpuCores.toFixed(2)} cores` +
               (result.errors > 0 ? ` errors ${result.errors} (${result.firstError})` : "") +
               (inline() > 0 ? ` (${inline()} signed inline)` : "")
           )
@@ -421,6 +445,15 @@ const main = async () => {
       "Latency = request sent to last body byte; TTFB = request sent to first body byte (first SSE frame for streams).",
       `Machine load average (1/5/15 min) at start ${loadBefore.map((x) => x.toFixed(2)).join("/")}, at end ${loadavg().map((x) => x.toFixed(2)).join("/")} (includes anything else running here).`
     ]
+    const warnings = disturbanceWarnings(phases)
+    for (const w of warnings) log(`WARNING ${w}`)
+    const machine: MachineReference = {
+      cores: availableParallelism(),
+      ecdsaP256SignMicros: signMicros,
+      ...(commitMs === undefined ? {} : { postgresCommitMs: commitMs }),
+      loadBefore,
+      loadDuring: median(phases.map((p) => p.loadAvg1 ?? Number.NaN))
+    }
     const meta: RunMeta = {
       startedAt: startedAt.toISOString(),
       durationS: (performance.now() - t0) / 1000,
@@ -430,7 +463,9 @@ const main = async () => {
       commit: gitCommit(root),
       settings: { ...settings, creditUsd: CREDIT_USD, tenants: TENANT_COUNT },
       notes,
-      processPeakRssMiB
+      processPeakRssMiB,
+      machine,
+      warnings
     }
     let md = markdown({ meta, summary, verdicts: checks, context: ctx, stages: stageTable })
     if (profileDir !== undefined) {

@@ -4,6 +4,7 @@
  * within each round first, then the median over rounds, so a noisy moment hits both sides of a pair.
  */
 import type { PhaseResult } from "./load.ts"
+import { DISTURBED_FOREIGN_CORES, type MachineReference } from "./machineReference.ts"
 import { median } from "./stats.ts"
 
 /**
@@ -33,6 +34,8 @@ export interface PhaseRecord {
   readonly gatewayCpuMsPerRequest?: number
   /** the machine's 1-minute load average at the end of the phase (other helpers' work included) */
   readonly loadAvg1?: number
+  /** cores' worth of CPU used by processes outside the run during the phase (machineReference.ts foreignCores) */
+  readonly foreignCpuCores?: number
   /** CPU time of the local PostgreSQL and Redis server processes per counted request over the same window */
   readonly storageCpuMsPerRequest: number
   /** gateway phases on PostgreSQL: the database's own accounting, per counted request */
@@ -67,6 +70,8 @@ export interface SummaryRow {
   readonly gatewayCpuMsPerRequest: number | undefined
   readonly storageCpuMsPerRequest: number
   readonly loadAvg1: number
+  /** the most any round's phase lost to other processes, in cores */
+  readonly foreignCpuCores: number
   readonly postgres: PhaseRecord["postgres"]
   readonly serverTiming: Record<string, number> | undefined
   readonly rounds: number
@@ -111,6 +116,7 @@ export const summarise = (phases: ReadonlyArray<PhaseRecord>): SummaryRow[] => {
           gatewayCpuMsPerRequest: ps.every((p) => p.gatewayCpuMsPerRequest !== undefined) ? median(ps.map((p) => p.gatewayCpuMsPerRequest!)) : undefined,
           storageCpuMsPerRequest: median(ps.map((p) => p.storageCpuMsPerRequest ?? 0)),
           loadAvg1: median(ps.map((p) => p.loadAvg1 ?? Number.NaN)),
+          foreignCpuCores: Math.max(...ps.map((p) => p.foreignCpuCores ?? Number.NaN)),
           postgres: ps.every((p) => p.postgres !== undefined)
             ? {
               settleMsPerRequest: median(ps.map((p) => p.postgres!.settleMsPerRequest)),
@@ -337,6 +343,9 @@ export interface RunMeta {
   readonly settings: Record<string, unknown>
   readonly notes: ReadonlyArray<string>
   readonly processPeakRssMiB: Record<string, number>
+  readonly machine: MachineReference
+  /** phases other processes disturbed (machineReference.ts disturbanceWarnings) */
+  readonly warnings: ReadonlyArray<string>
 }
 
 export const markdown = (input: {
@@ -351,6 +360,15 @@ export const markdown = (input: {
   lines.push(`# Benchmark ${meta.startedAt}`, "")
   lines.push(`Storage: **${meta.storage}** · Node ${meta.node} · ${meta.cpus} · commit ${meta.commit} · ${f(meta.durationS, 0)} s`, "")
   lines.push(`Settings: ${Object.entries(meta.settings).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(", ")}`, "")
+  if (meta.settings.quick === true) {
+    lines.push("**Quick mode: one short round, no stage probes. Not comparable with a full run; use it to check the set-up, not to report a figure.**", "")
+  }
+  lines.push(...machineSection(meta.machine, input.summary), "")
+  if (meta.warnings.length > 0) {
+    lines.push(`**${meta.warnings.length} phase(s) disturbed by other processes** (more than ${DISTURBED_FOREIGN_CORES} of a core used outside the run):`, "")
+    for (const w of meta.warnings) lines.push(`- ${w}`)
+    lines.push("")
+  }
   for (const n of meta.notes) lines.push(`- ${n}`)
   lines.push("", "## Targets (issue 24; median over rounds of per-round paired values)", "")
   lines.push("CPU ms/call: the named processes' CPU time per answered call in the measured scenario (warm-up and drain included). Load: the machine's 1-minute load average at the end of those phases (2 cores; anything above ~2 means other work competed).", "")
@@ -366,12 +384,14 @@ export const markdown = (input: {
   lines.push("", table(["context", "value"], input.context.map((c) => [c.name, `${f(c.value)} ${c.unit}`])))
   lines.push("", "## Results (median over rounds; latency in ms; errors summed; RSS = peak of the target's own process; CPU ms/req = that process's CPU time per answered request over the whole phase, warm-up and drain included; gateway CPU = the gateway's behind a proxy; storage CPU ms/req = the same for the local PostgreSQL and Redis server processes; load = 1-minute load average at the phase's end)", "")
   lines.push(table(
-    ["mode", "c", "target", "req/s", "p50", "p99", "TTFB p50", "TTFB p99", "errors", "peak RSS MiB", "CPU ms/req", "gateway CPU ms/req", "storage CPU ms/req", "load"],
+    ["mode", "c", "target", "req/s", "req/s ÷ bare hop", "p50 − bare hop p50", "p50", "p99", "TTFB p50", "TTFB p99", "errors", "peak RSS MiB", "CPU ms/req", "gateway CPU ms/req", "storage CPU ms/req", "load", "foreign cores (max)"],
     input.summary.map((r) => [
       r.stream ? "stream" : "json",
       String(r.concurrency),
       r.target,
       f(r.rps, 0),
+      f(r.rps / (bareOf(input.summary, r)?.rps ?? Number.NaN), 3),
+      f(r.p50 - (bareOf(input.summary, r)?.p50 ?? Number.NaN)),
       f(r.p50),
       f(r.p99),
       r.stream ? f(r.ttfbP50) : "",
@@ -381,7 +401,8 @@ export const markdown = (input: {
       f(r.cpuMsPerRequest),
       r.gatewayCpuMsPerRequest === undefined ? "" : f(r.gatewayCpuMsPerRequest),
       r.target === "direct" || r.target === "bare" ? "" : f(r.storageCpuMsPerRequest),
-      f(r.loadAvg1)
+      f(r.loadAvg1),
+      f(r.foreignCpuCores)
     ])
   ))
   const timed = input.summary.filter((r) => r.target === "gateway" && !r.stream && r.serverTiming !== undefined)
@@ -413,4 +434,25 @@ export const markdown = (input: {
     ])))
   }
   return lines.join("\n") + "\n"
+}
+
+/** The bare hop's row of the same mode and concurrency: every result is read as a ratio to it. */
+const bareOf = (summary: ReadonlyArray<SummaryRow>, row: SummaryRow) =>
+  summary.find((b) => b.target === "bare" && b.stream === row.stream && b.concurrency === row.concurrency)
+
+/** The machine reference: what this machine could do in this run, to set beside any figure read from it. */
+const machineSection = (machine: MachineReference, summary: ReadonlyArray<SummaryRow>): string[] => {
+  const bare = summary.filter((r) => r.target === "bare" && !r.stream)
+  return [
+    "## Machine reference (this run)",
+    "",
+    table(["reference", "value"], [
+      ["cores", String(machine.cores)],
+      ...bare.map((r) => [`bare Node hop, non-streamed, c=${r.concurrency}`, `${f(r.rps, 0)} req/s, p50 ${f(r.p50)} ms`]),
+      ["ECDSA P-256 sign (node:crypto, before the servers started)", `${f(machine.ecdsaP256SignMicros, 1)} µs`],
+      ["durable PostgreSQL commit (one-row INSERT, one connection)", machine.postgresCommitMs === undefined ? "n/a (embedded storage)" : `${f(machine.postgresCommitMs, 3)} ms`],
+      ["load average before (1/5/15 min)", machine.loadBefore.map((x) => f(x)).join(" / ")],
+      ["load average during (median of the phases' 1-minute)", f(machine.loadDuring)]
+    ])
+  ]
 }

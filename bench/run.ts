@@ -14,7 +14,9 @@
  * BENCH_PROXY=0 (no proxy targets), DATABASE_URL / REDIS_URL (gateway on a fresh Postgres database / Redis prefix
  * instead of embedded storage), BENCH_PROFILE=1 (gateway under --cpu-prof; the report adds where its CPU went),
  * BENCH_PROFILE=proxy (the same for the two proxies, main and worker threads), BENCH_IDEMPOTENCY=0 (gateway requests
- * without their Idempotency-Key).
+ * without their Idempotency-Key), BENCH_PEERS=portkey (`npm run bench:peers`: also Portkey's gateway from the npm registry,
+ * BENCH_PORTKEY_VERSION, default bench/lib/portkeyTarget.ts PORTKEY_VERSION, measured beside the bare hop and the user
+ * path in the same rounds).
  */
 import { gitCommit } from "./gitCommit.ts"
 import { mkdirSync, writeFileSync } from "node:fs"
@@ -45,6 +47,7 @@ import {
   waitForUrlLine
 } from "./lib/processes.ts"
 import { PROXY_HEADERS, proxyBody, type ProxyTarget, startProxyTarget } from "./lib/proxyTarget.ts"
+import { type PortkeyTarget, startPortkeyTarget } from "./lib/portkeyTarget.ts"
 import {
   context,
   markdown,
@@ -99,7 +102,11 @@ const settings = {
     if (!Number.isInteger(n) || n < 1 || n > 512) throw new Error("BENCH_CONCURRENCY must list integers between 1 and 512")
     return n
   }),
-  proxy: process.env.BENCH_PROXY !== "0"
+  proxy: process.env.BENCH_PROXY !== "0",
+  peers: (process.env.BENCH_PEERS ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "").map((peer) => {
+    if (peer !== "portkey") throw new Error(`BENCH_PEERS lists peers to measure; the one known is "portkey", not "${peer}"`)
+    return peer
+  })
 }
 /** Scenario (e)'s concurrency: the many tenants and the one hot tenant are both measured here. */
 const TENANT_CONCURRENCY = 64
@@ -118,6 +125,7 @@ const STATS_FLUSH_WAIT_MS = 1_200
 const CHAT_PATH: Record<Target, string> = {
   direct: "/v1/chat/completions",
   bare: "/v1/chat/completions",
+  portkey: "/v1/chat/completions",
   gateway: "/api/v1/chat/completions",
   tenants: "/api/v1/chat/completions",
   "proxy-off": "/v1/chat/completions",
@@ -212,6 +220,10 @@ const scenarios = (): Scenario[] => {
       const targets: Target[] = ["direct", "bare", "gateway"]
       if (!stream && concurrency === TENANT_CONCURRENCY) targets.push("tenants")
       if (settings.proxy && concurrency <= PROXY_MAX_CONCURRENCY && (!stream || concurrency === 1)) targets.push(...PROXY_TARGETS)
+      // A peer is measured where the user path is, so every ratio between them is taken in the same round. Portkey
+      // 1.15.2 answers every streamed call through its custom-host route 500 (a TypeError "immutable" appending a
+      // header to the upstream's Response, on Node 20 and 24 alike), so it is measured non-streamed only.
+      if (settings.peers.includes("portkey") && concurrency <= PROXY_MAX_CONCURRENCY && !stream) targets.push("portkey")
       out.push({ stream, concurrency, targets })
     }
   }
@@ -221,6 +233,7 @@ const scenarios = (): Scenario[] => {
 /** Set while the run's database/prefix exists, so an interrupt still drops it. */
 let activeStorage: BenchStorage | undefined
 const proxyCleanups: Array<() => void> = []
+let portkey: PortkeyTarget | undefined
 
 const main = async () => {
   const startedAt = new Date()
@@ -278,13 +291,22 @@ const main = async () => {
       }
       log(`proxy (names off) ${urls["proxy-off"]}, proxy (builtin names) ${urls["proxy-builtin"]}`)
     }
+    if (settings.peers.includes("portkey")) {
+      portkey = await startPortkeyTarget({ upstreamUrl: urls.direct!, env: childEnv({}), version: process.env.BENCH_PORTKEY_VERSION, log })
+      proxyCleanups.push(portkey.cleanup)
+      urls.portkey = portkey.url
+      log(`portkey ${portkey.version} ${urls.portkey}`)
+    }
 
     // One call of each kind to each target before measuring: a broken set-up fails here, loudly.
     for (const stream of [false, true]) {
       for (const target of Object.keys(urls) as Target[]) {
+        if (stream && target === "portkey") continue // not measured streamed (see scenarios())
         const proxied = PROXY_TARGETS.includes(target)
         const req = proxied
           ? { headers: PROXY_HEADERS, body: proxyBody(0, stream) }
+          : target === "portkey"
+          ? { headers: portkey!.headers, body: proxyBody(0, stream) }
           : await freshRequest(stream, target === "tenants" ? tenantAuth(0) : auth)
         const res = await fetch(urls[target]! + CHAT_PATH[target], { method: "POST", headers: req.headers, body: new Uint8Array(req.body) })
         const text = await res.text()
@@ -299,7 +321,8 @@ const main = async () => {
       bare: servers.bare.pid,
       gateway: servers.gateway.pid,
       tenants: servers.gateway.pid,
-      ...Object.fromEntries(Object.entries(proxies).map(([t, p]) => [t, p.process.pid]))
+      ...Object.fromEntries(Object.entries(proxies).map(([t, p]) => [t, p.process.pid])),
+      ...(portkey === undefined ? {} : { portkey: portkey.process.pid })
     }
     const sampler = new RssSampler([...new Set(Object.values(pidOf))])
     sampler.start()
@@ -316,6 +339,10 @@ const main = async () => {
     const proxyPools = {
       false: Array.from({ length: 64 }, (_, i) => ({ headers: PROXY_HEADERS, body: proxyBody(i, false) })),
       true: Array.from({ length: 64 }, (_, i) => ({ headers: PROXY_HEADERS, body: proxyBody(i, true) }))
+    }
+    const portkeyPools = portkey === undefined ? undefined : {
+      false: Array.from({ length: 64 }, (_, i) => ({ headers: portkey!.headers, body: proxyBody(i, false) })),
+      true: Array.from({ length: 64 }, (_, i) => ({ headers: portkey!.headers, body: proxyBody(i, true) }))
     }
 
     const base = (origin: string, path: string, concurrency: number, seconds: number): Omit<PhaseSpec, "next"> => ({
@@ -347,10 +374,12 @@ const main = async () => {
             inline = supplier.inline
           } else if (PROXY_TARGETS.includes(target)) {
             next = cyclingSupplier(proxyPools[`${stream}`])
+          } else if (target === "portkey") {
+            next = cyclingSupplier(portkeyPools![`${stream}`])
           } else {
             next = cyclingSupplier(cyclePools[`${stream}`])
           }
-          const throughGateway = target !== "direct" && target !== "bare"
+          const throughGateway = target !== "direct" && target !== "bare" && target !== "portkey"
           const proxied = PROXY_TARGETS.includes(target)
           const ownPid = pidOf[target]!
           sampler.reset()
@@ -424,7 +453,8 @@ const main = async () => {
       "fake provider": memoryOf(servers.fake.pid).hwmKiB / 1024,
       "bare proxy": memoryOf(servers.bare.pid).hwmKiB / 1024,
       gateway: memoryOf(servers.gateway.pid).hwmKiB / 1024,
-      ...Object.fromEntries(Object.entries(proxies).map(([t, p]) => [t, memoryOf(p.process.pid).hwmKiB / 1024]))
+      ...Object.fromEntries(Object.entries(proxies).map(([t, p]) => [t, memoryOf(p.process.pid).hwmKiB / 1024])),
+      ...(portkey === undefined ? {} : { [`portkey ${portkey.version}`]: memoryOf(portkey.process.pid).hwmKiB / 1024 })
     }
     const summary = summarise(phases)
     const checks = verdicts(phases, storage.sql, processPeakRssMiB.gateway)
@@ -442,6 +472,9 @@ const main = async () => {
       settings.proxy
         ? "(g)/(h): the local proxy (programs/proxy.ts, started as docs/proxy.md says) in front of the gateway, names off and built-in names; the load generator sends plain OpenAI chat completions (\"Say hello.\") and the proxy tokenises, attests and relays each one with its own key. The proxy does not forward Idempotency-Key (docs/proxy.md), so these gateway calls carry none."
         : "BENCH_PROXY=0: no proxy targets.",
+      ...(portkey === undefined ? [] : [
+        `Peer: Portkey's gateway ${portkey.version} (npm ${"@portkey-ai/gateway"}, installed into a temporary folder, started headless on 127.0.0.1 with its defaults), relaying the same plain chat calls as the proxy targets to the same fake provider through its custom-host route (x-portkey-provider: openai). Non-streamed only: its streamed calls answer 500 on this route.`
+      ]),
       "Latency = request sent to last body byte; TTFB = request sent to first body byte (first SSE frame for streams).",
       `Machine load average (1/5/15 min) at start ${loadBefore.map((x) => x.toFixed(2)).join("/")}, at end ${loadavg().map((x) => x.toFixed(2)).join("/")} (includes anything else running here).`
     ]

@@ -22,9 +22,10 @@ export const startNodeProcess = (
   name: string,
   script: string,
   env: Record<string, string | undefined>,
-  nodeFlags: ReadonlyArray<string> = []
+  nodeFlags: ReadonlyArray<string> = [],
+  args: ReadonlyArray<string> = []
 ): ServerProcess => {
-  const child = spawn(process.execPath, [...nodeFlags, script], { env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] })
+  const child = spawn(process.execPath, [...nodeFlags, script, ...args], { env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] })
   if (child.pid === undefined) throw new Error(`could not start ${name}`)
   let log = ""
   const keep = (chunk: Buffer) => {

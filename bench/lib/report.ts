@@ -10,10 +10,10 @@ import { median } from "./stats.ts"
 /**
  * direct: the fake provider; bare: the thinnest Node hop; gateway: one funded tenant (the hot tenant at c=64);
  * tenants: TENANT_COUNT funded tenants, round-robin; proxy-off / proxy-builtin: the local proxy in front of the
- * gateway (the user's real path) with the name model off / built in.
+ * gateway (the user's real path) with the name model off / built in; portkey: a peer gateway (`npm run bench:peers`).
  */
-export type Target = "direct" | "bare" | "gateway" | "tenants" | "proxy-off" | "proxy-builtin"
-export const TARGETS: ReadonlyArray<Target> = ["direct", "bare", "gateway", "tenants", "proxy-off", "proxy-builtin"]
+export type Target = "direct" | "bare" | "portkey" | "gateway" | "tenants" | "proxy-off" | "proxy-builtin"
+export const TARGETS: ReadonlyArray<Target> = ["direct", "bare", "portkey", "gateway", "tenants", "proxy-off", "proxy-builtin"]
 export const PROXY_TARGETS: ReadonlyArray<Target> = ["proxy-off", "proxy-builtin"]
 /** Scenario (e): this many funded tenants share the load round-robin. */
 export const TENANT_COUNT = 200
@@ -286,6 +286,12 @@ export const context = (phases: ReadonlyArray<PhaseRecord>) => {
     add(`proxy (names ${names}) stream TTFB p50 − direct, c=1`, paired(phases, true, 1, "direct", (p, d) => p.ttfbP50Ms - d.ttfbP50Ms, target), "ms")
     add(`proxy (names ${names}) RPS / gateway RPS, non-streamed, c=16`, paired(phases, false, 16, "gateway", (p, g) => (100 * p.rps) / g.rps, target), "%")
   }
+  const peer = concurrencies.flatMap((c) => [
+    [`Portkey RPS / bare RPS, non-streamed, c=${c}`, paired(phases, false, c, "bare", (p, b) => (100 * p.rps) / b.rps, "portkey"), "%"],
+    [`user path (proxy, built-in names) RPS / Portkey RPS, non-streamed, c=${c}`, paired(phases, false, c, "portkey", (u, p) => (100 * u.rps) / p.rps, "proxy-builtin"), "%"],
+    [`Portkey p50 − direct p50, non-streamed, c=${c}`, paired(phases, false, c, "direct", (p, d) => p.latencyP50Ms - d.latencyP50Ms, "portkey"), "ms"]
+  ] as const)
+  for (const [name, values, unit] of peer) add(name, values, unit)
   return rows
 }
 
@@ -400,7 +406,7 @@ export const markdown = (input: {
       f(r.peakRssMiB, 1),
       f(r.cpuMsPerRequest),
       r.gatewayCpuMsPerRequest === undefined ? "" : f(r.gatewayCpuMsPerRequest),
-      r.target === "direct" || r.target === "bare" ? "" : f(r.storageCpuMsPerRequest),
+      r.target === "direct" || r.target === "bare" || r.target === "portkey" ? "" : f(r.storageCpuMsPerRequest),
       f(r.loadAvg1),
       f(r.foreignCpuCores)
     ])

@@ -173,7 +173,7 @@ const IMPORT_GROUPS: ReadonlyArray<[string, ReadonlyArray<string>]> = [
   ["compromise (the built-in name model's NLP library)", ["compromise"]],
   ["the rest of the tokenisation engine (detectors, gazetteer, libphonenumber)", [join(root, "sdks/typescript/src/tokeniser/index.ts")]],
   ["the gateway client (SDK)", [join(root, "sdks/typescript/src/index.ts")]],
-  ["the rest of the MCP server (its modules, as programs/mcp.ts imports them)", [join(root, "src/mcp/server.ts"), join(root, "src/mcp/context.ts"), join(root, "src/mcp/httpServer.ts")]]
+  ["the rest of the MCP server (its modules, as programs/mcp.ts imports them)", [join(root, "sdks/typescript/src/mcp/server.ts"), join(root, "sdks/typescript/src/mcp/context.ts"), join(root, "sdks/typescript/src/mcp/httpServer.ts")]]
 ]
 
 const importBreakdown = async () => {

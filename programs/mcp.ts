@@ -4,10 +4,10 @@
  * stdout belongs to the protocol in stdio mode, so every log line goes to stderr, as JSON.
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
-import { createSessionContext, createShared } from "../src/mcp/context.ts"
-import { startMcpHttpServer } from "../src/mcp/httpServer.ts"
-import { createMcpServer } from "../src/mcp/server.ts"
-import { readMcpSettings } from "../src/mcp/settings.ts"
+import { createSessionContext, createShared } from "../sdks/typescript/src/mcp/context.ts"
+import { startMcpHttpServer } from "../sdks/typescript/src/mcp/httpServer.ts"
+import { createMcpServer } from "../sdks/typescript/src/mcp/server.ts"
+import { readMcpSettings } from "../sdks/typescript/src/mcp/settings.ts"
 import { stopWithParent } from "./stopWithParent.ts"
 
 const log = (level: string, message: string, extra: Record<string, unknown> = {}) =>

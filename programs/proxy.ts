@@ -4,7 +4,7 @@
  * Settings come from the environment or a PROXY_CONFIG file (docs/proxy.md), never from the command
  * line: the gateway key is read from GATEWAY_KEY_FILE.
  */
-import { consoleLog } from "../src/proxy/proxyLog.ts"
+import { consoleLog } from "../sdks/typescript/src/proxy/proxyLog.ts"
 import { ProxyStartError, type ProxyStartFailure } from "../sdks/typescript/src/client/ProxyStartError.ts"
 import { stopWithParent } from "./stopWithParent.ts"
 
@@ -26,7 +26,7 @@ if (process.argv.length > 2) {
 
 try {
   // Loaded after the argument check so a misuse fails at once, before the engine's libraries load.
-  const { startProxy } = await import("../src/proxy/startProxy.ts")
+  const { startProxy } = await import("../sdks/typescript/src/proxy/startProxy.ts")
   const proxy = await startProxy(process.env)
   consoleLog(
     "INFO",

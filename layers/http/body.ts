@@ -1,7 +1,7 @@
 import { ByteSize, Effect } from "effect"
 import { HttpIncomingMessage, HttpServerRequest } from "effect/http"
 import { ApiError } from "../../src/http/ApiError.ts"
-import { MAX_REQUEST_BODY_BYTES } from "../../src/http/bodyLimit.ts"
+import { MAX_REQUEST_BODY_BYTES } from "../../sdks/typescript/src/wire/bodyLimit.ts"
 import { invalid, parseJsonObject } from "../../src/http/validate.ts"
 import type { ApiRoute } from "./api/ApiRoute.ts"
 import { bodyProblem } from "./api/bodyProblem.ts"

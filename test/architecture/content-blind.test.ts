@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest"
 
 /**
  * Content-blindness is architectural: nothing the gateway runs may import the client engine (the SDK's
- * `sdks/typescript/src/tokeniser` and `sdks/typescript/src/client`) or the local proxy (`src/proxy`). Of the SDK,
+ * `sdks/typescript/src/tokeniser` and `sdks/typescript/src/client`) or the local proxy (`sdks/typescript/src/proxy`) and the MCP server (`sdks/typescript/src/mcp`). Of the SDK,
  * the gateway imports the wire-format code only (`sdks/typescript/src/wire`, its one copy). This walks every file
  * reachable from a program through relative imports (static `import`/`export ... from`, side-effect
  * `import "..."`, dynamic `import("...")`) and checks where they lead.
@@ -43,9 +43,9 @@ const WIRE = "sdks/typescript/src/wire/"
  * does (docs/egress-policy.md). It holds field names and classes, no detector and no user text.
  */
 const WIRE_DATA = new Set(["sdks/vectors/egress-policy.json"])
-/** Client-side code: the engine and everything of the SDK but its wire-format code, and the local proxy. */
+/** Client-side code: everything of the SDK but its wire-format code (the engine, the local proxy, the MCP server). */
 const isClientSide = (file: string) =>
-  (file.startsWith("sdks/") && !file.startsWith(WIRE) && !WIRE_DATA.has(file)) || file.startsWith("src/proxy/")
+  (file.startsWith("sdks/") && !file.startsWith(WIRE) && !WIRE_DATA.has(file))
 const forbiddenIn = (files: Set<string>) => [...files].filter(isClientSide)
 
 describe("content-blind gateway (architecture)", () => {
@@ -64,7 +64,7 @@ describe("content-blind gateway (architecture)", () => {
     const reachable = reachableFiles("programs/proxy.ts")
     expect(reachable.has("sdks/typescript/src/tokeniser/index.ts")).toBe(true)
     expect(reachable.has("sdks/typescript/src/client/deviceKey.ts")).toBe(true)
-    expect(reachable.has("src/proxy/proxyServer.ts")).toBe(true)
+    expect(reachable.has("sdks/typescript/src/proxy/proxyServer.ts")).toBe(true)
     expect(forbiddenIn(reachable).length).toBeGreaterThan(5)
   })
 

@@ -11,10 +11,10 @@ const sourceFiles = (dir: string): Array<string> =>
   )
 
 /**
- * Every `code: "..."` the gateway's code can answer with. Client-side code (src/proxy: the local
+ * Every `code: "..."` the gateway's code can answer with. Client-side code (sdks/typescript/src/proxy: the local
  * proxy's own refusals, listed in docs/errors.md's proxy section) and the CLI are not gateway answers.
  */
-const CLIENT_SIDE = ["src/proxy"]
+const CLIENT_SIDE = ["sdks/typescript/src/proxy"]
 
 const codesInSource = () => {
   const codes = new Map<string, string>()

@@ -12,7 +12,7 @@ import OpenAI from "openai"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { RelayClient } from "../../sdks/typescript/src/index.ts"
 import { generateSigningKeyPair } from "../../sdks/typescript/src/wire/crypto/ecdsa.ts"
-import { startProxy, type StartedProxy } from "../../src/proxy/startProxy.ts"
+import { startProxy, type StartedProxy } from "../../sdks/typescript/src/proxy/startProxy.ts"
 import { useRelayFixture } from "../support/relayFixture.ts"
 import { balanceMicros, fundedKey } from "../support/tenant.ts"
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startFakeProvider, type FakeProvider } from "../../programs/fake-provider.ts"
 import { startTestGateway, type TestGateway } from "../support/gateway.ts"
 import { fundedKey } from "../support/tenant.ts"
-import { gatewayFront, type GatewayFront } from "../src/proxy/gatewayFront.ts"
+import { gatewayFront, type GatewayFront } from "../sdks/typescript/proxy/gatewayFront.ts"
 
 const PROGRAM = join(import.meta.dirname, "../../programs/proxy.ts")
 

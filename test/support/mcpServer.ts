@@ -3,7 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { expect } from "vitest"
-import { errorCodeOf } from "../../src/mcp/toolResult.ts"
+import { errorCodeOf } from "../../sdks/typescript/src/mcp/toolResult.ts"
 
 const NODE = "node_modules/.bin/node"
 

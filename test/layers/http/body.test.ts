@@ -3,7 +3,7 @@
 // then measured, so an endless chunked upload grew the process without bound. Now it is refused as it passes 8 MiB.
 import { connect } from "node:net"
 import { describe, expect, it } from "vitest"
-import { MAX_REQUEST_BODY_BYTES } from "../../../src/http/bodyLimit.ts"
+import { MAX_REQUEST_BODY_BYTES } from "../../../sdks/typescript/src/wire/bodyLimit.ts"
 import { useRelayFixture } from "../../support/relayFixture.ts"
 
 /** Writes a chunked body 1 MiB at a time, never ending it, until the server answers or `capBytes` are sent. */

@@ -4,7 +4,7 @@
  *
  * `sha256` fingerprints the engine build: SHA-256 over the engine's source files, i.e. every `.ts` file
  * under `sdks/typescript/src/tokeniser/`, `sdks/typescript/src/client/`, `sdks/typescript/src/files/` (attachments
- * become the text that is tokenised), `sdks/typescript/src/ocr/` (the image redactor decides which pixels leave) and `src/proxy/` (the code that decides what leaves the device), sorted by their repository-relative path with `/` separators, each
+ * become the text that is tokenised), `sdks/typescript/src/ocr/` (the image redactor decides which pixels leave) and `sdks/typescript/src/proxy/` (the code that decides what leaves the device), sorted by their repository-relative path with `/` separators, each
  * contributing the line
  * `<path>\0<sha256 hex of the file bytes>\n`. Computed once when this module loads, so it describes the
  * code actually running; a gateway that pins engine hashes can recompute it from a release checkout.
@@ -18,7 +18,7 @@ import type { EngineIdentity } from "../wire/attestation/v3.ts"
 export const ENGINE_ID = "relay-ts"
 
 /** The directories, relative to the repository root, whose `.ts` files make up the engine. */
-export const ENGINE_SOURCE_DIRS: ReadonlyArray<string> = ["sdks/typescript/src/tokeniser", "sdks/typescript/src/client", "sdks/typescript/src/files", "sdks/typescript/src/ocr", "src/proxy"]
+export const ENGINE_SOURCE_DIRS: ReadonlyArray<string> = ["sdks/typescript/src/tokeniser", "sdks/typescript/src/client", "sdks/typescript/src/files", "sdks/typescript/src/ocr", "sdks/typescript/src/proxy"]
 
 const REPO_ROOT = fileURLToPath(new URL("../../../../", import.meta.url))
 

@@ -6,6 +6,7 @@
  * The gateway imports these files by relative path; SDK users import this subpath.
  */
 export * from "./attestation/engine-allowlist.ts"
+export * from "./bodyLimit.ts"
 export * from "./attestation/semver.ts"
 export * from "./attestation/v3.ts"
 export * from "./crypto/base64.ts"

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync, appendFileSync } from "node:fs"
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, appendFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
@@ -20,6 +20,7 @@ describe("engine identity", () => {
   it("the fingerprint depends on the engine sources and on nothing else", () => {
     for (const dir of ENGINE_SOURCE_DIRS) cpSync(join(repoRoot, dir), join(copy, dir), { recursive: true })
     expect(engineSourceSha256(copy)).toBe(ENGINE.sha256)
+    mkdirSync(join(copy, "src"), { recursive: true })
     writeFileSync(join(copy, "src", "unrelated.ts"), "export const x = 1\n")
     expect(engineSourceSha256(copy)).toBe(ENGINE.sha256)
     writeFileSync(join(copy, "sdks", "typescript", "src", "unrelated.ts"), "export const x = 1\n")
@@ -39,7 +40,7 @@ describe("engine identity", () => {
         rmSync(again, { recursive: true, force: true })
       }
     }
-    for (const file of ["sdks/typescript/src/tokeniser/detectors/email.ts", "sdks/typescript/src/client/deviceKey.ts", "src/proxy/proxyServer.ts"]) {
+    for (const file of ["sdks/typescript/src/tokeniser/detectors/email.ts", "sdks/typescript/src/client/deviceKey.ts", "sdks/typescript/src/proxy/proxyServer.ts"]) {
       expect(changed(file), file).not.toBe(ENGINE.sha256)
     }
   })

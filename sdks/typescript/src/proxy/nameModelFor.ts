@@ -1,0 +1,14 @@
+/** The name model a proxy setting names. */
+import { builtinNameModel, httpNameModel, type NameModel } from "../tokeniser/index.ts"
+import type { NameModelSetting } from "./proxyConfig.ts"
+
+export const nameModelFor = (setting: NameModelSetting): NameModel | "off" => {
+  switch (setting.kind) {
+    case "builtin":
+      return builtinNameModel
+    case "off":
+      return "off"
+    case "http":
+      return httpNameModel({ url: setting.url })
+  }
+}

@@ -1,2 +1,0 @@
-/** The Anthropic error shape of the proxy's `/v1/messages`: one copy, shared with the SDK's `client.fetch`. */
-export { anthropicErrorBody, anthropicErrorText, anthropicErrorType } from "../../sdks/typescript/src/wire/anthropicError.ts"

@@ -118,3 +118,83 @@ def test_responses_sse_alias_cut_across_events_is_restored_and_renumbered() -> N
     numbers = [v["sequence_number"] for v in values]
     assert numbers == sorted(numbers) and len(set(numbers)) == len(numbers)
     assert sse.completed and sse.receipt == {"v": 2}
+
+
+def test_the_official_openai_package_responses_create_over_the_transport(relay: Relay, device_key: SigningKey) -> None:
+    """`openai.OpenAI(http_client=httpx.Client(transport=client.http_transport())).responses.create`, JSON and
+    streamed: the app gets its originals back, the provider saw only aliases, the receipt header comes through."""
+    import httpx
+    import openai
+
+    api_key, _ = relay.funded_key()
+    relay.reset_provider()
+    with RelayClient(relay.url, api_key=api_key, name_model="off", device_key=device_key, retries=0) as client:
+        with httpx.Client(transport=client.http_transport()) as http:
+            official = openai.OpenAI(base_url=f"{relay.url}/v1", api_key="sk-unused", http_client=http, max_retries=0)
+            raw = official.responses.with_raw_response.create(model="local-chat", instructions=f"You write to {EMAIL}.", input=PROMPT)
+            response = raw.parse()
+            assert response.output_text == f"Echo: {PROMPT}"
+            assert response.instructions == f"You write to {EMAIL}."
+            assert raw.headers["x-service-receipt-v2"]
+            text = ""
+            completed = ""
+            for event in official.responses.create(model="local-chat", input=PROMPT, stream=True):
+                if event.type == "response.output_text.delta":
+                    text += event.delta
+                if event.type == "response.completed":
+                    completed = event.response.output_text
+            assert text == f"Echo: {PROMPT}" and completed == f"Echo: {PROMPT}"
+    assert [r["path"] for r in relay.received()] == ["/v1/responses", "/v1/responses"]
+    assert_only_aliases_left(relay)
+
+
+def test_a_responses_field_the_policy_refuses_is_answered_by_the_transport_and_nothing_is_sent(relay: Relay, device_key: SigningKey) -> None:
+    import httpx
+    import openai
+
+    api_key, _ = relay.funded_key()
+    relay.reset_provider()
+    with RelayClient(relay.url, api_key=api_key, name_model="off", device_key=device_key, retries=0) as client:
+        with httpx.Client(transport=client.http_transport()) as http:
+            official = openai.OpenAI(base_url=f"{relay.url}/v1", api_key="sk-unused", http_client=http, max_retries=0)
+            with pytest.raises(openai.BadRequestError) as refused:
+                official.responses.create(model="local-chat", input=PROMPT, previous_response_id="resp_earlier")
+    assert refused.value.status_code == 400
+    assert refused.value.body["code"] == "unsupported_field"  # type: ignore[index]
+    assert refused.value.body["details"]["path"] == "/previous_response_id"  # type: ignore[index]
+    assert relay.received() == []
+
+
+def test_messages_count_tokens_counts_the_tokenised_request_unbilled_and_unreceipted(relay: Relay, client: RelayClient) -> None:
+    before = client.rest.self.balance()["balance_usd"]
+    answer = client.messages.count_tokens(model="local-chat", messages=[{"role": "user", "content": PROMPT}], system=f"Reply to {EMAIL}")
+    assert isinstance(answer["input_tokens"], int) and answer["input_tokens"] > 0
+    assert answer.receipt is None and answer.receipt_verified is None
+    # What left the device: aliases only; the count is of that text.
+    sent = json.dumps(answer.tokenised_request)
+    assert "<EMAIL_" in sent and EMAIL not in sent
+    for body in (r["body"] for r in relay.received()):
+        assert EMAIL not in body
+    assert client.rest.self.balance()["balance_usd"] == before
+
+
+def test_count_tokens_async_and_through_the_transport_for_the_anthropic_shape(relay: Relay, device_key: SigningKey) -> None:
+    import httpx
+
+    api_key, _ = relay.funded_key()
+
+    async def run() -> int:
+        async with AsyncRelayClient(relay.url, api_key=api_key, name_model="off", device_key=device_key, retries=0) as c:
+            return (await c.messages.count_tokens(model="local-chat", messages=[{"role": "user", "content": PROMPT}]))["input_tokens"]
+
+    assert asyncio.run(run()) > 0
+    with RelayClient(relay.url, api_key=api_key, name_model="off", device_key=device_key, retries=0) as client:
+        with httpx.Client(base_url="https://api.anthropic.com", transport=client.http_transport()) as http:
+            counted = http.post("/v1/messages/count_tokens", json={"model": "local-chat", "messages": [{"role": "user", "content": PROMPT}]})
+            assert counted.status_code == 200 and counted.json()["input_tokens"] > 0
+            # A field count_tokens does not take is refused in Anthropic's error shape; nothing is sent.
+            relay.reset_provider()
+            refused = http.post("/v1/messages/count_tokens", json={"model": "local-chat", "messages": [], "metadata": {"user_id": EMAIL}})
+            assert refused.status_code == 400
+            assert refused.json()["type"] == "error" and refused.json()["error"]["type"] == "unsupported_field"
+            assert relay.received() == []

@@ -177,6 +177,26 @@ const CASES: ReadonlyArray<CaseInput> = [
     route: "messages",
     body: anthropic([{ type: "text", text: "what is in it?" }, { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } }])
   },
+  {
+    // What Claude Code sends (beta Messages API): a role "system" message with per-turn output_config and clear_at,
+    // context_management edits, adaptive thinking, its device/session JSON in metadata.user_id.
+    name: "messages: Claude Code's beta shape (system-role message, output_config, clear_at, context_management) is tokenised, not refused",
+    route: "messages",
+    body: {
+      model: "m",
+      max_tokens: 16,
+      messages: [
+        { role: "user", content: [{ type: "text", text: `Reply to ${NAME} at ${EMAIL}` }] },
+        { role: "system", content: [{ type: "text", text: `Working directory of ${EMAIL}`, cache_control: { type: "ephemeral" } }], output_config: { effort: "medium" }, clear_at: "never" }
+      ],
+      metadata: { user_id: JSON.stringify({ device_id: "9c25f252", account_uuid: "", session_id: "59b4c9e3" }) },
+      thinking: { type: "adaptive", display: "omitted" },
+      context_management: { edits: [{ type: "clear_thinking_20251015", keep: "all" }] },
+      output_config: { effort: "medium" },
+      stream: true
+    },
+    never_sent: [EMAIL]
+  },
   { name: "messages: metadata with a member the policy does not name is refused", route: "messages", body: anthropic("hi", { metadata: { user_id: "u1", session: "s1" } }) },
   {
     name: "messages: text documents, tool_use input and tool_result content are tokenised",

@@ -19,7 +19,13 @@ from .verify.receipt import VerificationResult
 from .wire.base64 import decode_json_header
 from .wire.ecdsa import SigningKey
 
-ROUTE_PATHS = {"chat.completions": "/api/v1/chat/completions", "messages": "/api/v1/messages", "embeddings": "/api/v1/embeddings", "responses": "/api/v1/responses"}
+ROUTE_PATHS = {
+    "chat.completions": "/api/v1/chat/completions",
+    "messages": "/api/v1/messages",
+    "messages.count_tokens": "/api/v1/messages/count_tokens",
+    "embeddings": "/api/v1/embeddings",
+    "responses": "/api/v1/responses",
+}
 _GATEWAY_KEY = re.compile(r"svc_[a-z2-7]+")
 
 

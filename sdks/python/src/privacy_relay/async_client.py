@@ -92,6 +92,11 @@ class _Messages:
     async def create(self, *, model: Any = None, messages: Any = None, stream: bool = False, idempotency_key: Optional[str] = None, traceparent: Optional[str] = None, timeout: Optional[float] = None, **extra: Any) -> Any:
         return await self._client._relay("messages", body_of(model, messages, stream, extra), idempotency_key, traceparent, timeout)
 
+    async def count_tokens(self, *, model: Any = None, messages: Any = None, idempotency_key: Optional[str] = None, traceparent: Optional[str] = None, timeout: Optional[float] = None, **extra: Any) -> RelayAnswer:
+        """Anthropic token counting through the relay (POST /api/v1/messages/count_tokens): `input_tokens` of the
+        tokenised request, the text the provider would see. Not billed, no receipt (`receipt` is None)."""
+        return await self._client._relay("messages.count_tokens", body_of(model, messages, False, extra), idempotency_key, traceparent, timeout)
+
 
 class _Embeddings:
     def __init__(self, client: "AsyncRelayClient") -> None:

@@ -93,6 +93,11 @@ class _Messages:
         """An Anthropic message through the relay; `stream=True` answers a RelayStream of events."""
         return self._client._relay("messages", body_of(model, messages, stream, extra), idempotency_key, traceparent, timeout)
 
+    def count_tokens(self, *, model: Any = None, messages: Any = None, idempotency_key: Optional[str] = None, traceparent: Optional[str] = None, timeout: Optional[float] = None, **extra: Any) -> RelayAnswer:
+        """Anthropic token counting through the relay (POST /api/v1/messages/count_tokens): `input_tokens` of the
+        tokenised request, the text the provider would see. Not billed, no receipt (`receipt` is None)."""
+        return self._client._relay("messages.count_tokens", body_of(model, messages, False, extra), idempotency_key, traceparent, timeout)
+
 
 class _Embeddings:
     def __init__(self, client: "RelayClient") -> None:

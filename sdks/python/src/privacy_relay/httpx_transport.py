@@ -4,7 +4,8 @@
     openai = OpenAI(base_url="https://relay.example/v1", api_key="unused",
                     http_client=httpx.Client(transport=client.http_transport()))
 
-Chat completions, messages, embeddings and the model list are relayed: bodies are tokenised and attested here and
+Chat completions, messages (and their token counting), embeddings, the Responses API (`openai.responses.create`)
+and the model list are relayed: bodies are tokenised and attested here and
 sent to the RelayClient's gateway with its key (the official client's own key and base URL are not used); answers,
 streams included, come back with the originals restored. Errors are answered in the provider's error shape; a body
 the egress policy refuses is answered here (400 unsupported_field or nesting_too_deep, 415 unsupported_content, with
@@ -32,8 +33,21 @@ FORWARDED_HEADERS = ("idempotency-key", "traceparent", "tracestate", "anthropic-
 _DROPPED = ("content-length", "content-encoding", "transfer-encoding")
 
 
+#: The relayed routes, by the end of the official client's path (any base URL in front).
+_ROUTES = (
+    ("/chat/completions", "chat.completions"),
+    ("/messages/count_tokens", "messages.count_tokens"),
+    ("/messages", "messages"),
+    ("/embeddings", "embeddings"),
+    ("/responses", "responses"),
+    ("/models", "models"),
+)
+_ANTHROPIC_ROUTES = ("messages", "messages.count_tokens")
+_STREAMING_ROUTES = ("chat.completions", "messages", "responses")
+
+
 def _route_of(path: str) -> Optional[str]:
-    for suffix, route in (("/chat/completions", "chat.completions"), ("/messages", "messages"), ("/embeddings", "embeddings"), ("/models", "models")):
+    for suffix, route in _ROUTES:
         if path.endswith(suffix):
             return route
     return None
@@ -102,7 +116,7 @@ class RelayTransport(httpx.BaseTransport):
         c = self._client
         route = _route_of(request.url.path)
         forwarded = {name: request.headers[name] for name in FORWARDED_HEADERS if name in request.headers}
-        anthropic = route == "messages"
+        anthropic = route in _ANTHROPIC_ROUTES
         try:
             if route == "models":
                 c._ready()
@@ -110,7 +124,7 @@ class RelayTransport(httpx.BaseTransport):
                 return httpx.Response(upstream.status_code, headers={k: v for k, v in upstream.headers.items() if k.lower() not in _DROPPED}, content=upstream.content)
             if route is None or request.method != "POST":
                 return _error_response(
-                    anthropic, 404, "not_found", f"The relay transport relays chat completions, messages, embeddings and the model list; not {request.method} {request.url.path}."
+                    anthropic, 404, "not_found", f"The relay transport relays chat completions, messages, token counts, embeddings, responses and the model list; not {request.method} {request.url.path}."
                 )
             try:
                 body = json.loads(request.read())
@@ -120,7 +134,7 @@ class RelayTransport(httpx.BaseTransport):
                 return _too_deep(anthropic)
             prepared = c._core.engine.prepare(route, body, forwarded.get("idempotency-key"), **self._settings)
             c._ready()
-            stream = route != "embeddings" and isinstance(body, dict) and body.get("stream") is True
+            stream = route in _STREAMING_ROUTES and isinstance(body, dict) and body.get("stream") is True
             headers = c._core.headers(
                 {"content-type": "application/json", "accept": "text/event-stream" if stream else "application/json", **forwarded, **prepared.headers},
                 forwarded.get("traceparent"),
@@ -179,7 +193,7 @@ class AsyncRelayTransport(httpx.AsyncBaseTransport):
         c = self._client
         route = _route_of(request.url.path)
         forwarded = {name: request.headers[name] for name in FORWARDED_HEADERS if name in request.headers}
-        anthropic = route == "messages"
+        anthropic = route in _ANTHROPIC_ROUTES
         try:
             if route == "models":
                 await c._ready()
@@ -187,7 +201,7 @@ class AsyncRelayTransport(httpx.AsyncBaseTransport):
                 return httpx.Response(upstream.status_code, headers={k: v for k, v in upstream.headers.items() if k.lower() not in _DROPPED}, content=upstream.content)
             if route is None or request.method != "POST":
                 return _error_response(
-                    anthropic, 404, "not_found", f"The relay transport relays chat completions, messages, embeddings and the model list; not {request.method} {request.url.path}."
+                    anthropic, 404, "not_found", f"The relay transport relays chat completions, messages, token counts, embeddings, responses and the model list; not {request.method} {request.url.path}."
                 )
             try:
                 body = json.loads(await request.aread())
@@ -197,7 +211,7 @@ class AsyncRelayTransport(httpx.AsyncBaseTransport):
                 return _too_deep(anthropic)
             prepared = await asyncio.to_thread(c._core.engine.prepare, route, body, forwarded.get("idempotency-key"), **self._settings)
             await c._ready()
-            stream = route != "embeddings" and isinstance(body, dict) and body.get("stream") is True
+            stream = route in _STREAMING_ROUTES and isinstance(body, dict) and body.get("stream") is True
             headers = c._core.headers(
                 {"content-type": "application/json", "accept": "text/event-stream" if stream else "application/json", **forwarded, **prepared.headers},
                 forwarded.get("traceparent"),

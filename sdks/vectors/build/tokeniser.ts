@@ -15,7 +15,10 @@ const TEXTS: ReadonlyArray<readonly [string, string]> = [
   ["es", "Llámame al +34 612 34 56 78; nací el 14/03/1985 en Sevilla."],
   ["nl", "Mijn BSN is 111222333 en mijn e-mailadres is jan.jansen@voorbeeld.nl."],
   ["nl", "Bel me op 06 12345678 of maak over naar NL91 ABNA 0417 1643 00."],
-  ["en", "Nothing personal here: the meeting is at 10:30 in room 4B, version 2.4.1."]
+  ["en", "Nothing personal here: the meeting is at 10:30 in room 4B, version 2.4.1."],
+  // IPv4 in logs and URLs, announced by the shape rather than a word; and the versions those shapes must not take.
+  ["en", "2026-11-28T08:00:01Z 10.32.69.1 GET /index.html 200\nX-Forwarded-For: 203.0.113.9, 10.0.0.2\nOpen https://192.168.1.10/admin or ssh://deploy@10.0.0.5/repo"],
+  ["en", "2026-11-28 4.2.0.1 released\n[08:00:01] 1.2.3.4 done\nDocs at https://example.com/v/1.2.3.4/ and OID 1.3.6.1."]
 ]
 
 export const buildTokeniserVectors = async () => {

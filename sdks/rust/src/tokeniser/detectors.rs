@@ -676,7 +676,7 @@ pub fn ipv4(ctx: &Ctx<'_>) -> Vec<Span> {
     let re = re!(r"(?<![\p{L}\p{N}._\-])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?![\p{L}\p{N}_]|\.\d|-[A-Za-z])", "gu");
     let upgrade = re!(r"\b(?:upgrad|updat|downgrad|migrat|bump|aktualisier|mis à jour|actualiz|bijgewerkt)\w*\b[^\n\d]{0,20}(?:\d[\w.\-]*[^\n\d]{1,12})?(?:from|to|von|auf|de|à|a|naar|van)\s*$", "i");
     let version = re!(r"(?:\b(?:v|ver|version|versión|versione|release|build|firmware|fw|rev|revision|update|patch|sdk|api|kb|chrome|firefox|edge|windows|ios|android|macos)\.?\s*[:=]?\s*|\bv)$", "i");
-    let network = re!(r"\b(?:ip|ipv4|ips|address|addresses|addr|host|hosts|hostname|server|servers|client|peer|from|to|connect|connected|connection|login|logged|access|log|logs|firewall|blocked|block|ban|banned|allow|allowlist|whitelist|blacklist|denylist|gateway|router|dns|resolver|nameserver|proxy|vpn|subnet|netmask|route|ping|ssh|telnet|listen|bind|nat|lan|wan|remote|source|destination|src|dst|adresse|adresa|dirección|direccion|indirizzo|ip-adresse|attacker|vanaf|vandaan|depuis|desde|von|aus|connexion|anmeldung|zugriff|acceso|conexión|conexion|inlog|inlogpoging|inloggen|verbinding|aanmelding)\b", "i");
+    let network = re!(r"\b(?:ip|ipv4|ips|address|addresses|addr|host|hosts|hostname|server|servers|client|peer|from|to|connect|connected|connection|login|logged|access|log|logs|firewall|blocked|block|ban|banned|allow|allowlist|whitelist|blacklist|denylist|gateway|router|dns|resolver|nameserver|proxy|vpn|subnet|netmask|route|ping|ssh|telnet|listen|bind|nat|lan|wan|remote|source|destination|src|dst|forwarded|upstream|downstream|endpoint|url|uri|adresse|adresa|dirección|direccion|indirizzo|ip-adresse|attacker|vanaf|vandaan|depuis|desde|von|aus|connexion|anmeldung|zugriff|acceso|conexión|conexion|inlog|inlogpoging|inloggen|verbinding|aanmelding)\b", "i");
     spans_from_regex(text, re, EntityType::Ipv4, |c| {
         let (start, end) = whole(c);
         let parts = [g(c, 1), g(c, 2), g(c, 3), g(c, 4)];
@@ -704,6 +704,11 @@ pub fn ipv4(ctx: &Ctx<'_>) -> Vec<Span> {
         let announced = test(network, before)
             || test(network, after)
             || test(re!(r"^(?::\d{1,5}\b|\/\d{1,2}\b)"), after)
+            // A URL's host: "https://10.0.0.5/admin", "ssh://deploy@10.0.0.5".
+            || test(re!(r":\/\/(?:[^\s@\/]*@)?$"), before)
+            // A log line's timestamp and nothing else before it, for a number that does not look like a version.
+            || (test(re!(r"^\s*[\[(]?(?:\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?|\d{2}:\d{2}:\d{2}(?:[.,]\d+)?)[\])]?\s*$"), before)
+                && !looks_like_version)
             || text_before(text, start, 200).trim_matches(super::fields::is_js_space).is_empty();
         announced.then_some((start, end))
     })

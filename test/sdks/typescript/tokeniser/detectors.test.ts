@@ -73,6 +73,15 @@ describe("structured detectors", () => {
     expect(found("server version 10.0.0.1", "IPV4")).toEqual([])
     expect(found("host 1.2.3.4.5", "IPV4")).toEqual([])
     expect(found("we shipped 4.2.0.1 today", "IPV4")).toEqual([])
+    // Announced by the shape: a log line's timestamp, a URL's host, a forwarding header.
+    expect(found("2026-11-28T08:00:01Z 10.32.69.1 GET /index.html 200", "IPV4")).toEqual(["10.32.69.1"])
+    expect(found("See https://192.168.1.10/admin for the console", "IPV4")).toEqual(["192.168.1.10"])
+    expect(found("git clone ssh://deploy@10.0.0.5/repo.git", "IPV4")).toEqual(["10.0.0.5"])
+    expect(found("X-Forwarded-For: 203.0.113.9, 10.0.0.2", "IPV4")).toEqual(["203.0.113.9", "10.0.0.2"])
+    // ... and not where those shapes hold a version.
+    expect(found("2026-11-28 4.2.0.1 released", "IPV4")).toEqual([])
+    expect(found("[08:00:01] 1.2.3.4 done", "IPV4")).toEqual([])
+    expect(found("Docs at https://example.com/v/1.2.3.4/ now", "IPV4")).toEqual([])
   })
 
   it("IPV6: full, compressed and IPv4-mapped forms; not times or MAC addresses", () => {

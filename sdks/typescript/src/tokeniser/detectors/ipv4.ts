@@ -18,7 +18,17 @@ const VERSION_CUE =
 // so an address must be announced by its context: a network word in the same line, a port or prefix
 // length right after it ("10.0.0.1:8080", "100.64.0.1/10"), or the start of a line (log lines).
 const NETWORK_CUE =
-  /\b(?:ip|ipv4|ips|address|addresses|addr|host|hosts|hostname|server|servers|client|peer|from|to|connect|connected|connection|login|logged|access|log|logs|firewall|blocked|block|ban|banned|allow|allowlist|whitelist|blacklist|denylist|gateway|router|dns|resolver|nameserver|proxy|vpn|subnet|netmask|route|ping|ssh|telnet|listen|bind|nat|lan|wan|remote|source|destination|src|dst|adresse|adresa|dirección|direccion|indirizzo|ip-adresse|attacker|vanaf|vandaan|depuis|desde|von|aus|connexion|anmeldung|zugriff|acceso|conexión|conexion|inlog|inlogpoging|inloggen|verbinding|aanmelding)\b/i
+  /\b(?:ip|ipv4|ips|address|addresses|addr|host|hosts|hostname|server|servers|client|peer|from|to|connect|connected|connection|login|logged|access|log|logs|firewall|blocked|block|ban|banned|allow|allowlist|whitelist|blacklist|denylist|gateway|router|dns|resolver|nameserver|proxy|vpn|subnet|netmask|route|ping|ssh|telnet|listen|bind|nat|lan|wan|remote|source|destination|src|dst|forwarded|upstream|downstream|endpoint|url|uri|adresse|adresa|dirección|direccion|indirizzo|ip-adresse|attacker|vanaf|vandaan|depuis|desde|von|aus|connexion|anmeldung|zugriff|acceso|conexión|conexion|inlog|inlogpoging|inloggen|verbinding|aanmelding)\b/i
+
+/** A URL's host: "https://10.0.0.5/admin", "ssh://deploy@10.0.0.5". */
+const URL_HOST_BEFORE = /:\/\/(?:[^\s@\/]*@)?$/
+
+/**
+ * A log line's timestamp and nothing else before the address: "2026-11-28T08:00:01Z 10.32.69.1 GET /", "[12:30:45]
+ * 10.0.0.2 ...". Only for numbers that do not look like a version (a release log's "2026-11-28 4.2.0.1" stays a version).
+ */
+const LOG_TIMESTAMP_BEFORE =
+  /^\s*[[(]?(?:\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?|\d{2}:\d{2}:\d{2}(?:[.,]\d+)?)[\])]?\s*$/
 
 /**
  * Version numbers have small parts and a small major ("4.12.0.3", "2.3.0.15"); addresses in the 1-9
@@ -57,6 +67,8 @@ export const ipv4Detector: Detector = {
         NETWORK_CUE.test(before) ||
         NETWORK_CUE.test(after) ||
         /^(?::\d{1,5}\b|\/\d{1,2}\b)/.test(after) ||
+        URL_HOST_BEFORE.test(before) ||
+        (LOG_TIMESTAMP_BEFORE.test(before) && !looksLikeVersion(parts)) ||
         textBefore(text, start, 200).trim() === ""
       return announced ? { start, end } : undefined
     })

@@ -18,10 +18,16 @@ _VERSION_CUE = jsregex.compile(
     "i",
 )
 _NETWORK_CUE = jsregex.compile(
-    r"\b(?:ip|ipv4|ips|address|addresses|addr|host|hosts|hostname|server|servers|client|peer|from|to|connect|connected|connection|login|logged|access|log|logs|firewall|blocked|block|ban|banned|allow|allowlist|whitelist|blacklist|denylist|gateway|router|dns|resolver|nameserver|proxy|vpn|subnet|netmask|route|ping|ssh|telnet|listen|bind|nat|lan|wan|remote|source|destination|src|dst|adresse|adresa|dirección|direccion|indirizzo|ip-adresse|attacker|vanaf|vandaan|depuis|desde|von|aus|connexion|anmeldung|zugriff|acceso|conexión|conexion|inlog|inlogpoging|inloggen|verbinding|aanmelding)\b",
+    r"\b(?:ip|ipv4|ips|address|addresses|addr|host|hosts|hostname|server|servers|client|peer|from|to|connect|connected|connection|login|logged|access|log|logs|firewall|blocked|block|ban|banned|allow|allowlist|whitelist|blacklist|denylist|gateway|router|dns|resolver|nameserver|proxy|vpn|subnet|netmask|route|ping|ssh|telnet|listen|bind|nat|lan|wan|remote|source|destination|src|dst|forwarded|upstream|downstream|endpoint|url|uri|adresse|adresa|dirección|direccion|indirizzo|ip-adresse|attacker|vanaf|vandaan|depuis|desde|von|aus|connexion|anmeldung|zugriff|acceso|conexión|conexion|inlog|inlogpoging|inloggen|verbinding|aanmelding)\b",
     "i",
 )
 _PORT_OR_PREFIX = jsregex.compile(r"^(?::\d{1,5}\b|\/\d{1,2}\b)")
+# A URL's host: "https://10.0.0.5/admin", "ssh://deploy@10.0.0.5".
+_URL_HOST_BEFORE = jsregex.compile(r":\/\/(?:[^\s@\/]*@)?$")
+# A log line's timestamp and nothing else before the address; only for numbers that do not look like a version.
+_LOG_TIMESTAMP_BEFORE = jsregex.compile(
+    r"^\s*[[(]?(?:\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?|\d{2}:\d{2}:\d{2}(?:[.,]\d+)?)[\])]?\s*$"
+)
 
 
 def _looks_like_version(parts: list[str]) -> bool:
@@ -55,6 +61,8 @@ def _accept(text: str, m):
         _NETWORK_CUE.search(before) is not None
         or _NETWORK_CUE.search(after) is not None
         or _PORT_OR_PREFIX.search(after) is not None
+        or _URL_HOST_BEFORE.search(before) is not None
+        or (_LOG_TIMESTAMP_BEFORE.search(before) is not None and not _looks_like_version(parts))
         or text_before(text, start, 200).strip() == ""
     )
     return (start, end) if announced else None

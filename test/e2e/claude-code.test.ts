@@ -12,11 +12,11 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { startFakeProvider, type FakeProvider } from "../../programs/fake-provider.ts"
-import { startProxy, type StartedProxy } from "../../src/proxy/startProxy.ts"
+import { startProxy, type StartedProxy } from "../../sdks/typescript/src/proxy/startProxy.ts"
 import { verifyReceipt } from "../../sdks/typescript/src/verify/receipt.ts"
 import { startTestGateway, type TestGateway } from "../support/gateway.ts"
 import { fundedKey } from "../support/tenant.ts"
-import { gatewayFront, type GatewayFront } from "../src/proxy/gatewayFront.ts"
+import { gatewayFront, type GatewayFront } from "../sdks/typescript/proxy/gatewayFront.ts"
 
 const CLAUDE = join(import.meta.dirname, "../../node_modules/.bin/claude")
 const EMAIL = "jane.doe@example.com"

@@ -1,5 +1,6 @@
 /**
- * Builds the publishable package into dist/: ESM bundles for Node/Deno (`index.js`, `effect.js`, `cli.js`, `wire.js`)
+ * Builds the publishable package into dist/: ESM bundles for Node/Deno (`index.js`, `effect.js`, `cli.js` (the
+ * `privacy-relay` command: proxy, mcp, demo, transparency), `proxy-worker.js`, `wire.js`)
  * and for browsers (`browser.js`), with the runtime libraries left as dependencies; then the type declarations (tsc).
  *
  * The engine identity is fixed at build time: the package version and the fingerprint of the engine sources (the
@@ -21,6 +22,23 @@ const pkg = JSON.parse(readFileSync(join(here, "package.json"), "utf8")) as {
 }
 const engine = packageEngine()
 
+/**
+ * The local proxy tokenises large requests in worker threads; in the sources the worker is the file beside
+ * workerTokeniser.ts. In the package it is its own entry, dist/proxy-worker.js, found through the package's own
+ * `exports` (the module that starts it lands in a chunk, so a path relative to it would depend on the chunking).
+ */
+const WORKER_URL_IN_SOURCE = 'new URL("./tokeniserWorker.ts", import.meta.url)'
+const proxyWorkerUrlPlugin: esbuild.Plugin = {
+  name: "proxy-worker-url",
+  setup(build) {
+    build.onLoad({ filter: /[/\\]proxy[/\\]workerTokeniser\.ts$/ }, (args) => {
+      const source = readFileSync(args.path, "utf8")
+      if (!source.includes(WORKER_URL_IN_SOURCE)) throw new Error(`${args.path} no longer has ${WORKER_URL_IN_SOURCE}: update build.ts`)
+      return { contents: source.replace(WORKER_URL_IN_SOURCE, 'new URL(import.meta.resolve("@privacy-relay/sdk/proxy-worker"))'), loader: "ts" }
+    })
+  }
+}
+
 const dist = join(here, "dist")
 rmSync(dist, { recursive: true, force: true })
 const common: esbuild.BuildOptions = {
@@ -30,7 +48,7 @@ const common: esbuild.BuildOptions = {
   sourcemap: true,
   // The optional peers (tesseract.js and its English data, for createImageRedactor on Node) are the user's to install.
   external: [...Object.keys(pkg.dependencies), ...Object.keys(pkg.peerDependencies)],
-  plugins: [engineIdentityPlugin(engine)],
+  plugins: [engineIdentityPlugin(engine), proxyWorkerUrlPlugin],
   logLevel: "warning",
   // The file readers and writers (and the libraries they use) are loaded with import() when first needed: split into
   // chunks, an application that never reads a file never loads them.
@@ -44,6 +62,7 @@ await esbuild.build({
     index: join(here, "src/index.ts"),
     effect: join(here, "src/effect.ts"),
     cli: join(here, "src/cli.ts"),
+    "proxy-worker": join(here, "src/proxy/tokeniserWorker.ts"),
     wire: join(here, "src/wire/index.ts")
   },
   outdir: dist,

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql"
-import type { Adapter, AdapterPayload } from "oidc-provider"
+import type { Adapter, AdapterConstructor, AdapterPayload } from "oidc-provider"
 import type { KeyEncryption } from "../../services/KeyEncryption.ts"
 import { jsonColumn } from "../pg/jsonColumn.ts"
 import { isSealed, openJson, payloadContext, sealJson, storedId } from "./atRest.ts"
@@ -14,7 +14,7 @@ export type RunSql = <A>(effect: Effect.Effect<A, unknown, never>) => Promise<A>
  * are stored as their SHA-256 and payloads sealed under the KEK (layers/oidc/atRest.ts); `account_id` is kept beside
  * the sealed payload so an account's deletion can find its rows. Expired rows are ignored on read.
  */
-export const makeOidcAdapter = (sql: SqlClient.SqlClient, keys: KeyEncryption["Service"], run: RunSql) =>
+export const makeOidcAdapter = (sql: SqlClient.SqlClient, keys: KeyEncryption["Service"], run: RunSql): AdapterConstructor =>
   class PgOidcAdapter implements Adapter {
     readonly model: string
     constructor(model: string) {

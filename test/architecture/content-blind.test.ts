@@ -7,7 +7,9 @@ import { describe, expect, it } from "vitest"
  * `sdks/typescript/src/tokeniser` and `sdks/typescript/src/client`) or the local proxy (`sdks/typescript/src/proxy`) and the MCP server (`sdks/typescript/src/mcp`). Of the SDK,
  * the gateway imports the wire-format code only (`sdks/typescript/src/wire`, its one copy). This walks every file
  * reachable from a program through relative imports (static `import`/`export ... from`, side-effect
- * `import "..."`, dynamic `import("...")`) and checks where they lead.
+ * `import "..."`, dynamic `import("...")`) and checks where they lead. The first line is the compiler's: the gateway
+ * is its own TypeScript project (tsconfig.gateway.json) that references only the wire's project, so an import of any
+ * other client file from gateway code fails `tsc -b tsconfig.gateway.json` (TS6307); this walk is the second.
  */
 const ROOT = resolve(import.meta.dirname, "../..")
 

@@ -1,44 +1,15 @@
-import { existsSync, readFileSync } from "node:fs"
-import { dirname, join, relative, resolve, sep } from "node:path"
 import { describe, expect, it } from "vitest"
+import { importSpecifiers, reachableFiles } from "../support/importGraph.ts"
 
 /**
  * Content-blindness is architectural: nothing the gateway runs may import the client engine (the SDK's
- * `sdks/typescript/src/tokeniser` and `sdks/typescript/src/client`) or the local proxy (`sdks/typescript/src/proxy`) and the MCP server (`sdks/typescript/src/mcp`). Of the SDK,
- * the gateway imports the wire-format code only (`sdks/typescript/src/wire`, its one copy). This walks every file
+ * `sdks/typescript/src/tokeniser` and `sdks/typescript/src/client`) or the local proxy
+ * (`sdks/typescript/src/proxy`) and the MCP server (`sdks/typescript/src/mcp`). Of the SDK, the gateway imports the wire-format code only (`sdks/typescript/src/wire`, its one copy). This walks every file
  * reachable from a program through relative imports (static `import`/`export ... from`, side-effect
  * `import "..."`, dynamic `import("...")`) and checks where they lead. The first line is the compiler's: the gateway
  * is its own TypeScript project (tsconfig.gateway.json) that references only the wire's project, so an import of any
  * other client file from gateway code fails `tsc -b tsconfig.gateway.json` (TS6307); this walk is the second.
  */
-const ROOT = resolve(import.meta.dirname, "../..")
-
-const SPECIFIER_PATTERNS = [
-  /\b(?:import|export)\b[^"'`;]*?\bfrom\s*["']([^"']+)["']/g,
-  /\bimport\s*["']([^"']+)["']/g,
-  /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g
-]
-
-const importSpecifiers = (source: string): Array<string> =>
-  SPECIFIER_PATTERNS.flatMap((pattern) => [...source.matchAll(pattern)].map((match) => match[1]))
-
-/** Repository-relative paths (with `/`) of every file reachable from `entry` through relative imports. */
-const reachableFiles = (entry: string): Set<string> => {
-  const seen = new Set<string>()
-  const pending = [resolve(ROOT, entry)]
-  while (pending.length > 0) {
-    const file = pending.pop()!
-    const key = relative(ROOT, file).split(sep).join("/")
-    if (seen.has(key)) continue
-    seen.add(key)
-    if (!file.endsWith(".ts") || !existsSync(file)) continue
-    for (const specifier of importSpecifiers(readFileSync(file, "utf8"))) {
-      if (specifier.startsWith(".")) pending.push(resolve(dirname(file), specifier))
-    }
-  }
-  return seen
-}
-
 const WIRE = "sdks/typescript/src/wire/"
 /**
  * The egress policy is wire data, not engine: the gateway walks relayed bodies with it (structure only) as every client
@@ -60,6 +31,14 @@ describe("content-blind gateway (architecture)", () => {
     expect(reachable.has("sdks/typescript/src/wire/receipts/verify.ts")).toBe(true)
     expect(reachable.has("sdks/vectors/egress-policy.json")).toBe(true)
     expect(forbiddenIn(reachable)).toEqual([])
+  })
+
+  it("nor from what `npm start` runs (programs/start.ts: the gateway and the fake provider) or the operator CLI", () => {
+    for (const program of ["programs/start.ts", "programs/fake-provider.ts", "programs/cli.ts"]) {
+      const reachable = reachableFiles(program)
+      expect(reachable.has("layers/GatewayLive.ts") || program !== "programs/start.ts").toBe(true)
+      expect(forbiddenIn(reachable), program).toEqual([])
+    }
   })
 
   it("the same walk does find the tokeniser from the local proxy (the check can fail)", () => {

@@ -19,6 +19,17 @@ describe("user docs stand alone and name only what exists", () => {
     for (const doc of USER_DOCS) expect(linesMatching(doc.text, /\bDESIGN\b/), doc.name).toEqual([])
   })
 
+  it("nor does the SDK package's code, whose sources ship in its source maps", () => {
+    const sources = (dir: string): Array<string> =>
+      readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) =>
+        entry.isDirectory() ? sources(join(dir, entry.name)) : entry.name.endsWith(".ts") ? [join(dir, entry.name)] : []
+      )
+    const files = sources("sdks/typescript/src")
+    expect(files).toContain("sdks/typescript/src/proxy/proxyConfig.ts")
+    const mentions = files.flatMap((file) => linesMatching(readFileSync(join(ROOT, file), "utf8"), /\bDESIGN\b/).map((line) => `${file}:${line}`))
+    expect(mentions).toEqual([])
+  })
+
   it("no doc offers a client component this repository does not ship (yet)", () => {
     // Each component may be named once its code is in the tree.
     const components = [

@@ -1,5 +1,5 @@
 /**
- * Gateway-locked base URL (DESIGN.md section 8): a client component talks only to a gateway, never to
+ * Gateway-locked base URL (docs/proxy.md, the gateway identity probe): a client component talks only to a gateway, never to
  * a provider. The URL must be https, or plain http to a loopback address for development, and the host
  * must answer the gateway identity probe `GET /api/.well-known/service-receipt-pubkeys.jwks` with a
  * JWKS of P-256 receipt keys. There is no provider-URL setting anywhere.

@@ -1,5 +1,5 @@
 /**
- * Settings of the local proxy (DESIGN.md section 7), from the environment or a JSON file named by
+ * Settings of the local proxy (docs/proxy.md, docs/configuration.md), from the environment or a JSON file named by
  * PROXY_CONFIG with the same keys in snake case: `host`, `port`, `gateway_url`, `gateway_key_file`,
  * `name_model`, `embedding_aliases`, `media_policy`, `passthrough_paths`, ... When both name a setting, the environment wins. Node-only (reads the file).
  * There is deliberately no provider-URL setting: the proxy is gateway-locked.

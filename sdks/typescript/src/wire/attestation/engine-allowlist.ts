@@ -14,7 +14,7 @@ export type EngineAllowlist = ReadonlyArray<{
 /**
  * The TypeScript engine (`relay-ts`), the Python one (`relay-py`, sdks/python), the Rust engine (`relay-rs`,
  * sdks/rust) and the SDKs bound to it through its C ABI (`relay-go`, `relay-java`, `relay-php`, `relay-rb`), each
- * from its first release (DESIGN.md section 10).
+ * from its first release (docs/relay.md).
  */
 export const DEFAULT_ENGINE_ALLOWLIST: EngineAllowlist = [
   { id: "relay-ts", minVersion: "0.1.0" },

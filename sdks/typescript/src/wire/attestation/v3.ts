@@ -1,7 +1,7 @@
 // The v3 attestation: a client-signed envelope the tokeniser engine produces on the device right
 // before egress, proving the exact body sent was tokenised by an official engine. Sent as
-// X-Service-Attestation (standard padded base64 of the JSON). The shape is fixed by DESIGN.md
-// section 4 so other SDKs and third parties can produce it byte-compatibly.
+// X-Service-Attestation (standard padded base64 of the JSON). The shape is fixed (docs/relay.md, the
+// attested call; sdks/vectors) so other SDKs and third parties can produce it byte-compatibly.
 import { base64UrlDecode, base64DecodeUtf8, base64EncodeUtf8 } from "../crypto/base64.ts"
 import { exportPublicJwk, importPublicJwk, isPublicJwk, signRaw, verifyRaw, type PublicJwk } from "../crypto/ecdsa.ts"
 import { isSha256Hex } from "../crypto/hex.ts"
@@ -20,7 +20,7 @@ export { engineHeaderValue }
 
 /**
  * The relay route an attestation was made for (the gateway refuses it on any other): the three of the spec, OpenAI's
- * Responses API and Anthropic's token counting (DESIGN.md section 10).
+ * Responses API and Anthropic's token counting (docs/relay.md).
  */
 export type AttestationRoute = "chat.completions" | "messages" | "embeddings" | "responses" | "messages.count_tokens"
 export const ATTESTATION_ROUTES: ReadonlyArray<AttestationRoute> = ["chat.completions", "messages", "embeddings", "responses", "messages.count_tokens"]

@@ -3,7 +3,7 @@
 
 const utf8 = new TextEncoder()
 
-/** Lowercase hex HMAC-SHA256 of `message`, keyed with the UTF-8 bytes of `secret` (DESIGN.md 8). */
+/** Lowercase hex HMAC-SHA256 of `message`, keyed with the UTF-8 bytes of `secret` (docs/webhooks.md). */
 export const hmacSha256Hex = async (secret: string, message: string): Promise<string> => {
   const key = await globalThis.crypto.subtle.importKey(
     "raw",

@@ -18,7 +18,11 @@ const TEXTS: ReadonlyArray<readonly [string, string]> = [
   ["en", "Nothing personal here: the meeting is at 10:30 in room 4B, version 2.4.1."],
   // IPv4 in logs and URLs, announced by the shape rather than a word; and the versions those shapes must not take.
   ["en", "2026-11-28T08:00:01Z 10.32.69.1 GET /index.html 200\nX-Forwarded-For: 203.0.113.9, 10.0.0.2\nOpen https://192.168.1.10/admin or ssh://deploy@10.0.0.5/repo"],
-  ["en", "2026-11-28 4.2.0.1 released\n[08:00:01] 1.2.3.4 done\nDocs at https://example.com/v/1.2.3.4/ and OID 1.3.6.1."]
+  ["en", "2026-11-28 4.2.0.1 released\n[08:00:01] 1.2.3.4 done\nDocs at https://example.com/v/1.2.3.4/ and OID 1.3.6.1."],
+  // Machine-readable zones (ICAO 9303 specimens): a passport (TD3) on two lines, an identity card (TD1) on three, a
+  // visa-sized TD2 as OCR joins it on one line; then a TD3 whose number and birth date were changed (two field checks and the composite fail: not a zone).
+  ["en", "Scanned passport:\nP<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<\nL898902C36UTO7408122F1204159ZE184226B<<<<<10\nCard:\nI<UTOD231458907<<<<<<<<<<<<<<<\n7408122F1204159UTO<<<<<<<<<<<6\nERIKSSON<<ANNA<MARIA<<<<<<<<<<"],
+  ["en", "OCR: I<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<< D231458907UTO7408122F1204159<<<<<<<6\nNot a zone: P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<\nL898903C36UTO7408132F1204159ZE184226B<<<<<10"]
 ]
 
 export const buildTokeniserVectors = async () => {

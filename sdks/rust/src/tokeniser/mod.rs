@@ -7,6 +7,7 @@ pub mod egress;
 pub mod fields;
 pub mod iban;
 pub mod jsre;
+pub mod mrz;
 pub mod names;
 pub mod phone;
 pub mod request;
@@ -84,7 +85,8 @@ pub fn detect_structured(text: &str, phone_regions: &[phonenumber::country::Id])
     let ctx = Ctx::new(text);
     let rejected = iban::rejected_iban_runs(text);
     let outside = |s: &Span| !rejected.iter().any(|(rs, re)| s.start < *re && s.end > *rs);
-    let detectors: [fn(&Ctx<'_>) -> Vec<Span>; 15] = [
+    let detectors: [fn(&Ctx<'_>) -> Vec<Span>; 16] = [
+        mrz::mrz,
         detectors::url_credentials,
         detectors::email,
         iban::iban,

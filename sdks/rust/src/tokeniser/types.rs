@@ -17,12 +17,14 @@ pub enum EntityType {
     Ipv6,
     DateOfBirth,
     Passport,
+    /// The machine-readable zone of a passport or identity card (ICAO 9303), whole.
+    Mrz,
     CryptoWallet,
     UrlCredentials,
     Person,
 }
 
-pub const ENTITY_TYPES: [EntityType; 17] = [
+pub const ENTITY_TYPES: [EntityType; 18] = [
     EntityType::Email,
     EntityType::Phone,
     EntityType::Card,
@@ -37,6 +39,7 @@ pub const ENTITY_TYPES: [EntityType; 17] = [
     EntityType::Ipv6,
     EntityType::DateOfBirth,
     EntityType::Passport,
+    EntityType::Mrz,
     EntityType::CryptoWallet,
     EntityType::UrlCredentials,
     EntityType::Person,
@@ -59,6 +62,7 @@ impl EntityType {
             EntityType::Ipv6 => "IPV6",
             EntityType::DateOfBirth => "DATE_OF_BIRTH",
             EntityType::Passport => "PASSPORT",
+            EntityType::Mrz => "MRZ",
             EntityType::CryptoWallet => "CRYPTO_WALLET",
             EntityType::UrlCredentials => "URL_CREDENTIALS",
             EntityType::Person => "PERSON",
@@ -82,7 +86,8 @@ impl std::fmt::Display for EntityType {
 }
 
 /// When two detections overlap, the earlier type in this list wins.
-pub const PRIORITY: [EntityType; 17] = [
+pub const PRIORITY: [EntityType; 18] = [
+    EntityType::Mrz,
     EntityType::UrlCredentials,
     EntityType::Email,
     EntityType::Iban,

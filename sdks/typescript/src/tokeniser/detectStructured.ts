@@ -9,6 +9,7 @@ import { frNirDetector } from "./detectors/frNir.ts"
 import { ibanDetector, rejectedIbanRuns } from "./detectors/iban.ts"
 import { ipv4Detector } from "./detectors/ipv4.ts"
 import { ipv6Detector } from "./detectors/ipv6.ts"
+import { mrzDetector } from "./detectors/mrz.ts"
 import { nationalIdDetector } from "./detectors/nationalId.ts"
 import { nlBsnDetector } from "./detectors/nlBsn.ts"
 import { passportDetector } from "./detectors/passport.ts"
@@ -22,9 +23,11 @@ import type { EntityType, Span } from "./types.ts"
  * When two detections overlap, the earlier type in this list wins: the most specific, strongest
  * validated shapes first (a URL with credentials contains an e-mail-like "user:pass@host"; a card or
  * an IBAN is also a long digit run that a phone parser may accept); names come last so a model never
- * overrides a validated identifier.
+ * overrides a validated identifier. A passport's machine-readable zone comes first: it is one value (names, number,
+ * birth date together) that nothing inside it may split.
  */
 export const PRIORITY: ReadonlyArray<EntityType> = [
+  "MRZ",
   "URL_CREDENTIALS",
   "EMAIL",
   "IBAN",
@@ -50,6 +53,7 @@ export interface StructuredOptions {
 }
 
 export const structuredDetectors = (options: StructuredOptions = {}): ReadonlyArray<Detector> => [
+  mrzDetector,
   urlCredentialsDetector,
   emailDetector,
   ibanDetector,

@@ -19,6 +19,8 @@ export const ENTITY_TYPES = [
   "IPV6",
   "DATE_OF_BIRTH",
   "PASSPORT",
+  /** The machine-readable zone of a passport or identity card (ICAO 9303), whole, validated by its check digits. */
+  "MRZ",
   "CRYPTO_WALLET",
   "URL_CREDENTIALS",
   "PERSON"

@@ -15,6 +15,7 @@ from .detectors.fr_nir import fr_nir_detector
 from .detectors.iban import iban_detector, rejected_iban_runs
 from .detectors.ipv4 import ipv4_detector
 from .detectors.ipv6 import ipv6_detector
+from .detectors.mrz import mrz_detector
 from .detectors.national_id import national_id_detector
 from .detectors.nl_bsn import nl_bsn_detector
 from .detectors.passport import passport_detector
@@ -25,9 +26,9 @@ from .detectors.us_ssn import us_ssn_detector
 from .types import Span
 
 #: When two detections overlap, the earlier type wins: the most specific validated shapes first; names last, so a
-#: model never overrides a validated identifier.
+#: model never overrides a validated identifier. A passport's machine-readable zone first: one value nothing splits.
 PRIORITY: tuple[str, ...] = (
-    "URL_CREDENTIALS", "EMAIL", "IBAN", "CARD", "FR_NIR", "US_SSN", "UK_NINO", "ES_DNI", "NL_BSN", "NATIONAL_ID",
+    "MRZ", "URL_CREDENTIALS", "EMAIL", "IBAN", "CARD", "FR_NIR", "US_SSN", "UK_NINO", "ES_DNI", "NL_BSN", "NATIONAL_ID",
     "DATE_OF_BIRTH", "PASSPORT", "CRYPTO_WALLET", "IPV6", "IPV4", "PHONE", "PERSON",
 )
 _RANK = {t: i for i, t in enumerate(PRIORITY)}
@@ -35,7 +36,7 @@ _RANK = {t: i for i, t in enumerate(PRIORITY)}
 
 def structured_detectors(phone_regions: Sequence[str] = DEFAULT_PHONE_REGIONS) -> list[Detector]:
     return [
-        url_credentials_detector, email_detector, iban_detector, card_detector, fr_nir_detector, us_ssn_detector,
+        mrz_detector, url_credentials_detector, email_detector, iban_detector, card_detector, fr_nir_detector, us_ssn_detector,
         uk_nino_detector, es_dni_detector, nl_bsn_detector, national_id_detector, date_of_birth_detector,
         passport_detector, crypto_wallet_detector, ipv6_detector, ipv4_detector, make_phone_detector(phone_regions),
     ]

@@ -7,7 +7,7 @@ from typing import NamedTuple
 #: Every category the engine tokenises; an alias carries its category, e.g. `<EMAIL_1_k3f9>`.
 ENTITY_TYPES: tuple[str, ...] = (
     "EMAIL", "PHONE", "CARD", "US_SSN", "UK_NINO", "ES_DNI", "FR_NIR", "NL_BSN", "NATIONAL_ID", "IBAN",
-    "IPV4", "IPV6", "DATE_OF_BIRTH", "PASSPORT", "CRYPTO_WALLET", "URL_CREDENTIALS", "PERSON",
+    "IPV4", "IPV6", "DATE_OF_BIRTH", "PASSPORT", "MRZ", "CRYPTO_WALLET", "URL_CREDENTIALS", "PERSON",
 )
 
 

@@ -7,6 +7,7 @@ import { isIP } from "node:net"
 import { join } from "node:path"
 import { clientConfigDir } from "../client/deviceKey.ts"
 import { expandHomePath } from "../client/homePath.ts"
+import { parseGatewayUrl } from "../client/gatewayUrl.ts"
 import { ProxyStartError } from "../client/ProxyStartError.ts"
 import { assertPrivateFile } from "../client/secretFile.ts"
 
@@ -96,7 +97,9 @@ export const readMcpSettings = (env: Env): McpSettings => {
     host,
     port: integer(env, "MCP_PORT", 9473, 0, 65535),
     bearerToken,
-    gatewayUrl: env.GATEWAY_URL || undefined,
+    // Checked now (https, or http to loopback; no credentials) so a mistyped URL stops the server at start; whether it is
+    // a gateway is asked on first use (the on-device tools work without one).
+    gatewayUrl: env.GATEWAY_URL ? asSettingsError(() => parseGatewayUrl(env.GATEWAY_URL)) : undefined,
     gatewayKeyFile: env.GATEWAY_KEY_FILE || undefined,
     portalToken: env.PORTAL_TOKEN_FILE ? readSecretFile(env, env.PORTAL_TOKEN_FILE, "PORTAL_TOKEN_FILE", /^spt_\S+$/, "Portal token file") : undefined,
     nameModel,

@@ -292,7 +292,7 @@ func TestRESTNeedsItsCredential(t *testing.T) {
 		t.Fatalf("%+v", e)
 	}
 	c = testClient(t, srv.URL, WithPortalToken("spt_test"))
-	ep, err := c.Webhooks.CreateEndpoint(context.Background(), "https://example.com/h", nil)
+	ep, err := c.Webhooks.Endpoints.Create(context.Background(), "https://example.com/h", nil)
 	if err != nil || ep.ID != "7" {
 		t.Fatalf("%+v %v", ep, err)
 	}

@@ -445,14 +445,14 @@ func TestEndToEnd(t *testing.T) {
 		}
 		go receiver.Serve(ln)
 		defer receiver.Close()
-		endpoint, err := wc.Webhooks.CreateEndpoint(ctx, "http://"+ln.Addr().String()+"/hooks", []string{"webhook.test"})
+		endpoint, err := wc.Webhooks.Endpoints.Create(ctx, "http://"+ln.Addr().String()+"/hooks", []string{"webhook.test"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if endpoint.ID == "" || endpoint.Secret == "" {
 			t.Fatalf("endpoint %+v", endpoint)
 		}
-		if err := wc.Webhooks.TestEndpoint(ctx, endpoint.ID); err != nil {
+		if _, err := wc.Webhooks.Endpoints.Test(ctx, endpoint.ID); err != nil {
 			t.Fatal(err)
 		}
 		var d delivery
@@ -482,12 +482,191 @@ func TestEndToEnd(t *testing.T) {
 			t.Fatalf("event %+v", event)
 		}
 		// Without a portal token the call is refused locally.
-		_, err = client.Webhooks.CreateEndpoint(ctx, "http://127.0.0.1:1/x", nil)
+		_, err = client.Webhooks.Endpoints.Create(ctx, "http://127.0.0.1:1/x", nil)
 		var re *relay.Error
 		if !errors.As(err, &re) || re.Code != "configuration_error" || re.Sent {
 			t.Fatalf("no portal token: %v", err)
 		}
 		g.received(t)
+	})
+
+	t.Run("the REST capability set against the gateway", func(t *testing.T) {
+		keyFile := g.fundedKeyFile(t)
+		prefix := g.lastPrefix
+		token, _ := os.ReadFile(filepath.Join(g.dataDir, "admin-token"))
+		portal := postJSON(t, g.url+"/api/admin/portal-tokens", map[string]any{"key_prefix": prefix,
+			"abilities": "ability:keys.read,ability:keys.write,ability:billing.read,ability:billing.write,webhooks.manage,webhooks.read"},
+			map[string]string{"authorization": "Bearer " + strings.TrimSpace(string(token))})["token"].(string)
+		rc, err := relay.NewClient(g.url, relay.WithAPIKeyFile(keyFile), relay.WithPortalToken(portal), relay.WithConfigDir(t.TempDir()), relay.WithNameModel("off"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A relay call, so the organisation has a receipt and a usage record.
+		if _, err := rc.Chat.Completions.Create(ctx, relay.ChatCompletionParams{Model: "local-chat", Messages: []relay.ChatMessage{{Role: "user", Content: prompt}}}); err != nil {
+			t.Fatal(err)
+		}
+		g.assertOnlyAliases(t, 1)
+
+		self, err := rc.Self.Key(ctx)
+		if err != nil || self.KeyPrefix != prefix || self.OrgID == "" {
+			t.Fatalf("self key %+v %v", self, err)
+		}
+		bal, err := rc.Self.Balance(ctx)
+		if err != nil || bal.BalanceMicros <= 0 || bal.BalanceMicros >= 10_000_000 {
+			t.Fatalf("self balance after one call on $10: %+v %v", bal, err)
+		}
+		usage, err := rc.Self.Usage(ctx, relay.PageParams{})
+		if err != nil || len(usage.Records) != 1 || usage.Records[0].Model != "local-chat" {
+			t.Fatalf("self usage %+v %v", usage, err)
+		}
+
+		// Keys: issue, list, change, rotate, revoke.
+		name := "go-sdk-e2e"
+		issued, err := rc.Keys.Create(ctx, relay.KeyParams{Name: &name, Permissions: []string{"completions"}})
+		if err != nil || !strings.HasPrefix(issued.APIKey, "svc_") || issued.OrgID != self.OrgID {
+			t.Fatalf("keys create %+v %v", issued, err)
+		}
+		days := 30
+		changed, err := rc.Keys.Update(ctx, issued.ID, relay.KeyParams{RotationDays: &days})
+		if err != nil || changed.RotationDays == nil || *changed.RotationDays != 30 || changed.Status != "active" {
+			t.Fatalf("keys update %+v %v", changed, err)
+		}
+		rotated, err := rc.Keys.Rotate(ctx, issued.ID)
+		if err != nil || rotated.Replaces != issued.ID || rotated.APIKey == issued.APIKey {
+			t.Fatalf("keys rotate %+v %v", rotated, err)
+		}
+		revoked, err := rc.Keys.Revoke(ctx, rotated.ID)
+		if err != nil || revoked.Status != "revoked" {
+			t.Fatalf("keys revoke %+v %v", revoked, err)
+		}
+		keys, err := rc.Keys.List(ctx, "")
+		status := map[string]string{}
+		for _, k := range keys {
+			status[k.ID] = k.Status
+		}
+		if err != nil || status[issued.ID] != "rotated" || status[rotated.ID] != "revoked" {
+			t.Fatalf("keys list %v %v", status, err)
+		}
+
+		// Receipts: the stored receipt of the call, verified offline and online, and its transparency proof.
+		page, err := rc.Receipts.List(ctx, relay.ReceiptListParams{Limit: 10})
+		if err != nil || len(page.Receipts) != 1 || page.Receipts[0].Claims.Model != "local-chat" {
+			t.Fatalf("receipts list %+v %v", page, err)
+		}
+		stored, err := rc.Receipts.Get(ctx, page.Receipts[0].Jti)
+		if err != nil || !bytes.Equal(stored.Raw, page.Receipts[0].Raw) {
+			t.Fatalf("receipts get %s %v", stored.Raw, err)
+		}
+		if v, err := rc.VerifyReceipt(ctx, string(stored.Raw)); err != nil || !v.Valid {
+			t.Fatalf("offline verdict %+v %v", v, err)
+		}
+		if v, err := rc.Receipts.VerifyOnline(ctx, string(stored.Raw)); err != nil || !v.Valid {
+			t.Fatalf("online verdict %+v %v", v, err)
+		}
+		tampered := bytes.Replace(stored.Raw, []byte(`"local-chat"`), []byte(`"local-chaT"`), 1)
+		if v, err := rc.Receipts.VerifyOnline(ctx, string(tampered)); err != nil || v.Valid || v.Reason == nil {
+			t.Fatalf("online verdict on a tampered receipt %+v %v", v, err)
+		}
+		sth, err := rc.Receipts.SignedTreeHead(ctx)
+		if err != nil || sth.TreeSize < 1 || sth.RootHash == "" {
+			t.Fatalf("sth %+v %v", sth, err)
+		}
+		proof, err := rc.Receipts.InclusionProof(ctx, stored.Jti)
+		if err != nil || proof.TreeSize < 1 || proof.LeafHash == "" {
+			t.Fatalf("inclusion proof %+v %v", proof, err)
+		}
+
+		// Billing: balance, a dev checkout completed, the ledger shows the credit and the debit.
+		before, err := rc.Billing.Balance(ctx)
+		if err != nil || before.BalanceMicros != bal.BalanceMicros {
+			t.Fatalf("billing balance %+v %v (self %+v)", before, err, bal)
+		}
+		chk, err := rc.Billing.TopUp(ctx, "5.00")
+		if err != nil || chk.CheckoutID == "" || chk.AmountMicros != 5_000_000 {
+			t.Fatalf("top up %+v %v", chk, err)
+		}
+		if done, err := rc.Billing.CompleteDevCheckout(ctx, chk.CheckoutID); err != nil || !done.Credited {
+			t.Fatalf("complete checkout %+v %v", done, err)
+		}
+		after, err := rc.Billing.Balance(ctx)
+		if err != nil || after.BalanceMicros != before.BalanceMicros+5_000_000 {
+			t.Fatalf("balance after top-up %+v %v", after, err)
+		}
+		ledger, err := rc.Billing.Ledger(ctx, relay.PageParams{Limit: 50})
+		if err != nil || len(ledger.Entries) < 3 {
+			t.Fatalf("ledger %+v %v", ledger, err)
+		}
+		if u, err := rc.Billing.Usage(ctx, relay.PageParams{}); err != nil || len(u.Records) != 1 {
+			t.Fatalf("billing usage %+v %v", u, err)
+		}
+
+		// Webhooks: list, change, rotate the secret, see the delivery of a test event, replay it.
+		ep, err := rc.Webhooks.Endpoints.Create(ctx, "http://127.0.0.1:9/unreachable", []string{"webhook.test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		eps, err := rc.Webhooks.Endpoints.List(ctx)
+		if err != nil || len(eps) != 1 || eps[0].ID != ep.ID || eps[0].Secret != "" {
+			t.Fatalf("endpoints %+v %v", eps, err)
+		}
+		upd, err := rc.Webhooks.Endpoints.Update(ctx, ep.ID, relay.WebhookEndpointUpdate{Events: []string{"webhook.test", "receipt.signed"}})
+		if err != nil || len(upd.Events) != 2 {
+			t.Fatalf("endpoint update %+v %v", upd, err)
+		}
+		rot, err := rc.Webhooks.Endpoints.RotateSecret(ctx, ep.ID)
+		if err != nil || rot.Secret == "" || rot.Secret == ep.Secret {
+			t.Fatalf("rotate secret %+v %v", rot, err)
+		}
+		queued, err := rc.Webhooks.Endpoints.Test(ctx, ep.ID)
+		if err != nil || queued.Event != "webhook.test" || queued.EndpointID != ep.ID {
+			t.Fatalf("test event %+v %v", queued, err)
+		}
+		got, err := rc.Webhooks.Deliveries.Get(ctx, queued.ID)
+		if err != nil || got.EventID != queued.EventID || len(got.Payload) == 0 {
+			t.Fatalf("delivery %+v %v", got, err)
+		}
+		replay, err := rc.Webhooks.Deliveries.Replay(ctx, queued.ID)
+		if err != nil || replay.ReplayOf == nil || *replay.ReplayOf != queued.ID || !strings.HasPrefix(replay.EventID, "replay-") {
+			t.Fatalf("replay %+v %v", replay, err)
+		}
+		list, err := rc.Webhooks.Deliveries.List(ctx, relay.WebhookDeliveryListParams{EndpointID: string(ep.ID)})
+		if err != nil || len(list) < 2 {
+			t.Fatalf("deliveries %+v %v", list, err)
+		}
+		if err := rc.Webhooks.Endpoints.Delete(ctx, ep.ID); err != nil {
+			t.Fatal(err)
+		}
+		_, err = rc.Webhooks.Endpoints.Get(ctx, ep.ID)
+		var re *relay.Error
+		if !errors.As(err, &re) || re.Status != 404 {
+			t.Fatalf("a deleted endpoint: %v", err)
+		}
+
+		// Self-service: a free key, no credential.
+		anon, err := relay.NewClient(g.url, relay.WithConfigDir(t.TempDir()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		free, err := anon.CreateSelfServiceKey(ctx, relay.SelfServiceKeyParams{}, relay.CallOptions{})
+		if err != nil || !strings.HasPrefix(free.APIKey, "svc_") || free.Tier != "free" {
+			t.Fatalf("self-service key %+v %v", free, err)
+		}
+		g.received(t)
+	})
+
+	t.Run("a receipt signed by a key rotated in after the client cached the JWKS verifies", func(t *testing.T) {
+		token, _ := os.ReadFile(filepath.Join(g.dataDir, "admin-token"))
+		rotated := postJSON(t, g.url+"/api/admin/receipts/keys/rotate", map[string]any{},
+			map[string]string{"authorization": "Bearer " + strings.TrimSpace(string(token))})
+		answer, err := client.Chat.Completions.Create(ctx, relay.ChatCompletionParams{Model: "local-chat",
+			Messages: []relay.ChatMessage{{Role: "user", Content: prompt}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.assertOnlyAliases(t, 1)
+		if answer.Meta.Receipt["kid"] != rotated["kid"] || answer.Meta.ReceiptVerified == nil || !*answer.Meta.ReceiptVerified {
+			t.Fatalf("receipt kid %v (rotated in %v): %+v", answer.Meta.Receipt["kid"], rotated["kid"], answer.Meta.ReceiptVerification)
+		}
 	})
 
 	t.Run("a gateway error is a typed *relay.Error", func(t *testing.T) {

@@ -61,6 +61,8 @@ type settings struct {
 	portalToken        string
 	mediaPolicy        string
 	passthroughPaths   []string
+	// jwksRefetchInterval: the least time between two JWKS refetches on an unknown kid.
+	jwksRefetchInterval time.Duration
 }
 
 // WithAPIKey gives the gateway key (svc_...).
@@ -97,6 +99,19 @@ func WithRetries(n int) Option {
 // WithTimeout bounds each attempt (default 60 s; a stream's body is bounded by the context only).
 func WithTimeout(d time.Duration) Option {
 	return func(s *settings) error { s.timeout = d; return nil }
+}
+
+// WithJWKSRefetchInterval sets the least time between two refetches of the gateway's JWKS when a receipt names a
+// key the cached set lacks (default 30 s; a receipt signed by a key rotated in after the client fetched the set
+// verifies after one refetch).
+func WithJWKSRefetchInterval(d time.Duration) Option {
+	return func(s *settings) error {
+		if d < 0 {
+			return configError("the JWKS refetch interval cannot be negative")
+		}
+		s.jwksRefetchInterval = d
+		return nil
+	}
 }
 
 // WithNameModel chooses the person-name model: "builtin" (default) or "off".
@@ -144,8 +159,13 @@ type Client struct {
 	Messages   *MessagesService
 	Embeddings *EmbeddingsService
 	Models     *ModelsService
-	Webhooks   *WebhooksService
 	Responses  *ResponsesService
+	// The REST capability set (rest_*.go): portal-token routes need WithPortalToken.
+	Keys     *KeysService
+	Receipts *ReceiptsService
+	Webhooks *WebhooksService
+	Billing  *BillingService
+	Self     *SelfOrgService
 
 	s       settings
 	http    *http.Client
@@ -156,14 +176,16 @@ type Client struct {
 	secret  []byte
 	devErr  error
 
-	idMu sync.Mutex
-	jwks json.RawMessage
+	idMu        sync.Mutex
+	jwks        json.RawMessage
+	lastRefetch time.Time
 }
 
 // NewClient checks the gateway URL, the key and the engine library (its C ABI version) and answers a client.
 // Nothing is sent before the first call; that call first probes the gateway's identity.
 func NewClient(gatewayURL string, opts ...Option) (*Client, error) {
-	s := settings{mediaPolicy: "refuse", passthroughPaths: []string{}, retries: 2, timeout: 60 * time.Second, names: "builtin", maxRetryAfter: 60 * time.Second}
+	s := settings{mediaPolicy: "refuse", passthroughPaths: []string{}, retries: 2, timeout: 60 * time.Second, names: "builtin", maxRetryAfter: 60 * time.Second,
+		jwksRefetchInterval: 30 * time.Second}
 	for _, o := range opts {
 		if err := o(&s); err != nil {
 			return nil, err
@@ -206,7 +228,11 @@ func NewClient(gatewayURL string, opts ...Option) (*Client, error) {
 	cl.Messages = &MessagesService{c: cl}
 	cl.Embeddings = &EmbeddingsService{c: cl}
 	cl.Models = &ModelsService{c: cl}
-	cl.Webhooks = &WebhooksService{c: cl}
+	cl.Webhooks = &WebhooksService{Endpoints: &WebhookEndpointsService{c: cl}, Deliveries: &WebhookDeliveriesService{c: cl}}
+	cl.Keys = &KeysService{c: cl}
+	cl.Receipts = &ReceiptsService{c: cl}
+	cl.Billing = &BillingService{c: cl}
+	cl.Self = &SelfOrgService{c: cl}
 	cl.Responses = &ResponsesService{c: cl}
 	return cl, nil
 }
@@ -385,13 +411,24 @@ func (c *Client) device() (string, []byte, error) {
 
 // ---- gateway identity ---------------------------------------------------------------------------------------
 
-// ready runs the identity probe once (again after a failure): nothing with a key is sent before it passed.
+// ready runs the identity probe once (again after a failure): nothing with a key is sent before it passed. Its
+// answer is the JWKS the receipts are verified against.
 func (c *Client) ready(ctx context.Context) (json.RawMessage, error) {
 	c.idMu.Lock()
 	defer c.idMu.Unlock()
 	if c.jwks != nil {
 		return c.jwks, nil
 	}
+	body, err := c.fetchJWKS(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.jwks = body
+	return body, nil
+}
+
+// fetchJWKS asks the gateway for its receipt keys (the identity probe) and checks they are public P-256 keys.
+func (c *Client) fetchJWKS(ctx context.Context) (json.RawMessage, error) {
 	req, err := http.NewRequestWithContext(ctx, "GET", c.GatewayURL+IdentityProbePath, nil)
 	if err != nil {
 		return nil, configError("%v", err)
@@ -414,8 +451,26 @@ func (c *Client) ready(ctx context.Context) (json.RawMessage, error) {
 			return nil, &Error{Code: "gateway_identity_failed", Status: res.StatusCode, Message: fmt.Sprintf("%s answered the identity probe with a key that is not a public P-256 key; nothing was sent", c.GatewayURL)}
 		}
 	}
-	c.jwks = body
 	return body, nil
+}
+
+// refetchJWKS fetches the JWKS again because a receipt names a kid the cached set lacks (the set may predate a key
+// rotation: rotated-out keys stay published, so only a newer key can be missing). At most one refetch per
+// jwksRefetchInterval, so receipts with invented kids cannot make the client hammer the gateway. Answers the
+// fresh set, or nil when none was fetched.
+func (c *Client) refetchJWKS(ctx context.Context) json.RawMessage {
+	c.idMu.Lock()
+	defer c.idMu.Unlock()
+	if !c.lastRefetch.IsZero() && time.Since(c.lastRefetch) < c.s.jwksRefetchInterval {
+		return nil
+	}
+	c.lastRefetch = time.Now()
+	body, err := c.fetchJWKS(ctx)
+	if err != nil {
+		return nil
+	}
+	c.jwks = body
+	return body
 }
 
 // prepared is what leaves the device for one call, and what stays to restore the answer.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -25,13 +26,19 @@ func WithPortalToken(token string) Option {
 	return func(s *settings) error { s.portalToken = token; return nil }
 }
 
-// Do calls any route of the gateway's REST API (docs/openapi) and decodes its JSON answer into out (nil: ignore).
-// It is the low-level path of the REST capability set: typed wrappers exist for webhook endpoints only so far.
-// A credential goes only to a URL that passed the identity probe; writes carry an Idempotency-Key (reused by the
-// retries); errors are *Error.
-func (c *Client) Do(ctx context.Context, method, path string, auth Auth, body any, out any) error {
+// Do calls any route of the gateway's REST API (docs/openapi.json) and decodes its JSON answer into out (nil:
+// ignore). The typed services (client.Keys, client.Receipts, client.Webhooks, client.Billing, client.Self,
+// client.SelfService) are built on it; Do reaches the routes they do not name. A credential goes only to a URL
+// that passed the identity probe; writes carry an Idempotency-Key (opts' own, else a fresh one) that every retry
+// reuses; errors are *Error.
+func (c *Client) Do(ctx context.Context, method, path string, auth Auth, body any, out any, opts ...CallOptions) error {
 	method = strings.ToUpper(method)
-	h := map[string]string{"accept": "application/json", "traceparent": NewTraceparent()}
+	o := first(opts)
+	tp := o.Traceparent
+	if tp == "" {
+		tp = NewTraceparent()
+	}
+	h := map[string]string{"accept": "application/json", "traceparent": tp}
 	switch auth {
 	case AuthKey:
 		if c.apiKey == "" {
@@ -55,7 +62,10 @@ func (c *Client) Do(ctx context.Context, method, path string, auth Auth, body an
 		h["content-type"] = "application/json"
 	}
 	if method != "GET" && method != "HEAD" {
-		h["idempotency-key"] = newUUID()
+		h["idempotency-key"] = o.IdempotencyKey
+		if o.IdempotencyKey == "" {
+			h["idempotency-key"] = newUUID()
+		}
 	}
 	res, err := c.send(ctx, method, path, h, raw, false)
 	if err != nil {
@@ -71,36 +81,38 @@ func (c *Client) Do(ctx context.Context, method, path string, auth Auth, body an
 	return nil
 }
 
-// WebhookEndpoint is a webhook endpoint; Secret is present only when it was created or rotated.
-type WebhookEndpoint struct {
-	ID     ID       `json:"id"`
-	URL    string   `json:"url"`
-	Events []string `json:"events"`
-	Secret string   `json:"secret,omitempty"`
+func pathEscape(s string) string { return url.PathEscape(s) }
+
+// query builds "?k=v&..." from the pairs whose value is set (empty strings and zero ints are left out).
+func query(pairs ...any) string {
+	v := url.Values{}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		k := pairs[i].(string)
+		switch x := pairs[i+1].(type) {
+		case string:
+			if x != "" {
+				v.Set(k, x)
+			}
+		case int:
+			if x != 0 {
+				v.Set(k, strconv.Itoa(x))
+			}
+		}
+	}
+	if len(v) == 0 {
+		return ""
+	}
+	return "?" + v.Encode()
 }
 
-// WebhooksService is client.Webhooks (portal token).
-type WebhooksService struct{ c *Client }
-
-// CreateEndpoint registers url for events (nil: the gateway's default set).
-func (s *WebhooksService) CreateEndpoint(ctx context.Context, endpointURL string, events []string) (*WebhookEndpoint, error) {
-	body := map[string]any{"url": endpointURL}
-	if events != nil {
-		body["events"] = events
-	}
-	var out WebhookEndpoint
-	if err := s.c.Do(ctx, "POST", "/api/v1/webhooks/endpoints", AuthPortal, body, &out); err != nil {
+// call is Do decoding into a fresh T: the answer, or nil and the *Error.
+func call[T any](ctx context.Context, c *Client, method, path string, auth Auth, body any, opts []CallOptions) (*T, error) {
+	var out T
+	if err := c.Do(ctx, method, path, auth, body, &out, opts...); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
-
-// TestEndpoint asks the gateway to deliver a webhook.test event to the endpoint.
-func (s *WebhooksService) TestEndpoint(ctx context.Context, id ID) error {
-	return s.c.Do(ctx, "POST", "/api/v1/webhooks/endpoints/"+pathEscape(string(id))+"/test", AuthPortal, map[string]any{}, nil)
-}
-
-func pathEscape(s string) string { return url.PathEscape(s) }
 
 // WebhookDeduper remembers the last N event ids (X-Service-Webhook-Id / event_id) so a redelivered event is
 // handled once. Safe for concurrent use.

@@ -72,7 +72,12 @@ func (c *Client) send(ctx context.Context, method, path string, headers map[stri
 		if err != nil {
 			cancel()
 			if ctx.Err() != nil {
-				return nil, &Error{Code: "canceled", Message: ctx.Err().Error()}
+				// The caller's deadline is a timeout like the per-attempt one; a cancel is its own code.
+				code := "canceled"
+				if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+					code = "timeout"
+				}
+				return nil, &Error{Code: code, Message: ctx.Err().Error()}
 			}
 			code := "connection_error"
 			if errors.Is(err, context.DeadlineExceeded) {

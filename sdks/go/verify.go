@@ -68,16 +68,34 @@ func VerifyWebhook(body []byte, headers map[string]string, secret string, tolera
 	return &v, json.Unmarshal([]byte(text), &v)
 }
 
+// VerifyReceipt verifies a receipt (header value or JSON text; v1, v2, failed, v3) offline against the gateway's
+// JWKS, cached by the client. A receipt whose kid the cached set lacks triggers one refetch of the set (rate
+// limited, WithJWKSRefetchInterval), so a receipt signed by a key rotated in later verifies.
+func (c *Client) VerifyReceipt(ctx context.Context, receipt string) (*Verification, error) {
+	jwks, err := c.ready(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v, err := VerifyReceipt(receipt, jwks, time.Time{})
+	if err != nil || v.Valid || v.Reason == nil || !strings.Contains(*v.Reason, unknownKidReason) {
+		return v, err
+	}
+	fresh := c.refetchJWKS(ctx)
+	if fresh == nil {
+		return v, nil
+	}
+	return VerifyReceipt(receipt, fresh, time.Time{})
+}
+
+// unknownKidReason is the engine's verdict for a kid no published key has (sdks/vectors/receipts.json).
+const unknownKidReason = "no published verification key has kid"
+
 func (c *Client) verifyMeta(ctx context.Context, receipt map[string]any) (*bool, *Verification) {
 	if receipt == nil {
 		return nil, nil
 	}
-	jwks, err := c.ready(ctx)
-	if err != nil {
-		return nil, nil
-	}
 	b, _ := json.Marshal(receipt)
-	v, err := VerifyReceipt(string(b), jwks, time.Time{})
+	v, err := c.VerifyReceipt(ctx, string(b))
 	if err != nil {
 		f := false
 		return &f, nil

@@ -18,6 +18,7 @@ import { ConfigurationError, EgressRefusedError, errorFromAnswer, GatewayIdentit
 import type { Platform } from "./platform.ts"
 import { isStreamed, RELAY_PATHS, relayRequestInit, restoredAnswer } from "./relayExchange.ts"
 import { RestApi } from "./rest.ts"
+import { Conversation } from "./conversation.ts"
 import { createSseDetokeniser, type SseEvent, type StreamRoute } from "./sseDetokeniser.ts"
 import { createTransport, DEFAULT_RETRY_POLICY, newTraceparent, type Transport } from "./transport.ts"
 import { createJwksCache, type JwksCache } from "./verify/jwks.ts"
@@ -161,6 +162,11 @@ export class RelayClientCore {
    * restored as it streams; `.receipt` once the stream has ended (the gateway's receipt-v2 frame is not yielded).
    */
   readonly responses: { readonly create: { (body: Json & { stream: true }, options?: CallOptions): Promise<RelayStream<Json>>; (body: Json, options?: CallOptions): Promise<WithMeta<Json>> } }
+  /**
+   * Multi-turn Responses conversations whose history and aliases stay on this device (conversation.ts): each turn is
+   * sent with the earlier ones, a value keeps its alias from turn to turn, and nothing is stored at the provider.
+   */
+  readonly conversations: { readonly create: () => Conversation }
   readonly models: { readonly list: (options?: CallOptions) => Promise<Json> }
 
   readonly #apiKey: () => string
@@ -226,6 +232,7 @@ export class RelayClientCore {
     this.chat = { completions: { create: create("chat.completions") } }
     this.messages = { create: create("messages") }
     this.responses = { create: create("responses") }
+    this.conversations = { create: () => new Conversation((body, callOptions, aliasSecret) => this.#relay("responses", body, callOptions, aliasSecret)) }
     this.embeddings = { create: (body, callOptions) => this.#relay("embeddings", body, callOptions ?? {}) as Promise<WithMeta<Json>> }
     this.models = {
       list: async (callOptions) => {
@@ -293,9 +300,10 @@ export class RelayClientCore {
     return { receiptVerified: verification.valid, receiptVerification: verification }
   }
 
-  async #relay(route: AttestationRoute, body: Json, options: CallOptions): Promise<WithMeta<Json> | RelayStream<Json>> {
-    // With the caller's own Idempotency-Key, a retry of this call must tokenise to the same bytes (callAliasSecret).
-    const prepared = await prepareCall(this.#engine, route, body, { aliasSecret: await callAliasSecret(this.#engine, options.idempotencyKey) })
+  async #relay(route: AttestationRoute, body: Json, options: CallOptions, aliasSecret?: Uint8Array): Promise<WithMeta<Json> | RelayStream<Json>> {
+    // With the caller's own Idempotency-Key, a retry of this call must tokenise to the same bytes (callAliasSecret);
+    // a conversation's turns share its secret (conversation.ts), which does that too.
+    const prepared = await prepareCall(this.#engine, route, body, { aliasSecret: aliasSecret ?? await callAliasSecret(this.#engine, options.idempotencyKey) })
     const stream = isStreamed(route, body)
     const response = await this.#send(route, prepared, options, stream)
     const requestId = response.headers.get("x-request-id") ?? undefined

@@ -10,6 +10,7 @@ export class RelayClient extends RelayClientCore {
 
 export type { CallOptions, RelayClientOptions, RelayMeta, RelayStream, WithMeta } from "./RelayClient.ts"
 export type { NameModelSetting } from "./engine.ts"
+export { Conversation } from "./conversation.ts"
 export * from "./errors.ts"
 export * from "./files/index.ts"
 /** What an alias looks like (`<EMAIL_1_kgzt>`): to find or highlight them in tokenised text (use with a global match). */

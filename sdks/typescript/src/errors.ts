@@ -6,7 +6,8 @@
  * SDK codes: `configuration_error` (bad gateway URL, key file readable by others, ...), `gateway_identity_failed`
  * (the URL does not answer the gateway identity probe), `connection_error`, `timeout`, `aborted`,
  * `name_model_unavailable` (fail-closed: nothing was sent), `invalid_request` (a body the engine cannot tokenise),
- * `stream_error` (malformed SSE from the gateway, or a stream cut before its end), and the egress policy's
+ * `stream_error` (malformed SSE from the gateway, or a stream cut before its end), `conversation_busy` (ConflictError:
+ * a conversation's next turn before its previous one finished; nothing sent), and the egress policy's
  * refusals (EgressRefusedError, nothing sent): `unsupported_field`, `unsupported_content`, `nesting_too_deep`.
  */
 export class RelayError extends Error {

@@ -70,6 +70,15 @@ const CASES: Record<string, { readonly prints: ReadonlyArray<string | RegExp>; r
     ],
     neverUpstream: []
   },
+  "conversation.ts": {
+    prints: [
+      "turn 1: Echo: My name is Dr. Ada Lovelace, write to ada@example.org.\n",
+      "turn 2: Echo: Send the invoice to ada@example.org.\n",
+      "turns kept on this device: 4 aliases: 2",
+      /what left this device on turn 2: .*<EMAIL_1_[0-9a-z]+>.*<EMAIL_1_[0-9a-z]+>/
+    ],
+    neverUpstream: ["ada@example.org", "Ada Lovelace"]
+  },
   "effect.ts": {
     prints: ["answer: Echo: Remind jane.doe@example.com of Friday's meeting.", "receipt verified: true", "failed as expected: 404 model_not_found"],
     neverUpstream: ["jane.doe@example.com"]

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { useRelayFixture } from "../../support/relayFixture.ts"
+import { withSdkPackLock } from "../../support/sdkPackLock.ts"
 import { fundedKey } from "../../support/tenant.ts"
 import { jcsSha256Hex } from "../../../sdks/typescript/src/wire/crypto/jcs.ts"
 
@@ -39,7 +40,7 @@ describe("npm pack of @privacy-relay/sdk", () => {
     expect(registryBlock).toMatch(/^npm install @privacy-relay\/sdk +# when published/)
     const out = mkdtempSync(join(tmpdir(), "pr-sdk-pack-"))
     const packArgs = packLine.replace("/tmp", out).split(" ").slice(1)
-    const packed = JSON.parse(execFileSync("npm", [...packArgs, "--json"], { cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }))
+    const packed = JSON.parse(withSdkPackLock(() => execFileSync("npm", [...packArgs, "--json"], { cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] })))
     const tarball = join(out, packed[0].filename)
     expect(packBlock).toContain(`# -> ${packed[0].filename} `)
     expect(installBlock!.trim()).toBe(`npm install /tmp/${packed[0].filename}`)

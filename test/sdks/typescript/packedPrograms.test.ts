@@ -11,6 +11,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { useRelayFixture } from "../../support/relayFixture.ts"
 import { TOOL_NAMES } from "../../support/mcpServer.ts"
+import { withSdkPackLock } from "../../support/sdkPackLock.ts"
 import { fundedKey } from "../../support/tenant.ts"
 
 const fx = useRelayFixture()
@@ -45,7 +46,7 @@ const children: Array<ChildProcess> = []
 
 beforeAll(async () => {
   out = mkdtempSync(join(tmpdir(), "pr-programs-pack-"))
-  const packed = JSON.parse(execFileSync("npm", ["pack", "--workspace", "@privacy-relay/sdk", "--pack-destination", out, "--json"], { cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }))
+  const packed = JSON.parse(withSdkPackLock(() => execFileSync("npm", ["pack", "--workspace", "@privacy-relay/sdk", "--pack-destination", out, "--json"], { cwd: repo, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] })))
   tarball = join(out, packed[0].filename)
   app = mkdtempSync(join(tmpdir(), "pr-programs-app-"))
   writeFileSync(join(app, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }))

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { fakeReplyText } from "../../../programs/fake-provider.ts"
-import { RelayClient } from "../../../sdks/typescript/src/index.ts"
+import { EgressRefusedError, RelayClient } from "../../../sdks/typescript/src/index.ts"
 import { Relay, responses as responsesEffect, responsesStream } from "../../../sdks/typescript/src/effect.ts"
 import { generateSigningKeyPair } from "../../../sdks/typescript/src/wire/crypto/ecdsa.ts"
 import { useRelayFixture } from "../../support/relayFixture.ts"
@@ -124,5 +124,16 @@ describe("RelayClient: client.responses.create", () => {
     // The receipt frame reaches the official SDK re-framed as an event type it knows (docs/decisions.md).
     expect(types.at(-1)).toBe("keepalive")
     expectNoOriginalUpstream()
+  })
+
+  it("previous_response_id / conversation: refused on the device (EgressRefusedError unsupported_field), nothing sent; client.conversations is the way", async () => {
+    const { options: o } = await options()
+    const relay = new RelayClient(o)
+    for (const field of ["previous_response_id", "conversation"]) {
+      const refused = await relay.responses.create({ model: "local-chat", input: PROMPT, [field]: "resp_1" }).catch((e) => e)
+      expect(refused).toBeInstanceOf(EgressRefusedError)
+      expect(refused).toMatchObject({ status: 0, code: "unsupported_field", body: { details: { path: `/${field}` } } })
+    }
+    expect(fx.provider.received).toHaveLength(0)
   })
 })

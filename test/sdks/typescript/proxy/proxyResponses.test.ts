@@ -279,6 +279,41 @@ describe("the local proxy's refusals on /v1/responses (nothing sent)", () => {
     await refused({ model: "local-chat", input: [{ role: "user", content: [{ type: "input_audio", data: "x" }] }] }, 400, "unsupported_field", "/input/0/content/0")
   })
 
+  it("malformed items: 400 with a stable code naming the field (the egress policy's, else the gateway's), nothing reaches the provider", async () => {
+    // Shapes the policy cannot walk are refused on the device; well-walked items the gateway finds incomplete are
+    // refused there, after tokenising: either way no original in the answer and nothing at the provider.
+    await refused({ model: "local-chat", input: 42 }, 400, "unsupported_field", "/input")
+    await refused({ model: "local-chat", input: ["text"] }, 400, "unsupported_field", "/input/0")
+    await refused({ model: "local-chat", input: [{ role: "user", content: 7 }] }, 400, "unsupported_field", "/input/0/content")
+    const gatewayRefused = async (input: unknown, path: string) => {
+      const res = await fetch(`${proxy.url}/v1/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "local-chat", input }) })
+      expect(res.status).toBe(400)
+      const text = await res.text()
+      expect(JSON.parse(text).error).toMatchObject({ code: "invalid_request", details: { path } })
+      expect(text).not.toContain(EMAIL)
+    }
+    await gatewayRefused([{ role: "robot", content: EMAIL }], "input[0].role")
+    await gatewayRefused([{ type: "function_call", call_id: "c", name: "f" }], "input[0].arguments")
+    await gatewayRefused([{ type: "function_call_output", output: EMAIL }], "input[0].call_id")
+    expect(provider.received).toHaveLength(0)
+    neverSeen()
+  })
+
+  it("a stream the provider cuts before response.completed ends there: no response.completed, no receipt frame, no hang", async () => {
+    provider.setBehaviour({ kind: "cut-stream", afterChunks: 6 })
+    try {
+      const res = await fetch(`${proxy.url}/v1/responses`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "local-chat", input: prompt, stream: true }) })
+      expect(res.status).toBe(200)
+      const events = (await res.text()).split("\n\n").filter(Boolean).map((f) => /^event: (.*)$/m.exec(f)?.[1])
+      expect(events.slice(0, 4)).toEqual(["response.created", "response.in_progress", "response.output_item.added", "response.content_part.added"])
+      expect(events).not.toContain("response.completed")
+      expect(events).not.toContain("receipt-v2")
+      neverSeen()
+    } finally {
+      provider.setBehaviour({ kind: "normal" })
+    }
+  })
+
   it("a hosted tool is refused by the gateway with tool_not_supported, passed through", async () => {
     const res = await fetch(`${proxy.url}/v1/responses`, {
       method: "POST",

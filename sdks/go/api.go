@@ -26,6 +26,14 @@ type Meta struct {
 	ReceiptVerification *Verification
 	// TokenisedRequest is exactly what left this device (what the provider saw).
 	TokenisedRequest json.RawMessage
+	// Attestation is the X-Service-Attestation header value sent with the call (what the gateway countersigns).
+	Attestation string
+	// Countersignature is the gateway's v3 countersignature of the attestation (X-Service-Receipt-V3, decoded; JSON
+	// answers only: the gateway does not countersign streams).
+	Countersignature map[string]any
+	// CountersignatureVerified: nil without one; else the offline verdict, bound to Attestation.
+	CountersignatureVerified     *bool
+	CountersignatureVerification *Verification
 }
 
 // ChatMessage is one OpenAI chat message. Content is a string or a list of parts.
@@ -303,8 +311,11 @@ func (c *Client) relayJSON(ctx context.Context, route string, body map[string]an
 	*raw = restored
 	meta.RequestID = res.Header.Get("x-request-id")
 	meta.TokenisedRequest = p.body
+	meta.Attestation = p.headers["x-service-attestation"]
 	meta.Receipt = decodeHeader(res.Header.Get("x-service-receipt-v2"))
-	meta.ReceiptVerified, meta.ReceiptVerification = c.verifyMeta(ctx, meta.Receipt)
+	meta.ReceiptVerified, meta.ReceiptVerification = c.verifyMeta(ctx, meta.Receipt, "")
+	meta.Countersignature = decodeHeader(res.Header.Get("x-service-receipt-v3"))
+	meta.CountersignatureVerified, meta.CountersignatureVerification = c.verifyMeta(ctx, meta.Countersignature, meta.Attestation)
 	return nil
 }
 
@@ -346,7 +357,7 @@ func (r *Response) OutputText() string {
 	return out
 }
 
-// ResponsesService is client.Responses (POST /api/v1/responses; JSON only so far, no streaming).
+// ResponsesService is client.Responses (POST /api/v1/responses).
 type ResponsesService struct{ c *Client }
 
 // Create sends a Responses request.
@@ -356,11 +367,41 @@ func (s *ResponsesService) Create(ctx context.Context, p ResponseParams, opts ..
 		b[k] = v
 	}
 	if v, ok := b["stream"]; ok && v != false {
-		return nil, configError("streamed Responses are not supported by the Go SDK yet")
+		return nil, configError("for a streamed Responses call use client.Responses.NewStreaming")
 	}
 	b["model"], b["input"] = p.Model, p.Input
 	var out Response
 	if err := s.c.relayJSON(ctx, "responses", b, first(opts), &out, &out.Raw, &out.Meta); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// NewStreaming sends a streamed Responses request: the Responses events (response.output_text.delta, ...,
+// response.completed) with the originals restored as they stream.
+func (s *ResponsesService) NewStreaming(ctx context.Context, p ResponseParams, opts ...CallOptions) (*Stream, error) {
+	b := map[string]any{}
+	for k, v := range p.Extra {
+		b[k] = v
+	}
+	b["model"], b["input"], b["stream"] = p.Model, p.Input, true
+	return s.c.relayStream(ctx, "responses", b, first(opts))
+}
+
+// TokenCount is Anthropic's token count of a messages request.
+type TokenCount struct {
+	InputTokens int             `json:"input_tokens"`
+	Raw         json.RawMessage `json:"-"`
+	Meta        Meta            `json:"-"`
+}
+
+// CountTokens counts the input tokens of a messages request (POST /api/v1/messages/count_tokens), tokenised on
+// this device like the request itself (MaxTokens is not sent: the route does not take it).
+func (s *MessagesService) CountTokens(ctx context.Context, p MessageParams, opts ...CallOptions) (*TokenCount, error) {
+	b := p.body(false)
+	delete(b, "max_tokens")
+	var out TokenCount
+	if err := s.c.relayJSON(ctx, "messages.count_tokens", b, first(opts), &out, &out.Raw, &out.Meta); err != nil {
 		return nil, err
 	}
 	return &out, nil

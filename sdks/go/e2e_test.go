@@ -254,6 +254,20 @@ func TestEndToEnd(t *testing.T) {
 		if v, err := relay.VerifyReceipt(string(bad), jwks, time.Time{}); err != nil || v.Valid || v.Reason == nil || !strings.HasPrefix(*v.Reason, "signature:") {
 			t.Fatalf("a tampered receipt: %+v %v", v, err)
 		}
+		// The gateway's v3 countersignature of the attestation sent, verified and bound to it.
+		cs := answer.Meta.Countersignature
+		if cs == nil || cs["v"] != "v3-countersignature" || answer.Meta.CountersignatureVerified == nil || !*answer.Meta.CountersignatureVerified {
+			t.Fatalf("countersignature %v: %+v", cs, answer.Meta.CountersignatureVerification)
+		}
+		csText, _ := json.Marshal(cs)
+		other, err := client.Chat.Completions.Create(ctx, relay.ChatCompletionParams{Model: "local-chat", Messages: []relay.ChatMessage{{Role: "user", Content: "hello"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.received(t)
+		if v, err := relay.VerifyCountersignature(string(csText), other.Meta.Attestation, jwks, time.Time{}); err != nil || v.Valid {
+			t.Fatalf("a countersignature checked against another attestation: %+v %v", v, err)
+		}
 	})
 
 	t.Run("chat stream restores aliases cut across frames", func(t *testing.T) {
@@ -377,6 +391,52 @@ func TestEndToEnd(t *testing.T) {
 		g.assertOnlyAliases(t, 1)
 		if r.Meta.ReceiptVerified == nil || !*r.Meta.ReceiptVerified {
 			t.Fatalf("responses receipt %+v", r.Meta)
+		}
+	})
+
+	t.Run("responses stream restores aliases cut across events", func(t *testing.T) {
+		stream, err := client.Responses.NewStreaming(ctx, relay.ResponseParams{Model: "local-chat", Input: prompt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer stream.Close()
+		var text strings.Builder
+		deltas, completed := 0, false
+		for stream.Next() {
+			ev := stream.Current()
+			if strings.Contains(string(ev.Data), "<EMAIL") || strings.Contains(ev.Text, "<") {
+				t.Errorf("an alias (or part of one) reached the caller: %s", ev.Data)
+			}
+			text.WriteString(ev.Text)
+			if ev.Event == "response.output_text.delta" {
+				deltas++
+			}
+			completed = completed || ev.Event == "response.completed"
+		}
+		if err := stream.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(text.String(), "jane.doe@example.com") || deltas < 10 || !completed {
+			t.Fatalf("streamed %q in %d deltas (completed %v)", text.String(), deltas, completed)
+		}
+		sent := g.assertOnlyAliases(t, 1)[0]
+		if !strings.Contains(sent, `"stream":true`) || !strings.Contains(sent, "<EMAIL_1_") {
+			t.Errorf("sent %s", sent)
+		}
+		if m := stream.Meta(); m.Receipt == nil || m.ReceiptVerified == nil || !*m.ReceiptVerified {
+			t.Fatalf("responses stream receipt %+v", m)
+		}
+	})
+
+	t.Run("messages count_tokens", func(t *testing.T) {
+		count, err := client.Messages.CountTokens(ctx, relay.MessageParams{Model: "local-chat", Messages: []relay.ChatMessage{{Role: "user", Content: prompt}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent := g.assertOnlyAliases(t, 1)[0]
+		// The fake provider counts ceil(body bytes / 4) of what it received.
+		if count.InputTokens != (len(sent)+3)/4 || strings.Contains(sent, "max_tokens") {
+			t.Fatalf("count %d for a %d-byte body: %s", count.InputTokens, len(sent), sent)
 		}
 	})
 

@@ -39,10 +39,11 @@ const Version = "0.1.0"
 const IdentityProbePath = "/api/.well-known/service-receipt-pubkeys.jwks"
 
 var routePaths = map[string]string{
-	"chat.completions": "/api/v1/chat/completions",
-	"messages":         "/api/v1/messages",
-	"embeddings":       "/api/v1/embeddings",
-	"responses":        "/api/v1/responses",
+	"chat.completions":      "/api/v1/chat/completions",
+	"messages":              "/api/v1/messages",
+	"messages.count_tokens": "/api/v1/messages/count_tokens",
+	"embeddings":            "/api/v1/embeddings",
+	"responses":             "/api/v1/responses",
 }
 
 var gatewayKeyPattern = regexp.MustCompile(`^svc_[a-z2-7]+$`)

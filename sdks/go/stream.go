@@ -13,8 +13,8 @@ import (
 )
 
 // StreamEvent is one event of a streamed answer with the originals restored: an OpenAI chat.completion.chunk
-// (Event "") or an Anthropic event (Event is its name). Text is the restored text it adds (a chat choice's
-// delta.content or a text_delta), Data the whole event.
+// (Event ""), an Anthropic event or an OpenAI Responses event (Event is its name). Text is the restored text it
+// adds (a chat choice's delta.content, a text_delta, a response.output_text.delta), Data the whole event.
 type StreamEvent struct {
 	Event string
 	Data  json.RawMessage
@@ -42,6 +42,8 @@ type Stream struct {
 	lastID  any
 	model   any
 	meta    Meta
+	// shift: how many synthetic events were inserted in a Responses stream (later sequence numbers move by it).
+	shift int
 }
 
 func (c *Client) relayStream(ctx context.Context, route string, body map[string]any, o CallOptions) (*Stream, error) {
@@ -52,6 +54,7 @@ func (c *Client) relayStream(ctx context.Context, route string, body map[string]
 	s := &Stream{c: c, ctx: ctx, route: route, res: res, rd: bufio.NewReaderSize(res.Body, 64<<10), mapJSON: p.mapJSON, escaped: escapedMap(p.aliases), fields: map[string]*engine.Detokeniser{}}
 	s.meta.RequestID = res.Header.Get("x-request-id")
 	s.meta.TokenisedRequest = p.body
+	s.meta.Attestation = p.headers["x-service-attestation"]
 	return s, nil
 }
 
@@ -147,7 +150,8 @@ func (s *Stream) readFrame() error {
 	return s.handle(name, strings.Join(data, "\n"))
 }
 
-// end: the body ended. Complete only after [DONE] (chat) or message_stop (messages); then the receipt is verified.
+// end: the body ended. Complete only after [DONE] (chat), message_stop (messages) or a terminal response.* event
+// (responses); then the receipt is verified.
 func (s *Stream) end() error {
 	s.done = true
 	if !s.ended {
@@ -158,7 +162,12 @@ func (s *Stream) end() error {
 			return err
 		}
 	}
-	s.meta.ReceiptVerified, s.meta.ReceiptVerification = s.c.verifyMeta(s.ctx, s.meta.Receipt)
+	if s.route == "responses" {
+		if err := s.releaseAllResponses(nil); err != nil {
+			return err
+		}
+	}
+	s.meta.ReceiptVerified, s.meta.ReceiptVerification = s.c.verifyMeta(s.ctx, s.meta.Receipt, "")
 	return nil
 }
 
@@ -167,7 +176,7 @@ func (s *Stream) field(key string) (*engine.Detokeniser, error) {
 		return d, nil
 	}
 	m := s.mapJSON
-	if strings.HasPrefix(key, "t") || strings.HasPrefix(key, "j") {
+	if strings.HasPrefix(key, "t") || strings.HasPrefix(key, "j") || (strings.HasPrefix(key, "r|") && strings.Contains(key, "arguments")) {
 		m = s.escaped // tool arguments and partial_json stream JSON text: originals go in JSON-escaped
 	}
 	d, err := engine.NewDetokeniser(m)
@@ -222,8 +231,11 @@ func (s *Stream) handle(name, text string) error {
 		}
 		return e
 	}
-	if s.route == "chat.completions" {
+	switch s.route {
+	case "chat.completions":
 		return s.chatFrame(v)
+	case "responses":
+		return s.responsesFrame(name, v)
 	}
 	return s.messagesFrame(name, v)
 }

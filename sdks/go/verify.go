@@ -26,9 +26,26 @@ type Verification struct {
 // a JWKS (the gateway's /api/.well-known/service-receipt-pubkeys.jwks). A tampered receipt is Valid false with a
 // Reason; an error means the arguments were unusable (e.g. jwks_invalid).
 func VerifyReceipt(receipt string, jwks []byte, now time.Time) (*Verification, error) {
+	return verifyReceipt(receipt, jwks, now, "")
+}
+
+// VerifyCountersignature verifies a v3 countersignature (the X-Service-Receipt-V3 header value or JSON text)
+// offline against the JWKS and checks it countersigns attestation (the X-Service-Attestation header value that was
+// sent with the call).
+func VerifyCountersignature(countersignature, attestation string, jwks []byte, now time.Time) (*Verification, error) {
+	if attestation == "" {
+		return nil, &Error{Code: "invalid_request", Message: "give the attestation the countersignature should countersign"}
+	}
+	return verifyReceipt(countersignature, jwks, now, attestation)
+}
+
+func verifyReceipt(receipt string, jwks []byte, now time.Time, attestation string) (*Verification, error) {
 	opts := map[string]any{}
 	if !now.IsZero() {
 		opts["now_seconds"] = now.Unix()
+	}
+	if attestation != "" {
+		opts["attestation"] = attestation
 	}
 	text, err := engine.VerifyReceipt(receipt, string(jwks), opts)
 	if err != nil {
@@ -72,11 +89,23 @@ func VerifyWebhook(body []byte, headers map[string]string, secret string, tolera
 // JWKS, cached by the client. A receipt whose kid the cached set lacks triggers one refetch of the set (rate
 // limited, WithJWKSRefetchInterval), so a receipt signed by a key rotated in later verifies.
 func (c *Client) VerifyReceipt(ctx context.Context, receipt string) (*Verification, error) {
+	return c.verifyRefreshing(ctx, receipt, "")
+}
+
+// VerifyCountersignature is VerifyCountersignature against the gateway's JWKS, with the same refetch policy.
+func (c *Client) VerifyCountersignature(ctx context.Context, countersignature, attestation string) (*Verification, error) {
+	if attestation == "" {
+		return nil, &Error{Code: "invalid_request", Message: "give the attestation the countersignature should countersign"}
+	}
+	return c.verifyRefreshing(ctx, countersignature, attestation)
+}
+
+func (c *Client) verifyRefreshing(ctx context.Context, receipt, attestation string) (*Verification, error) {
 	jwks, err := c.ready(ctx)
 	if err != nil {
 		return nil, err
 	}
-	v, err := VerifyReceipt(receipt, jwks, time.Time{})
+	v, err := verifyReceipt(receipt, jwks, time.Time{}, attestation)
 	if err != nil || v.Valid || v.Reason == nil || !strings.Contains(*v.Reason, unknownKidReason) {
 		return v, err
 	}
@@ -84,18 +113,18 @@ func (c *Client) VerifyReceipt(ctx context.Context, receipt string) (*Verificati
 	if fresh == nil {
 		return v, nil
 	}
-	return VerifyReceipt(receipt, fresh, time.Time{})
+	return verifyReceipt(receipt, fresh, time.Time{}, attestation)
 }
 
 // unknownKidReason is the engine's verdict for a kid no published key has (sdks/vectors/receipts.json).
 const unknownKidReason = "no published verification key has kid"
 
-func (c *Client) verifyMeta(ctx context.Context, receipt map[string]any) (*bool, *Verification) {
+func (c *Client) verifyMeta(ctx context.Context, receipt map[string]any, attestation string) (*bool, *Verification) {
 	if receipt == nil {
 		return nil, nil
 	}
 	b, _ := json.Marshal(receipt)
-	v, err := c.VerifyReceipt(ctx, string(b))
+	v, err := c.verifyRefreshing(ctx, string(b), attestation)
 	if err != nil {
 		f := false
 		return &f, nil

@@ -110,6 +110,68 @@ class TestClient < Minitest::Test
     assert sse.completed
   end
 
+  def responses_frame(event) = "event: #{event['type']}\ndata: #{JSON.generate(event)}\n\n"
+
+  def test_responses_events_alias_cut_across_events_restored_and_renumbered
+    sse = PrivacyRelay::SseDetokeniser.new("responses", MAP)
+    ids = { "item_id" => "msg_1", "output_index" => 0, "content_index" => 0 }
+    alias_ = MAP.keys.first
+    wire = [
+      responses_frame({ "type" => "response.created", "sequence_number" => 0, "response" => { "id" => "r" } }),
+      responses_frame({ "type" => "response.output_text.delta", "sequence_number" => 1, **ids, "delta" => "Hi <EMAIL" }),
+      responses_frame({ "type" => "response.output_text.delta", "sequence_number" => 2, **ids, "delta" => "_1_ynha> and <EMA" }),
+      responses_frame({ "type" => "response.output_text.done", "sequence_number" => 3, **ids, "text" => "Hi #{alias_} and <EMA" }),
+      responses_frame({ "type" => "response.function_call_arguments.delta", "sequence_number" => 4, "item_id" => "fc", "output_index" => 1,
+                        "delta" => "{\"to\":\"<EMAIL_1" }),
+      responses_frame({ "type" => "response.completed", "sequence_number" => 5,
+                        "response" => { "output" => [{ "type" => "message", "content" => [{ "type" => "output_text", "text" => "Hi #{alias_}" }] }] } }),
+      "event: receipt-v2\ndata: {\"v\":2}\n\n"
+    ].join
+    events = wire.b.chars.each_slice(7).flat_map { |piece| sse.push(piece.join) } + sse.finish
+    values = events.reject { |e| e.event == "receipt-v2" }.map(&:json)
+    text = values.select { |v| v["type"] == "response.output_text.delta" }.map { |v| v["delta"] }.join
+    assert_equal "Hi jane.doe@example.com and <EMA", text, "the alias restored whole; a cut non-alias released as it came"
+    assert_equal "Hi jane.doe@example.com and <EMA", values.find { |v| v["type"] == "response.output_text.done" }["text"]
+    args = values.select { |v| v["type"] == "response.function_call_arguments.delta" }.map { |v| v["delta"] }.join
+    assert_equal "{\"to\":\"<EMAIL_1", args, "text held back when the stream ended is released before response.completed"
+    assert_equal "Hi jane.doe@example.com", values.last.dig("response", "output", 0, "content", 0, "text")
+    numbers = values.map { |v| v["sequence_number"] }
+    assert_equal (0...numbers.size).to_a, numbers, "synthetic deltas numbered in place, later events moved up"
+    assert sse.completed
+    assert_equal({ "v" => 2 }, sse.receipt)
+  end
+
+  def test_responses_stream_without_a_terminal_event_is_incomplete
+    sse = PrivacyRelay::SseDetokeniser.new("responses", MAP)
+    events = sse.push(responses_frame({ "type" => "response.output_text.delta", "sequence_number" => 1, "item_id" => "m", "delta" => "Hi <EMAIL_1_yn" })) + sse.finish
+    assert_equal "Hi <EMAIL_1_yn", events.map { |e| e.json["delta"] }.join
+    refute sse.completed
+  end
+
+  # --- JWKS refresh ------------------------------------------------------------------------------------------------
+
+  RECEIPTS = JSON.parse(File.read(File.expand_path("../../vectors/receipts.json", __dir__)))
+
+  def test_a_receipt_signed_by_a_key_rotated_in_later_verifies_after_one_refetch
+    old_key = PrivacyRelay::Native.generate_device_key["public_jwk"].merge("kid" => "old-key")
+    rotated = RECEIPTS["jwks"]
+    port, seen, thread, server = stub_server([[200, {}, JSON.generate({ "keys" => [old_key] })], [200, {}, JSON.generate(rotated)]])
+    client = PrivacyRelay::Client.new(gateway_url: "http://127.0.0.1:#{port}", api_key: "svc_abc", retries: 0, timeout: 2)
+    assert_equal ["old-key"], client.jwks["keys"].map { |k| k["kid"] } # the identity probe: keys before the rotation
+    signed = RECEIPTS["cases"].find { |c| c["expected"]["valid"] == true && c["input"].is_a?(String) }
+    through_client = client.verify_receipt(signed["input"])
+    refute_match(/kid/i, through_client["reason"].to_s, through_client.inspect)
+    assert_equal RECEIPTS["jwks"], client.jwks, "refetched once on the unknown kid"
+    verdict = PrivacyRelay::Native.verify_receipt(signed["input"], client.jwks, "now_seconds" => signed["now_seconds"])
+    assert_equal true, verdict["valid"], verdict.inspect
+    # a kid the gateway does not publish (forged) within the interval: no request, the verdict says it is unknown
+    forged = JSON.parse(Base64.urlsafe_decode64(signed["input"])).merge("kid" => "forged")
+    assert_equal false, client.verify_receipt(forged)["valid"]
+    thread.join
+    server.close
+    assert_equal 2, seen.size, "one probe, one refetch; the forged kid fetched nothing"
+  end
+
   # --- retries -----------------------------------------------------------------------------------------------------
 
   # A loopback server answering the given [status, headers, body] in order; records each request's headers.

@@ -14,15 +14,20 @@ require_relative "rest"
 module PrivacyRelay
   IDENTITY_PROBE_PATH = "/api/.well-known/service-receipt-pubkeys.jwks"
   ROUTE_PATHS = {
-    "chat.completions" => "/api/v1/chat/completions", "messages" => "/api/v1/messages", "embeddings" => "/api/v1/embeddings"
+    "chat.completions" => "/api/v1/chat/completions", "messages" => "/api/v1/messages",
+    "messages.count_tokens" => "/api/v1/messages/count_tokens", "embeddings" => "/api/v1/embeddings",
+    "responses" => "/api/v1/responses"
   }.freeze
+  # After a receipt names a kid the client's JWKS lacks (a key rotated in since), the JWKS is fetched again, at
+  # most once in this many seconds (a forged kid cannot make every verification a request).
+  JWKS_REFETCH_INTERVAL = 30.0
 
   # A provider-shaped answer (a Hash equal to the provider's JSON, originals restored) with the relay's metadata.
   class Response < Hash
-    attr_accessor :request_id, :receipt, :receipt_verified, :receipt_verification, :countersignature, :tokenised_request
+    attr_accessor :request_id, :receipt, :receipt_verified, :receipt_verification, :countersignature, :tokenised_request, :passthrough
   end
 
-  # A streamed answer: Enumerable over the provider's chunks (chat) or events (messages), originals restored as
+  # A streamed answer: Enumerable over the provider's chunks (chat) or events (messages, responses), originals restored as
   # they arrive. create(stream: true) sends the request and waits for the answer's headers, so an HTTP error
   # (401, 402, 429 after retries...) is raised by create; the body is read as you iterate. After the loop,
   # receipt, receipt_verified and receipt_verification describe the receipt-v2 trailer. Iterate once; close (or
@@ -103,13 +108,17 @@ module PrivacyRelay
   # and answered with the originals restored here. Gateway-locked: https (or loopback http) only, and no key is
   # sent before the URL answered the gateway identity probe.
   class Client
-    attr_reader :gateway_url, :chat, :messages, :embeddings, :models, :engine, :rest
+    attr_reader :gateway_url, :chat, :messages, :embeddings, :responses, :models, :engine, :rest
 
     # gateway_url: https, or http to a loopback address. api_key or api_key_file (a 0600 file). names: "builtin"
     # (default) or "off". retries after the first attempt on 429, 5xx and network errors; timeout per attempt (s).
     # portal_token (spt_...) for the portal REST routes (keys, receipts list, webhooks, billing).
+    # Every body is walked with the egress policy on this device before anything is sent (fail-closed): a field the
+    # policy does not name is an InvalidRequestError (code unsupported_field, body["details"]["path"]), media an
+    # UnsupportedContentError (415). Opt-ins, declared in the attestation's passthrough claim: media_policy "pass"
+    # (media sent as it is) and passthrough_paths (JSON pointers, "*" for one segment, of fields sent untokenised).
     def initialize(gateway_url:, api_key: nil, api_key_file: nil, portal_token: nil, names: "builtin", retries: 2, timeout: 60.0,
-                   device_key: nil, stable_embedding_aliases: true, transport: nil)
+                   device_key: nil, stable_embedding_aliases: true, media_policy: "refuse", passthrough_paths: [], transport: nil)
       @gateway_url = Device.parse_gateway_url(gateway_url)
       if api_key && api_key_file
         raise ConfigurationError.new("Give api_key or api_key_file, not both.", code: "configuration_error")
@@ -121,12 +130,15 @@ module PrivacyRelay
       end
       @api_key = key
       @portal_token = portal_token
-      @engine = Engine.new(names: names, device_key: device_key, stable_embedding_aliases: stable_embedding_aliases)
+      @engine = Engine.new(names: names, device_key: device_key, stable_embedding_aliases: stable_embedding_aliases,
+                           media_policy: media_policy, passthrough_paths: passthrough_paths)
       @transport = transport || Transport.new(retries: retries, timeout: timeout)
       @lock = Mutex.new
       @jwks = nil
+      @jwks_refetched_at = nil
       @chat = Chat.new(self)
-      @messages = Resource.new(self, "messages")
+      @messages = Messages.new(self)
+      @responses = Responses.new(self)
       @embeddings = Embeddings.new(self)
       @models = Models.new(self)
       @rest = Rest.new(method(:rest_call), method(:verify_receipt))
@@ -135,13 +147,14 @@ module PrivacyRelay
     # The gateway's receipt keys (JWKS), fetched by the identity probe.
     def jwks = ready
 
-    # Offline verification of a receipt (v1, v2, failed, v3) against this gateway's keys.
-    def verify_receipt(receipt) = Native.verify_receipt(receipt, ready)
+    # Offline verification of a receipt (v1, v2, failed, v3) against this gateway's keys; a kid this client has not
+    # seen fetches the JWKS again first (a key rotated in since; at most once per JWKS_REFETCH_INTERVAL).
+    def verify_receipt(receipt) = Native.verify_receipt(receipt, jwks_for(receipt))
 
     # @api private
     def relay(route, body, idempotency_key: nil, traceparent: nil, timeout: nil)
       prepared = @engine.prepare(route, body, idempotency_key)
-      stream = route != "embeddings" && body["stream"] == true
+      stream = !%w[embeddings messages.count_tokens].include?(route) && body["stream"] == true
       headers = base_headers(traceparent).merge(
         "content-type" => "application/json",
         "accept" => stream ? "text/event-stream" : "application/json",
@@ -160,6 +173,7 @@ module PrivacyRelay
       answer.receipt_verified, answer.receipt_verification = verify(answer.receipt)
       answer.countersignature = decode_header(h["x-service-receipt-v3"])
       answer.tokenised_request = prepared.tokenised_body
+      answer.passthrough = prepared.passthrough
       answer
     end
 
@@ -201,29 +215,74 @@ module PrivacyRelay
       @lock.synchronize do
         return @jwks if @jwks
 
-        status, body = begin
-          s, _, text = @transport.send_request("GET", "#{@gateway_url}#{IDENTITY_PROBE_PATH}", headers: { "accept" => "application/json" })
-          [s, JSON.parse(text)]
-        rescue Error => e
-          raise GatewayIdentityError.new("gateway_url #{@gateway_url} is not a Privacy Relay gateway or cannot be reached: #{e.message}",
-                                         code: "gateway_identity_failed")
-        rescue JSON::ParserError
-          [200, nil]
-        end
-        keys = body.is_a?(Hash) ? body["keys"] : nil
-        unless status == 200 && keys.is_a?(Array) && !keys.empty? && keys.all? { |k| k.is_a?(Hash) && k["kty"] == "EC" && k["crv"] == "P-256" && !k.key?("d") }
-          raise GatewayIdentityError.new("gateway_url #{@gateway_url} is not a Privacy Relay gateway: the answer at GET #{IDENTITY_PROBE_PATH} " \
-                                         "is not a JWKS of P-256 receipt keys. Client components only talk to a gateway, never to a provider.",
-                                         code: "gateway_identity_failed")
-        end
-        @jwks = body
+        @jwks = fetch_jwks
       end
+    end
+
+    # The JWKS to verify this receipt with: the one held, or a fresh one when it lacks the receipt's kid and no
+    # such refetch happened in the last JWKS_REFETCH_INTERVAL. Rotated-out keys stay published, so a kid the gateway does not
+    # publish stays unknown and the verdict says so.
+    def jwks_for(receipt)
+      held = ready
+      kid = Client.kid_of(receipt)
+      return held if kid.nil? || held["keys"].any? { |k| k["kid"] == kid }
+
+      @lock.synchronize do
+        now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+        if @jwks["keys"].none? { |k| k["kid"] == kid } && (@jwks_refetched_at.nil? || now - @jwks_refetched_at >= JWKS_REFETCH_INTERVAL)
+          @jwks_refetched_at = now
+          begin
+            @jwks = fetch_jwks
+          rescue GatewayIdentityError
+            nil # keep the keys held; the verdict names the unknown kid
+          end
+        end
+        @jwks
+      end
+    end
+
+    # @api private. The kid a receipt (a Hash, or a header value: base64url JSON) names, or nil.
+    def self.kid_of(receipt)
+      value = receipt
+      if receipt.is_a?(String)
+        value = begin
+          JSON.parse(Base64.urlsafe_decode64(receipt.strip + ("=" * ((4 - (receipt.strip.length % 4)) % 4))))
+        rescue ArgumentError, JSON::ParserError
+          begin
+            JSON.parse(receipt)
+          rescue JSON::ParserError
+            nil
+          end
+        end
+      end
+      kid = value.is_a?(Hash) ? value["kid"] : nil
+      kid.is_a?(String) ? kid : nil
+    end
+
+    # GET the JWKS (the identity probe): a JWKS of P-256 public keys, else GatewayIdentityError. Holds @lock.
+    def fetch_jwks
+      status, body = begin
+        s, _, text = @transport.send_request("GET", "#{@gateway_url}#{IDENTITY_PROBE_PATH}", headers: { "accept" => "application/json" })
+        [s, JSON.parse(text)]
+      rescue Error => e
+        raise GatewayIdentityError.new("gateway_url #{@gateway_url} is not a Privacy Relay gateway or cannot be reached: #{e.message}",
+                                       code: "gateway_identity_failed")
+      rescue JSON::ParserError
+        [200, nil]
+      end
+      keys = body.is_a?(Hash) ? body["keys"] : nil
+      unless status == 200 && keys.is_a?(Array) && !keys.empty? && keys.all? { |k| k.is_a?(Hash) && k["kty"] == "EC" && k["crv"] == "P-256" && !k.key?("d") }
+        raise GatewayIdentityError.new("gateway_url #{@gateway_url} is not a Privacy Relay gateway: the answer at GET #{IDENTITY_PROBE_PATH} " \
+                                       "is not a JWKS of P-256 receipt keys. Client components only talk to a gateway, never to a provider.",
+                                       code: "gateway_identity_failed")
+      end
+      body
     end
 
     def verify(receipt)
       return [nil, nil] if receipt.nil?
 
-      result = Native.verify_receipt(receipt, ready)
+      result = Native.verify_receipt(receipt, jwks_for(receipt))
       [result["valid"] == true, result]
     end
 
@@ -269,6 +328,28 @@ module PrivacyRelay
         when Array then value.map { |v| deep_stringify(v) }
         else value
         end
+      end
+    end
+
+    # client.messages.create(...) and client.messages.count_tokens(model:, messages:, ...) (Anthropic's
+    # POST /v1/messages/count_tokens: {"input_tokens"} of the tokenised request, as the provider counts it).
+    class Messages < Resource
+      def initialize(client) = super(client, "messages")
+
+      def count_tokens(model: nil, messages: nil, idempotency_key: nil, traceparent: nil, timeout: nil, **extra)
+        Resource.new(@client, "messages.count_tokens")
+                .create(model: model, messages: messages, idempotency_key: idempotency_key, traceparent: traceparent, timeout: timeout, **extra)
+      end
+    end
+
+    # client.responses.create(model:, input:, instructions: nil, stream: false, **extra): OpenAI's Responses API.
+    # Streamed: Responses events (response.output_text.delta, ..., response.completed) with the originals restored.
+    class Responses < Resource
+      def initialize(client) = super(client, "responses")
+
+      def create(model: nil, input: nil, stream: false, idempotency_key: nil, traceparent: nil, timeout: nil, **extra)
+        extra = { input: input }.merge(extra) unless input.nil?
+        super(model: model, stream: stream, idempotency_key: idempotency_key, traceparent: traceparent, timeout: timeout, **extra)
       end
     end
 

@@ -7,7 +7,8 @@ require_relative "errors"
 module PrivacyRelay
   # The binding of the shared engine's C ABI (sdks/rust/ffi/include/privacy_relay.h) through Fiddle (Ruby's
   # standard library). JSON in and out; every string the library returns is freed here with pr_string_free; an
-  # error return becomes an exception (EngineError, or InvalidRequestError for invalid_request/unsupported_field).
+  # error return becomes an exception (EngineError; InvalidRequestError for invalid_request, unsupported_field and
+  # nesting_too_deep; UnsupportedContentError for unsupported_content).
   #
   # Where the library is found, first match wins:
   #   1. ENV["PRIVACY_RELAY_LIB"] (a path to libprivacy_relay.so / .dylib / .dll);
@@ -28,6 +29,7 @@ module PrivacyRelay
       pr_detokeniser_new: [[P, P, P], I], pr_detokeniser_push: [[P, P, P], I], pr_detokeniser_finish: [[P, P], I],
       pr_detokeniser_free: [[P], V],
       pr_verify_receipt: [[P, P, P, P], I], pr_verify_chain: [[P, P, P, P], I], pr_verify_inclusion_proof: [[P, P, P, P, P], I],
+      pr_verify_consistency_proof: [[P, P, P, P, P], I], pr_verify_chain_export: [[P, P, P, P], I],
       pr_verify_webhook: [[P, SZ, P, P, P, P], I], pr_build_attestation: [[P, P, P], I],
       pr_generate_device_key: [[P], I], pr_canonicalize: [[P, P], I],
       pr_string_free: [[P], V], pr_error_code_name: [[I], P], pr_debug_panic: [[P], I]
@@ -119,6 +121,18 @@ module PrivacyRelay
         json_call(:pr_verify_inclusion_proof, cstr(json_text(proof)), cstr(json_text(sth)), cstr(json_text(jwks)), cstr(json_text(options)))
       end
 
+      # A transparency-log consistency proof: the log whose head you kept (old_head) is a prefix of the newer one
+      # (options "new_head"; default the proof's own sth).
+      def verify_consistency_proof(proof, old_head, jwks, options = nil)
+        json_call(:pr_verify_consistency_proof, cstr(json_text(proof)), cstr(json_text(old_head)), cstr(json_text(jwks)), cstr(json_text(options)))
+      end
+
+      # An export of receipt chains: receipt_chain_export's JSON (a Hash or its text), JSON Lines, or an Array of receipts.
+      def verify_chain_export(exported, jwks, options = nil)
+        exported = JSON.generate(exported) unless exported.is_a?(String)
+        json_call(:pr_verify_chain_export, cstr(exported), cstr(json_text(jwks)), cstr(json_text(options)))
+      end
+
       def verify_webhook(body, headers, secret, options = nil)
         bytes = body.nil? ? nil : body.b
         json_call(:pr_verify_webhook, bytes, bytes.nil? ? 0 : bytes.bytesize, cstr(json_text(headers)), cstr(secret),
@@ -193,8 +207,10 @@ module PrivacyRelay
         message = error["message"] || "the engine failed (#{code})"
         message = "#{message} (at #{error.dig('details', 'path')})" if error.dig("details", "path")
         case code
-        when "invalid_request", "unsupported_field"
+        when "invalid_request", "unsupported_field", "nesting_too_deep"
           InvalidRequestError.new(message, status: 400, code: code, body: error)
+        when "unsupported_content"
+          UnsupportedContentError.new(message, status: 415, code: code, body: error)
         else
           EngineError.new(message, code: code, body: error)
         end

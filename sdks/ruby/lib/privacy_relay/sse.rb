@@ -5,12 +5,16 @@ require_relative "errors"
 require_relative "native"
 
 module PrivacyRelay
-  # Restores originals in a streamed answer as it arrives, for OpenAI chat chunks and Anthropic message events
-  # (a port of the Python SDK's SseDetokeniser). Each streaming text field (a choice's delta.content, a tool call's
-  # arguments, a text_delta / input_json_delta) has its own engine detokeniser handle, so an alias cut across two
-  # chunks is restored whole; text held back is released when the field ends. The receipt-v2 frame is kept.
+  # Restores originals in a streamed answer as it arrives, for OpenAI chat chunks, Anthropic message events and
+  # OpenAI Responses events (a port of the Python SDK's SseDetokeniser). Each streaming text field (a choice's
+  # delta.content, a tool call's arguments, a text_delta / input_json_delta, a Responses *.delta) has its own engine
+  # detokeniser handle, so an alias cut across two chunks or events is restored whole; text held back is released
+  # when the field ends (for Responses as a delta event of its own, later sequence numbers moved up by one). The
+  # receipt-v2 frame is kept.
   class SseDetokeniser
     Event = Struct.new(:event, :data, :json)
+    # The events that end a Responses stream.
+    RESPONSES_TERMINAL = %w[response.completed response.incomplete response.failed].freeze
 
     attr_reader :receipt, :completed
 
@@ -22,6 +26,7 @@ module PrivacyRelay
       @buffer = +"".b
       @receipt = nil
       @completed = false
+      @shift = 0 # Responses: synthetic delta events inserted so far
     end
 
     # Feeds raw bytes from the gateway; answers the complete events, detokenised. Frames split on blank lines
@@ -46,6 +51,7 @@ module PrivacyRelay
         raise StreamError.new("The stream ended in the middle of a frame.", status: 200, code: "stream_error")
       end
       return release_all_chat if @route == "chat.completions"
+      return @fields.keys.flat_map { |key| responses_release(key, nil) } if @route == "responses"
 
       @fields.keys.filter_map do |key|
         text = release(key)
@@ -144,6 +150,62 @@ module PrivacyRelay
       [event(name, value)]
     end
 
+    # -- Responses (as sdks/python/src/privacy_relay/sse.py) --
+
+    def renumbered(value)
+      n = value["sequence_number"]
+      n.is_a?(Integer) ? value.merge("sequence_number" => n + @shift) : value.dup
+    end
+
+    def self.responses_key(delta_type, value)
+      ["r", delta_type, *%w[item_id output_index content_index summary_index].map { |k| value[k].nil? ? "" : value[k].to_s }].join("|")
+    end
+
+    # The held-back text of one Responses field as a delta event of its own, placed before the event numbered next_number.
+    def responses_release(key, next_number)
+      rest = release(key)
+      return [] if rest.empty?
+
+      _, delta_type, item_id, output_index, content_index, summary_index = key.split("|", -1)
+      synthetic = { "type" => delta_type }
+      numbered = next_number.is_a?(Integer)
+      synthetic["sequence_number"] = next_number + @shift if numbered
+      synthetic["item_id"] = item_id unless item_id.empty?
+      synthetic["output_index"] = output_index.to_i unless output_index.empty?
+      synthetic["content_index"] = content_index.to_i unless content_index.empty?
+      synthetic["summary_index"] = summary_index.to_i unless summary_index.empty?
+      synthetic["delta"] = rest
+      @shift += 1 if numbered
+      [event(delta_type, synthetic)]
+    end
+
+    def responses_frame(name, value)
+      kind = value["type"].is_a?(String) ? value["type"] : name.to_s
+      if kind.end_with?(".delta") && value["delta"].is_a?(String)
+        out = renumbered(value)
+        out["delta"] = field(SseDetokeniser.responses_key(kind, value), kind.include?("arguments")).push(value["delta"])
+        return [event(name, out)]
+      end
+      before = []
+      before.concat(responses_release(SseDetokeniser.responses_key(kind.delete_suffix(".done") + ".delta", value), value["sequence_number"])) if kind.end_with?(".done")
+      if RESPONSES_TERMINAL.include?(kind)
+        # whatever a provider left open without its .done event is released before the end
+        @fields.keys.each { |key| before.concat(responses_release(key, value["sequence_number"])) }
+        @completed = true
+      end
+      before << event(name, detokenise_deep(renumbered(value)))
+    end
+
+    # Every string of a whole JSON value restored; an "arguments" value (JSON text) with JSON-escaped originals.
+    def detokenise_deep(value, key = nil)
+      case value
+      when String then @map.empty? ? value : Native.detokenise(value, key == "arguments" ? @escaped : @map)
+      when Array then value.map { |v| detokenise_deep(v) }
+      when Hash then value.to_h { |k, v| [k, detokenise_deep(v, k)] }
+      else value
+      end
+    end
+
     def handle(raw)
       name = nil
       data = []
@@ -177,7 +239,11 @@ module PrivacyRelay
       end
       return [Event.new(name, text, value)] if !value.is_a?(Hash) || name == "error" || value["type"] == "error"
 
-      @route == "chat.completions" ? chat_frame(value) : messages_frame(name, value)
+      case @route
+      when "chat.completions" then chat_frame(value)
+      when "responses" then responses_frame(name, value)
+      else messages_frame(name, value)
+      end
     end
   end
 end

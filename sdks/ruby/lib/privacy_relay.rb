@@ -19,10 +19,33 @@ module PrivacyRelay
     Native.verify_receipt(receipt, jwks, now_seconds ? { "now_seconds" => now_seconds } : nil)
   end
 
-  # A chain of receipts in chain order: {"valid", "chain_id", "first_seq", "last_seq", "verified", "break"}.
-  def verify_chain(receipts, jwks, now_seconds: nil)
-    Native.verify_chain(receipts, jwks, now_seconds ? { "now_seconds" => now_seconds } : nil)
+  # A chain of receipts in chain order: {"valid", "chain_id", "first_seq", "last_seq", "verified", "break", "gaps"};
+  # the break names its kind (gap, reorder, duplicate, substituted, other_chain, tampered, invalid, unchained).
+  # allow_gaps: missing receipts (a partial export) are listed in "gaps" instead of breaking the chain.
+  def verify_chain(receipts, jwks, now_seconds: nil, allow_gaps: false)
+    Native.verify_chain(receipts, jwks, chain_options(now_seconds, allow_gaps))
   end
+
+  # An export of receipt chains (the receipt_chain_export answer as a Hash or JSON text, its JSON Lines text, or an
+  # Array of receipts): {"valid", "chains" => [as verify_chain, with "chain_id" and "count"]}.
+  def verify_chain_export(exported, jwks, now_seconds: nil, allow_gaps: false)
+    Native.verify_chain_export(exported, jwks, chain_options(now_seconds, allow_gaps))
+  end
+
+  # A transparency-log consistency proof (client.rest.receipts.consistency_proof(old_head["tree_size"])): the log
+  # whose signed head you kept (old_head) is a prefix of the newer one (new_head; nil: the proof's own sth), both
+  # heads signed by the gateway's keys. {"valid", "reason", "checks"}; a fork or a rollback is valid: false.
+  def verify_consistency_proof(proof, old_head, jwks, new_head: nil)
+    Native.verify_consistency_proof(proof, old_head, jwks, new_head ? { "new_head" => new_head } : nil)
+  end
+
+  def chain_options(now_seconds, allow_gaps)
+    options = {}
+    options["now_seconds"] = now_seconds if now_seconds
+    options["allow_gaps"] = true if allow_gaps
+    options
+  end
+  private_class_method :chain_options
 
   # A transparency-log inclusion proof (client.rest.receipts.inclusion_proof) against a signed tree head (nil: the
   # proof's own), optionally bound to the receipt: {"valid", "reason", "checks"}.

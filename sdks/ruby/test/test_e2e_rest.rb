@@ -35,6 +35,18 @@ class TestEndToEndRest < Minitest::Test
     assert_equal true, verdict["valid"], verdict.inspect
   end
 
+  def test_the_log_a_kept_tree_head_saw_is_a_prefix_of_the_later_log
+    @client.chat.completions.create(model: "local-chat", messages: [{ role: "user", content: "first" }])
+    kept = @client.rest.receipts.signed_tree_head
+    @client.chat.completions.create(model: "local-chat", messages: [{ role: "user", content: "again" }])
+    proof = @client.rest.receipts.consistency_proof(kept["tree_size"])
+    assert_equal kept["tree_size"], proof["first"]
+    verdict = PrivacyRelay.verify_consistency_proof(proof, kept, @client.jwks)
+    assert_equal true, verdict["valid"], verdict.inspect
+    forked = kept.merge("root_hash" => kept["root_hash"].tr("0-9a-f", "1-9a-f0"))
+    assert_equal false, PrivacyRelay.verify_consistency_proof(proof, forked, @client.jwks)["valid"], "a head the gateway did not sign"
+  end
+
   def test_a_tampered_receipt_is_invalid
     answer = @client.chat.completions.create(model: "local-chat", messages: [{ role: "user", content: "hi" }])
     tampered = answer.receipt.merge("output_tokens" => answer.receipt["output_tokens"].to_i + 1)

@@ -124,7 +124,10 @@ module PrivacyRelay
       # A transparency-log consistency proof: the log whose head you kept (old_head) is a prefix of the newer one
       # (options "new_head"; default the proof's own sth).
       def verify_consistency_proof(proof, old_head, jwks, options = nil)
-        json_call(:pr_verify_consistency_proof, cstr(json_text(proof)), cstr(json_text(old_head)), cstr(json_text(jwks)), cstr(json_text(options)))
+        # proof and old_head are JSON values (Hashes as parsed from the gateway): nil or a String is a verdict
+        # (proof schema invalid), never a missing argument
+        json_call(:pr_verify_consistency_proof, cstr(JSON.generate(proof)), cstr(JSON.generate(old_head)), cstr(json_text(jwks)),
+                  cstr(json_text(options)))
       end
 
       # An export of receipt chains: receipt_chain_export's JSON (a Hash or its text), JSON Lines, or an Array of receipts.

@@ -97,6 +97,11 @@ type Info struct {
 	ABIVersion  int      `json:"abi_version"`
 	Routes      []string `json:"routes"`
 	EntityTypes []string `json:"entity_types"`
+	// EgressPolicy identifies the egress policy compiled in (sdks/vectors/egress-policy.json: version, sha256).
+	EgressPolicy struct {
+		Version int    `json:"version"`
+		SHA256  string `json:"sha256"`
+	} `json:"egress_policy"`
 }
 
 var (

@@ -135,6 +135,19 @@ int pr_generate_device_key(char **out);
 /* The RFC 8785 (JCS) text of json_text: *out text. */
 int pr_canonicalize(const char *json_text, char **out);
 
+/* A hash of data/len as lowercase hex: kind "sha256", "json_body_sha256" (of the JCS form of a JSON body),
+ * "merkle_leaf" (SHA-256(0x00||data)), "merkle_node" (SHA-256(0x01||left||right); data is the 64 bytes). */
+int pr_hash(const char *kind, const uint8_t *data, size_t len, char **out);
+
+/* A webhook signature header: scheme "v1" (body the exact text sent; options_json {"timestamp"}: *out
+ * "t=<timestamp>,v1=<hex>") or "v0" (body the payload's JSON text: *out "sha256=<hex>" of its JCS form). */
+int pr_sign_webhook(const char *scheme, const char *body, const char *secret, const char *options_json, char **out);
+
+/* An RFC 9162 Merkle proof on bare hex hashes: kind "inclusion" (input_json {"leaf_index","tree_size",
+ * "leaf_hash","root_hash","audit_path"}) or "consistency" ({"first","second","first_root","second_root",
+ * "consistency_path"}). *out {"valid":bool} (hashes that are not hex make it invalid). */
+int pr_verify_merkle_proof(const char *kind, const char *input_json, char **out);
+
 /* Frees a string returned by this library (NULL is ignored). */
 void pr_string_free(char *s);
 

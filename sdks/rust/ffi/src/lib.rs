@@ -11,10 +11,11 @@ use privacy_relay::tokeniser::request::{tokenise_request, Route, TokeniseError};
 use privacy_relay::tokeniser::session::{idempotent_alias_secret, MediaPolicy, NameModel, SessionOptions, TokeniserSession};
 use privacy_relay::tokeniser::text::Utf16Index;
 use privacy_relay::tokeniser::{detect_spans, detokenise, tokenise_text, StreamingDetokeniser, ENTITY_TYPES};
-use privacy_relay::verify::webhook::{headers_from_json, verify_webhook, DEFAULT_TOLERANCE_SECONDS};
+use privacy_relay::verify::transparency::{verify_consistency, verify_inclusion};
+use privacy_relay::verify::webhook::{headers_from_json, sign_webhook_v0, sign_webhook_v1, verify_webhook, DEFAULT_TOLERANCE_SECONDS};
 use privacy_relay::verify::{verify_chain, verify_chain_export, verify_consistency_proof, verify_inclusion_proof, verify_receipt, Jwks};
 use privacy_relay::wire::ecdsa::SigningKey;
-use privacy_relay::wire::hashing::unhex;
+use privacy_relay::wire::hashing::{hex, json_body_sha256_hex, merkle_leaf_hash, merkle_node_hash, sha256, unhex};
 use privacy_relay::wire::jcs::canonical_string;
 use serde_json::{json, Map, Value};
 use std::cell::RefCell;
@@ -713,6 +714,101 @@ pub unsafe extern "C" fn pr_generate_device_key(out: *mut *mut c_char) -> c_int 
 #[no_mangle]
 pub unsafe extern "C" fn pr_canonicalize(json_text: *const c_char, out: *mut *mut c_char) -> c_int {
     run(out, || canonical_string(&json_arg("json_text", json_text)?).map_err(|e| bad(e.0)))
+}
+
+/// Reads `len` bytes at `p` (NULL only with `len` 0).
+unsafe fn bytes_arg<'a>(name: &str, p: *const u8, len: usize) -> Result<&'a [u8], Failure> {
+    if p.is_null() {
+        if len != 0 {
+            return Err(Failure::new(PR_E_NULL_ARGUMENT, "null_argument", format!("{name} is NULL but its length is not 0")));
+        }
+        return Ok(&[]);
+    }
+    // SAFETY: the caller guarantees len readable bytes.
+    Ok(unsafe { std::slice::from_raw_parts(p, len) })
+}
+
+/// A hash of `data`/`len`, as lowercase hex. `kind`: "sha256" (of the bytes), "json_body_sha256" (of the JCS form of
+/// a JSON body: egress_sha256, hash_upstream_request), "merkle_leaf" (SHA-256(0x00 || data)), "merkle_node"
+/// (SHA-256(0x01 || left || right), `data` the 64 bytes left || right).
+///
+/// # Safety
+/// `data` must point to `len` readable bytes (or be NULL with `len` 0); strings as `pr_tokenise_request`.
+#[no_mangle]
+pub unsafe extern "C" fn pr_hash(kind: *const c_char, data: *const u8, len: usize, out: *mut *mut c_char) -> c_int {
+    run(out, || {
+        let kind = arg("kind", kind)?;
+        let data = unsafe { bytes_arg("data", data, len) }?;
+        Ok(match kind {
+            "sha256" => hex(&sha256(data)),
+            "json_body_sha256" => json_body_sha256_hex(data).map_err(|e| Failure::new(PR_E_INVALID_JSON, "invalid_json", e))?,
+            "merkle_leaf" => hex(&merkle_leaf_hash(data)),
+            "merkle_node" if data.len() == 64 => hex(&merkle_node_hash(&data[..32], &data[32..])),
+            "merkle_node" => return Err(bad("merkle_node takes the 64 bytes left || right")),
+            other => return Err(bad(format!("unknown hash kind {other:?} (sha256, json_body_sha256, merkle_leaf, merkle_node)"))),
+        })
+    })
+}
+
+/// The signature header a webhook sender puts on a delivery. `scheme` "v1": the X-Service-Signature value
+/// `t=<timestamp>,v1=<hmac>` of `body` (the exact text sent; `options_json`: timestamp, required); "v0": the
+/// `sha256=<hmac>` of the JCS form of `body` (the payload's JSON text).
+///
+/// # Safety
+/// As `pr_tokenise_request`.
+#[no_mangle]
+pub unsafe extern "C" fn pr_sign_webhook(scheme: *const c_char, body: *const c_char, secret: *const c_char, options_json: *const c_char, out: *mut *mut c_char) -> c_int {
+    run(out, || {
+        let scheme = arg("scheme", scheme)?;
+        let secret = arg("secret", secret)?;
+        let o = options_arg("options_json", options_json)?;
+        match scheme {
+            "v1" => {
+                let body = arg("body", body)?;
+                let t = o.get("timestamp").and_then(Value::as_i64).ok_or_else(|| bad("v1 needs options_json.timestamp (integer seconds)"))?;
+                Ok(sign_webhook_v1(body, secret, t))
+            }
+            "v0" => sign_webhook_v0(&json_arg("body", body)?, secret).map_err(|e| bad(e.0)),
+            other => Err(bad(format!("unknown webhook signature scheme {other:?} (v1, v0)"))),
+        }
+    })
+}
+
+/// Verifies an RFC 9162 Merkle proof on bare hashes (hex). `kind` "inclusion": `input_json` {leaf_index,
+/// tree_size, leaf_hash, root_hash, audit_path}; "consistency": {first, second, first_root, second_root,
+/// consistency_path}. Result: `{ "valid": bool }`; a hash that is not hex or an index that is not a whole number
+/// makes the proof invalid (a verdict, not an error).
+///
+/// # Safety
+/// As `pr_tokenise_request`.
+#[no_mangle]
+pub unsafe extern "C" fn pr_verify_merkle_proof(kind: *const c_char, input_json: *const c_char, out: *mut *mut c_char) -> c_int {
+    run(out, || {
+        let kind = arg("kind", kind)?;
+        let input = json_arg("input_json", input_json)?;
+        let hash = |k: &str| input.get(k).and_then(Value::as_str).and_then(unhex).unwrap_or_default();
+        let path = |k: &str| -> Vec<Vec<u8>> {
+            input.get(k).and_then(Value::as_array).map(|a| a.iter().map(|h| h.as_str().and_then(unhex).unwrap_or_default()).collect()).unwrap_or_default()
+        };
+        let valid = match kind {
+            "inclusion" => verify_inclusion(
+                &hash("leaf_hash"),
+                input.get("leaf_index").and_then(Value::as_u64).unwrap_or(u64::MAX),
+                input.get("tree_size").and_then(Value::as_u64).unwrap_or(0),
+                &path("audit_path"),
+                &hash("root_hash"),
+            ),
+            "consistency" => verify_consistency(
+                input.get("first").and_then(Value::as_u64).unwrap_or(0),
+                input.get("second").and_then(Value::as_u64).unwrap_or(0),
+                &hash("first_root"),
+                &hash("second_root"),
+                &path("consistency_path"),
+            ),
+            other => return Err(bad(format!("unknown proof kind {other:?} (inclusion, consistency)"))),
+        };
+        Ok(json!({ "valid": valid }).to_string())
+    })
 }
 
 /// Frees a string this library returned (NULL is ignored).

@@ -206,6 +206,29 @@ int main(int argc, char **argv) {
   CHECK(rc == PR_OK && out && strcmp(out, "{\"a\":[1e+21,0.1],\"b\":1}") == 0, "canonicalize");
   pr_string_free(out);
 
+  /* Hashes (sdks/vectors/sha256.json), a webhook signature and a bare Merkle proof. */
+  rc = pr_hash("sha256", (const uint8_t *)"abc", 3, &out);
+  CHECK(rc == PR_OK && out && strcmp(out, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad") == 0, "sha256");
+  pr_string_free(out);
+  rc = pr_hash("sha256", NULL, 0, &out);
+  CHECK(rc == PR_OK && out && strcmp(out, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855") == 0, "sha256 of nothing");
+  pr_string_free(out);
+  rc = pr_hash("sha256", NULL, 3, &out);
+  CHECK(rc == PR_E_NULL_ARGUMENT, "hash NULL data with a length");
+  pr_string_free(out);
+  rc = pr_hash("merkle_node", (const uint8_t *)"short", 5, &out);
+  CHECK(rc == PR_E_INVALID_ARGUMENT && contains(out, "64 bytes"), "merkle_node needs 64 bytes");
+  pr_string_free(out);
+  rc = pr_sign_webhook("v1", "{}", "whsec_x", "{\"timestamp\":1}", &out);
+  CHECK(rc == PR_OK && contains(out, "t=1,v1="), "sign webhook v1");
+  pr_string_free(out);
+  rc = pr_sign_webhook("v2", "{}", "whsec_x", NULL, &out);
+  CHECK(rc == PR_E_INVALID_ARGUMENT && contains(out, "unknown webhook signature scheme"), "unknown signature scheme");
+  pr_string_free(out);
+  rc = pr_verify_merkle_proof("inclusion", "{\"leaf_index\":0,\"tree_size\":1,\"leaf_hash\":\"6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d\",\"root_hash\":\"6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d\",\"audit_path\":[]}", &out);
+  CHECK(rc == PR_OK && contains(out, "\"valid\":true"), "a one-leaf inclusion proof");
+  pr_string_free(out);
+
   /* A panic inside the library stays inside it. */
   rc = pr_debug_panic(&out);
   CHECK(rc == PR_E_INTERNAL && contains(out, "\"code\":\"internal_error\""), "panic is contained");

@@ -69,6 +69,26 @@ def _readme_block(section: str) -> str:
     return body.split("```python\n", 1)[1].split("```", 1)[0]
 
 
+def test_readme_conversation_runs_as_written(relay: Relay, tmp_path: Path) -> None:
+    """The README's Conversations block, pasted into a file: two turns, the second answered with the originals, the
+    history kept on the device, the provider given aliases only."""
+    block = _readme_block("Conversations (`client.conversations`)")
+    api_key, _ = relay.funded_key()
+    key_dir = tmp_path / ".config" / "privacy-relay"
+    key_dir.mkdir(parents=True, mode=0o700)
+    (key_dir / "gateway-key").write_text(api_key + "\n")
+    (key_dir / "gateway-key").chmod(0o600)
+    script = tmp_path / "main.py"
+    script.write_text(block.replace("http://127.0.0.1:8080", relay.url))
+    relay.reset_provider()
+    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(SRC), "HOME": str(tmp_path), "PRIVACY_RELAY_CONFIG_DIR": str(tmp_path / "config")}
+    run = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == ["Echo: Copy jane.doe@example.com in as well.", "4 items kept on this device"]
+    bodies = [r["body"] for r in relay.received()]
+    assert len(bodies) == 2 and all("jane.doe" not in body for body in bodies)
+
+
 def test_readme_quickstart_runs_as_written(relay: Relay, tmp_path: Path) -> None:
     """The README's Quickstart, pasted into a file: its local gateway URL (here the test gateway's), its key file under
     ~/.config/privacy-relay (the SDK expands ~), its model one the development gateway serves."""

@@ -4,6 +4,7 @@ gateway, the gateway's REST capability set, and offline verification of receipts
 from .async_client import AsyncRelayClient, AsyncRelayStream
 from .attestation import EngineIdentity
 from .client import RelayClient, RelayStream
+from .conversation import AsyncConversation, AsyncConversationStream, Conversation, ConversationStream
 from .engine import ENGINE
 from .errors import (
     AuthenticationError,
@@ -36,7 +37,7 @@ from .verify.webhook import WebhookDeduper, WebhookVerificationError, verify_web
 from .version import VERSION as __version__
 
 __all__ = [
-    "AsyncRelayClient", "AsyncRelayStream", "AuthenticationError", "ConfigurationError", "ConflictError", "ConnectionError",
+    "AsyncConversation", "AsyncConversationStream", "AsyncRelayClient", "AsyncRelayStream", "AuthenticationError", "ConfigurationError", "ConflictError", "ConnectionError", "Conversation", "ConversationStream",
     "ENGINE", "EgressPolicyError", "EngineIdentity", "GatewayIdentityError", "InsufficientBalanceError", "InvalidRequestError", "JwksCache", "JwksError",
     "NameModelUnavailableError", "NestingTooDeepError", "NotFoundError", "PayloadTooLargeError", "PermissionDeniedError", "PretokenisationRequiredError",
     "RateLimitError", "RelayClient", "RelayError", "RelayStream", "ServerError", "StreamError", "TimeoutError", "UnsupportedContentError", "UnsupportedFieldError", "VerificationCheck",

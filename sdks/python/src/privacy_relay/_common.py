@@ -40,6 +40,7 @@ class RelayAnswer(dict):
     receipt_verification: Optional[VerificationResult]
     countersignature: Optional[dict]
     tokenised_request: Any
+    _aliases: dict
 
 
 def decode_header(value: Optional[str]) -> Optional[dict]:

@@ -12,6 +12,7 @@ import httpx
 
 from ._common import ROUTE_PATHS, ClientCore, RelayAnswer, body_of, chunk_json, decode_header, dumps
 from .attestation import EngineIdentity
+from .conversation import AsyncConversations
 from .engine import NameModelSetting, PreparedCall
 from .errors import RelayError, StreamError
 from .gateway import GATEWAY_IDENTITY_PROBE_PATH, check_identity_answer, unreachable
@@ -170,6 +171,7 @@ class AsyncRelayClient:
         self.messages = _Messages(self)
         self.embeddings = _Embeddings(self)
         self.responses = _Responses(self)
+        self.conversations = AsyncConversations(self)
         self.models = _Models(self)
         self.rest = RestApi(self._rest_call, self._verify_value)
 
@@ -222,10 +224,10 @@ class AsyncRelayClient:
         result = await self._verify_value(receipt)
         return result.valid, result
 
-    async def _relay(self, route: str, body: dict, idempotency_key: Optional[str], traceparent: Optional[str], timeout: Optional[float]) -> Any:
+    async def _relay(self, route: str, body: dict, idempotency_key: Optional[str], traceparent: Optional[str], timeout: Optional[float], *, alias_secret: Optional[bytes] = None) -> Any:
         # The engine's work is CPU work (about 2 ms for 2 KB, about 1 s for 1 MB): in a worker thread, so a long
         # prompt does not stall the event loop.
-        prepared = await asyncio.to_thread(self._core.engine.prepare, route, body, idempotency_key)
+        prepared = await asyncio.to_thread(self._core.engine.prepare, route, body, idempotency_key, alias_secret=alias_secret)
         stream = route != "embeddings" and body.get("stream") is True
         await self._ready()
         response = await self._transport.send(
@@ -244,6 +246,7 @@ class AsyncRelayClient:
         answer.receipt_verified, answer.receipt_verification = await self._verify(answer.receipt)
         answer.countersignature = decode_header(response.headers.get("x-service-receipt-v3"))
         answer.tokenised_request = prepared.tokenised_body
+        answer._aliases = prepared.map  # for a Conversation: stays on the device, not part of the JSON
         return answer
 
     async def _rest_call(self, method: str, path: str, auth: str, body: Any = None, *, idempotency_key: Optional[str] = None, traceparent: Optional[str] = None, timeout: Optional[float] = None) -> Any:

@@ -12,6 +12,7 @@ import httpx
 
 from ._common import ROUTE_PATHS, ClientCore, RelayAnswer, body_of, chunk_json, decode_header, dumps
 from .attestation import EngineIdentity
+from .conversation import Conversations
 from .engine import NameModelSetting, PreparedCall
 from .errors import RelayError, StreamError
 from .gateway import GATEWAY_IDENTITY_PROBE_PATH, check_identity_answer, unreachable
@@ -186,6 +187,7 @@ class RelayClient:
         self.messages = _Messages(self)
         self.embeddings = _Embeddings(self)
         self.responses = _Responses(self)
+        self.conversations = Conversations(self)
         self.models = _Models(self)
         self.rest = RestApi(self._rest_call, lambda value: verify_receipt(value, self._jwks))
 
@@ -218,8 +220,8 @@ class RelayClient:
 
     # -- calls -----------------------------------------------------------------------------------------------------
 
-    def _relay(self, route: str, body: dict, idempotency_key: Optional[str], traceparent: Optional[str], timeout: Optional[float]) -> Any:
-        prepared = self._core.engine.prepare(route, body, idempotency_key)
+    def _relay(self, route: str, body: dict, idempotency_key: Optional[str], traceparent: Optional[str], timeout: Optional[float], *, alias_secret: Optional[bytes] = None) -> Any:
+        prepared = self._core.engine.prepare(route, body, idempotency_key, alias_secret=alias_secret)
         stream = route != "embeddings" and body.get("stream") is True
         self._ready()
         response = self._transport.send(
@@ -238,6 +240,7 @@ class RelayClient:
         answer.receipt_verified, answer.receipt_verification = self._verify(answer.receipt)
         answer.countersignature = decode_header(response.headers.get("x-service-receipt-v3"))
         answer.tokenised_request = prepared.tokenised_body
+        answer._aliases = prepared.map  # for a Conversation: stays on the device, not part of the JSON
         return answer
 
     def _rest_call(self, method: str, path: str, auth: str, body: Any = None, *, idempotency_key: Optional[str] = None, traceparent: Optional[str] = None, timeout: Optional[float] = None) -> Any:

@@ -154,19 +154,22 @@ class Engine:
         *,
         media_policy: Optional[str] = None,
         passthrough_paths: Optional[Sequence[str]] = None,
+        alias_secret: Optional[bytes] = None,
     ) -> PreparedCall:
         """Tokenises and attests one relay body under the egress policy. Raises NameModelUnavailableError
         (fail-closed), InvalidRequestError, or an EgressPolicyError (UnsupportedFieldError, UnsupportedContentError,
         NestingTooDeepError): in every case nothing is sent. With the caller's own `idempotency_key`, the aliases
         derive from it under the device-held alias secret, so a retry of the call (same key, same body) sends the same
         bytes and the gateway replays the first answer. `media_policy` and `passthrough_paths` override the engine's
-        for this call (already checked: check_media_policy, check_passthrough_paths)."""
+        for this call (already checked: check_media_policy, check_passthrough_paths). `alias_secret`: the call's
+        alias secret instead of the idempotency key's or a fresh one (a Conversation's, held for its life: aliases
+        numbered by first appearance repeat turn after turn)."""
         secret = self._stable_alias_secret() if route == "embeddings" and self._stable_alias_secret is not None else None
         try:
             tokenised = self.tokeniser.tokenise_request(
                 route,
                 body,
-                TokeniserSession(secret=self._call_secret(idempotency_key), stable_alias_secret=secret),
+                TokeniserSession(secret=alias_secret if alias_secret is not None else self._call_secret(idempotency_key), stable_alias_secret=secret),
                 identifier_secret=self._identifier_secret,
                 media_policy=self.media_policy if media_policy is None else media_policy,
                 passthrough_paths=self.passthrough_paths if passthrough_paths is None else passthrough_paths,

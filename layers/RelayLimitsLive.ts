@@ -6,7 +6,7 @@ import { RelayLimits } from "../services/RelayLimits.ts"
 import type { Hold } from "../services/Settlement.ts"
 import { Wallets } from "../services/Wallets.ts"
 import type { WindowVerdict } from "../services/RateWindows.ts"
-import { limitsForTier, parseTierLimits } from "../src/billing/limits.ts"
+import { limitsForTier } from "../src/billing/limits.ts"
 import { monthKey, secondsUntilNextMonth } from "../src/billing/month.ts"
 import { ApiError } from "../src/http/ApiError.ts"
 
@@ -20,21 +20,6 @@ const rateLimitHeaders = (named: ReadonlyArray<readonly [string, number, WindowV
 
 /** A hold lives at most this long; a call that never finishes (its node died) has its hold returned then. */
 const HOLD_TTL_MS = 15 * 60_000
-/**
- * WALLET_MIRROR_TTL_MS (default 10 s): how long the wallet mirror is trusted before it is read from PostgreSQL again,
- * the bound on how long a change made behind the gateways' back (SQL by hand, a debit whose node died before telling
- * the mirror) goes unseen. A refusal always re-reads it first, so a top-up counts at once.
- */
-const mirrorTtlMs = (env: Readonly<Record<string, string | undefined>>) => {
-  const raw = env.WALLET_MIRROR_TTL_MS
-  const v = Number(raw)
-  return raw !== undefined && raw !== "" && Number.isFinite(v) && v >= 0 ? Math.max(MIN_MIRROR_TTL_MS, v) : 10_000
-}
-/**
- * A mirror read must outlive the admission it was read for (the next step, one more Redis round trip away): with a
- * shorter life the admission finds it gone again and refuses the call as if the wallet were empty.
- */
-const MIN_MIRROR_TTL_MS = 50
 /** Re-reads of the mirror one admission may make (each races at most one debit) before it refuses. */
 const MAX_SEEDS = 4
 
@@ -50,10 +35,15 @@ export const RelayLimitsLive = Layer.effect(
   Effect.gen(function*() {
     const config = yield* AppConfig
     const counters = yield* AdmissionCounters
-    const tiers = yield* Effect.try(() => parseTierLimits(config.env.RATE_LIMITS_JSON)).pipe(Effect.orDie)
+    const tiers = config.settings.rateLimits
     const orgLimits = yield* OrgLimits
     const wallets = yield* Wallets
-    const MIRROR_TTL_MS = mirrorTtlMs(config.env)
+    /**
+     * WALLET_MIRROR_TTL_MS (default 10 s): how long the wallet mirror is trusted before it is read from PostgreSQL
+     * again, the bound on how long a change made behind the gateways' back (SQL by hand, a debit whose node died
+     * before telling the mirror) goes unseen. A refusal always re-reads it first, so a top-up counts at once.
+     */
+    const MIRROR_TTL_MS = config.settings.walletMirrorTtlMs
     /** The balance as PostgreSQL has it now; an organisation without a wallet has nothing to spend. */
     const balanceOf = (orgId: string) => wallets.balance(orgId).pipe(Effect.catchTag("ApiError", () => Effect.succeed(0n)))
     return RelayLimits.of({

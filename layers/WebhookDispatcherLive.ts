@@ -18,7 +18,7 @@ import {
   recordAttempt
 } from "./pg/WebhookDeliveryStore.ts"
 import { postDelivery, type PostResult } from "./webhooks/postDelivery.ts"
-import { parseWebhookSettings } from "./webhooks/settings.ts"
+import { webhookSettings } from "./webhooks/settings.ts"
 
 /** Extra time a claimed attempt keeps its lease beyond the receiver timeout (DNS, signing, recording). */
 const LEASE_MARGIN_MS = 60_000
@@ -39,7 +39,7 @@ export const webhookDispatcherLayer = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const keys = yield* KeyEncryption
     const { lookup } = yield* WebhookLookup
-    const settings = parseWebhookSettings(config.env)
+    const settings = webhookSettings(config)
     const { schedule, timeoutMs, allowLoopback } = settings
     if (allowLoopback) {
       yield* Effect.logWarning("WEBHOOK_ALLOW_LOOPBACK=1: webhooks may be delivered to 127.0.0.1 and [::1] (tests only)")
@@ -169,7 +169,7 @@ export const webhookDispatcherLayer = Layer.effect(
 /** The dispatcher unless WEBHOOK_DISPATCHER=off, in which case `wake` does nothing and another process delivers. */
 export const WebhookDispatcherLive = Layer.unwrap(
   Effect.map(Effect.service(AppConfig), (config) =>
-    parseWebhookSettings(config.env).dispatcherEnabled
+    webhookSettings(config).dispatcherEnabled
       ? webhookDispatcherLayer
       : Layer.succeed(WebhookDispatcher, WebhookDispatcher.of({ wake: Effect.void })))
 )

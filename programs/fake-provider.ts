@@ -54,6 +54,8 @@ import { createHash } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo, Socket } from "node:net"
 import { parseArgs } from "node:util"
+import { FAKE_PROVIDER_SETTINGS } from "../src/config/gatewaySettings.ts"
+import { readSettings } from "../src/config/setting.ts"
 import { stopWithParent } from "./stopWithParent.ts"
 import {
   bedrockErrorType,
@@ -1035,10 +1037,9 @@ const main = async (): Promise<void> => {
       "stream-piece-chars": { type: "string" }
     }
   })
-  const env = process.env
-  const host = values.host ?? env.FAKE_PROVIDER_HOST ?? env.HOST ?? FAKE_PROVIDER_DEFAULT_HOST
-  const port = parsePort(values.port, "--port") ?? parsePort(env.FAKE_PROVIDER_PORT, "FAKE_PROVIDER_PORT") ??
-    parsePort(env.PORT, "PORT") ?? FAKE_PROVIDER_DEFAULT_PORT
+  const settings = readSettings(FAKE_PROVIDER_SETTINGS, process.env)
+  const host = values.host ?? settings.host ?? FAKE_PROVIDER_DEFAULT_HOST
+  const port = parsePort(values.port, "--port") ?? settings.port ?? FAKE_PROVIDER_DEFAULT_PORT
   const provider = await startFakeProvider({
     host,
     port,

@@ -48,7 +48,7 @@ const requireSession = Effect.gen(function*() {
  */
 export const AccountRoutes = HttpRouter.use(Effect.fn(function*(router) {
   const accounts = yield* Accounts
-  const portalDir = portalRoot((yield* AppConfig).env)
+  const portalDir = portalRoot((yield* AppConfig).settings.portalDir)
 
   yield* router.add("POST", "/api/v1/accounts", Effect.gen(function*() {
     const body = yield* readDocumentedBody(apiRoute("POST", "/api/v1/accounts"))

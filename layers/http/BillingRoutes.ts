@@ -5,8 +5,8 @@ import { BillingHistory, type UsageDay, type UsageRecord } from "../../services/
 import { Licences } from "../../services/Licences.ts"
 import { Payments } from "../../services/Payments.ts"
 import { Wallets } from "../../services/Wallets.ts"
-import { formatUsd, tryParseUsd } from "../../src/billing/money.ts"
-import { DEFAULT_TOPUP_MAX_MICROS, DEFAULT_TOPUP_MIN_MICROS, parseTopupAmount } from "../../src/billing/topupAmount.ts"
+import { formatUsd } from "../../src/billing/money.ts"
+import { parseTopupAmount } from "../../src/billing/topupAmount.ts"
 import { invalid, rejectUnknownFields } from "../../src/http/validate.ts"
 import { requirePortal } from "./auth.ts"
 import { idempotentPortalRoute } from "./idempotent.ts"
@@ -88,14 +88,8 @@ export const BillingRoutes = HttpRouter.use(Effect.fn(function*(router) {
   const licences = yield* Licences
   const history = yield* BillingHistory
   const config = yield* AppConfig
-  const bound = (name: string, fallback: bigint) => {
-    const raw = config.env[name]
-    const parsed = raw === undefined || raw.trim() === "" ? fallback : tryParseUsd(raw.trim())
-    if (parsed === undefined || parsed <= 0n) throw new Error(`${name} must be a positive decimal USD amount`)
-    return parsed
-  }
-  const minTopup = bound("TOPUP_MIN_USD", DEFAULT_TOPUP_MIN_MICROS)
-  const maxTopup = bound("TOPUP_MAX_USD", DEFAULT_TOPUP_MAX_MICROS)
+  const minTopup = config.settings.topupMinMicros
+  const maxTopup = config.settings.topupMaxMicros
 
   yield* router.add("GET", "/api/v1/billing/balance", Effect.gen(function*() {
     const portal = yield* requirePortal("ability:billing.read")

@@ -19,9 +19,8 @@ const digest = (s: string) => createHash("sha256").update(s).digest()
  * only a caller on this host that did not come through a proxy (loopback socket peer and no X-Forwarded-For, which
  * every proxied request carries). Anyone else gets 404, as if the route did not exist.
  */
-const metricsAccess = (env: Readonly<Record<string, string | undefined>>) => {
-  const file = env.METRICS_TOKEN_FILE?.trim()
-  if (file === undefined || file === "") {
+const metricsAccess = (file: string | undefined) => {
+  if (file === undefined) {
     return (request: HttpServerRequest.HttpServerRequest) =>
       request.headers["x-forwarded-for"] === undefined && LOOPBACK.has(Option.getOrElse(request.remoteAddress, () => ""))
   }
@@ -58,7 +57,7 @@ export const MetricsRoutes = HttpRouter.use(Effect.fn(function*(router) {
   const sql = yield* SqlClient.SqlClient
   const sealer = yield* SealerQueue
   const counters = yield* AdmissionCounters
-  const allowed = metricsAccess(config.env)
+  const allowed = metricsAccess(config.settings.metricsTokenFile)
   yield* router.add("GET", "/metrics", Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     if (!allowed(request)) return yield* notFound()

@@ -11,9 +11,8 @@ import { apiErrorResponse } from "./errorResponse.ts"
 export const DEFAULT_PORTAL_DIR = fileURLToPath(new URL("../../portal/dist/", import.meta.url))
 
 /** The directory the portal is served from, with a trailing separator. */
-export const portalRoot = (env: Readonly<Record<string, string | undefined>>) => {
-  const configured = env.PORTAL_DIR?.trim()
-  return resolve(configured === undefined || configured === "" ? DEFAULT_PORTAL_DIR : configured) + sep
+export const portalRoot = (configured: string | undefined) => {
+  return resolve(configured ?? DEFAULT_PORTAL_DIR) + sep
 }
 
 /** Whether a portal build is there to serve (its index.html exists). */
@@ -83,7 +82,7 @@ const readIfFile = (path: string) =>
  * extension is 404 `not_found`. Without a build every path answers 404 `portal_not_built` (a page for a browser).
  */
 export const PortalRoutes = HttpRouter.use(Effect.fn(function*(router) {
-  const root = portalRoot((yield* AppConfig).env)
+  const root = portalRoot((yield* AppConfig).settings.portalDir)
 
   const serve = Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest

@@ -3,18 +3,16 @@ import { HttpRouter, HttpServerRequest } from "effect/http"
 import { AppConfig } from "../../services/AppConfig.ts"
 import { ReceiptSealer } from "../../services/ReceiptSealer.ts"
 import { RequestContext } from "../../services/RequestContext.ts"
-import { DEFAULT_ENGINE_ALLOWLIST, type EngineAllowlist } from "../../sdks/typescript/src/wire/attestation/engine-allowlist.ts"
+import { DEFAULT_ENGINE_ALLOWLIST } from "../../sdks/typescript/src/wire/attestation/engine-allowlist.ts"
 import { issuesReceipts } from "../../src/keys/demo.ts"
 import type { Scope } from "../../src/keys/scopes.ts"
 import type { RelayRoute } from "../../src/relay/requestShape.ts"
 import { countTokens } from "../relay/countTokens.ts"
-import { createProviderHealth, providerCoolDownMs } from "../relay/providerHealth.ts"
+import { createProviderHealth } from "../relay/providerHealth.ts"
 import { createKeyRotation } from "../relay/keyRotation.ts"
 import { relayCall } from "../relay/relayCall.ts"
 import { checkScope, requireGatewayKey } from "./auth.ts"
 
-/** ENGINE_ALLOWLIST_JSON overrides the official engines: `[{"id":"relay-ts","minVersion":"0.1.0","sha256":[...]}]`. */
-const engineAllowlist = (json: string | undefined): EngineAllowlist => (json ? JSON.parse(json) : DEFAULT_ENGINE_ALLOWLIST)
 
 /**
  * The relay routes. Scopes: chat completions, responses and embeddings need `completions`, messages and its token
@@ -24,9 +22,10 @@ export const RelayRoutes = HttpRouter.use(Effect.fn(function*(router) {
   const config = yield* AppConfig
   const sealer = yield* ReceiptSealer
   const settings = {
-    allowlist: engineAllowlist(config.env.ENGINE_ALLOWLIST_JSON),
-    health: createProviderHealth(providerCoolDownMs(config.env)),
-    keys: createKeyRotation(providerCoolDownMs(config.env))
+    // ENGINE_ALLOWLIST_JSON overrides the official engines: `[{"id":"relay-ts","minVersion":"0.1.0","sha256":[...]}]`.
+    allowlist: config.settings.engineAllowlist ?? DEFAULT_ENGINE_ALLOWLIST,
+    health: createProviderHealth(config.settings.providerCoolDownMs),
+    keys: createKeyRotation(config.settings.providerCoolDownMs)
   }
   const relay = (route: RelayRoute, scope: Scope) =>
     Effect.gen(function*() {

@@ -9,7 +9,7 @@ import { validateSubscription } from "../../src/webhooks/events.ts"
 import { checkWebhookUrl } from "../../src/webhooks/ssrf.ts"
 import { requirePortal } from "./auth.ts"
 import { readDocumentedBody } from "./body.ts"
-import { parseWebhookSettings } from "../webhooks/settings.ts"
+import { webhookSettings } from "../webhooks/settings.ts"
 import { apiRoute } from "./api/apiRoutes.ts"
 
 const MANAGE = "webhooks.manage"
@@ -87,7 +87,7 @@ export const WebhookRoutes = HttpRouter.use(Effect.fn(function*(router) {
   const webhooks = yield* Webhooks
   const config = yield* AppConfig
   const dispatcher = yield* Effect.serviceOption(WebhookDispatcher)
-  const { allowLoopback } = parseWebhookSettings(config.env)
+  const { allowLoopback } = webhookSettings(config)
   const wake = dispatcher._tag === "Some" ? dispatcher.value.wake : Effect.void
 
   yield* router.add("POST", "/api/v1/webhooks/endpoints", Effect.gen(function*() {

@@ -6,8 +6,8 @@ import { SmtpMailer } from "./SmtpMailer.ts"
 /** SMTP when `SMTP_URL` is set (sender `MAIL_FROM`), the development outbox table otherwise. */
 export const MailerLive = Layer.unwrap(
   Effect.map(Effect.service(AppConfig), (config) => {
-    const smtpUrl = config.env.SMTP_URL?.trim()
-    if (smtpUrl === undefined || smtpUrl === "") return DevOutboxMailer
-    return SmtpMailer({ smtpUrl, from: config.env.MAIL_FROM?.trim() || "Privacy Relay <no-reply@localhost>" })
+    const smtpUrl = config.settings.smtpUrl
+    if (smtpUrl === undefined) return DevOutboxMailer
+    return SmtpMailer({ smtpUrl, from: config.settings.mailFrom ?? "Privacy Relay <no-reply@localhost>" })
   })
 )

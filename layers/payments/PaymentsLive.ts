@@ -27,8 +27,7 @@ const NoPayments = Layer.succeed(Payments, Payments.of({
 /** Stripe when STRIPE_SECRET_KEY_FILE is set; the development layer only with PAYMENTS_PROVIDER=dev; else none. */
 export const PaymentsLive = Layer.unwrap(
   Effect.map(Effect.service(AppConfig), (config) => {
-    const key = config.env.STRIPE_SECRET_KEY_FILE
-    if (key !== undefined && key.trim() !== "") return StripePayments
-    return config.env.PAYMENTS_PROVIDER === "dev" ? DevPayments : NoPayments
+    if (config.settings.stripeSecretKeyFile !== undefined) return StripePayments
+    return config.settings.paymentsProvider === "dev" ? DevPayments : NoPayments
   })
 )

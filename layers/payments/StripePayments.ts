@@ -48,19 +48,19 @@ export const StripePayments = Layer.effect(
   Payments,
   Effect.gen(function*() {
     const config = yield* AppConfig
-    const env = config.env
+    const settings = config.settings
     const { secretKey, webhookSecret } = yield* Effect.try(() => {
-      if (env.STRIPE_WEBHOOK_SECRET_FILE === undefined || env.STRIPE_WEBHOOK_SECRET_FILE.trim() === "") {
+      if (settings.stripeWebhookSecretFile === undefined) {
         throw new Error("STRIPE_SECRET_KEY_FILE is set but STRIPE_WEBHOOK_SECRET_FILE is not: payments could never be confirmed")
       }
       return {
-        secretKey: readSecret(env.STRIPE_SECRET_KEY_FILE!, "STRIPE_SECRET_KEY_FILE"),
-        webhookSecret: readSecret(env.STRIPE_WEBHOOK_SECRET_FILE, "STRIPE_WEBHOOK_SECRET_FILE")
+        secretKey: readSecret(settings.stripeSecretKeyFile!, "STRIPE_SECRET_KEY_FILE"),
+        webhookSecret: readSecret(settings.stripeWebhookSecretFile, "STRIPE_WEBHOOK_SECRET_FILE")
       }
     }).pipe(Effect.orDie)
-    const stripe = new Stripe(secretKey, { ...apiHostOptions(env.STRIPE_API_BASE), maxNetworkRetries: 1, timeout: 20_000 })
-    const successUrl = env.STRIPE_SUCCESS_URL ?? `${config.publicBaseUrl}/billing?checkout=success`
-    const cancelUrl = env.STRIPE_CANCEL_URL ?? `${config.publicBaseUrl}/billing?checkout=cancelled`
+    const stripe = new Stripe(secretKey, { ...apiHostOptions(settings.stripeApiBase), maxNetworkRetries: 1, timeout: 20_000 })
+    const successUrl = settings.stripeSuccessUrl ?? `${config.publicBaseUrl}/billing?checkout=success`
+    const cancelUrl = settings.stripeCancelUrl ?? `${config.publicBaseUrl}/billing?checkout=cancelled`
     const store = yield* makeCheckoutStore
 
     return Payments.of({

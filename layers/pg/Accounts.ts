@@ -52,7 +52,7 @@ export const AccountsPg = Layer.effect(
     const wallets = yield* Wallets
     const mailer = yield* Mailer
     const config = yield* AppConfig
-    const ttlHours = Number(config.env.EMAIL_VERIFICATION_TTL_HOURS ?? 48)
+    const ttlHours = config.settings.emailVerificationTtlHours
 
     const sendVerification = (accountId: string) =>
       Effect.gen(function*() {

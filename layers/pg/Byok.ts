@@ -4,8 +4,6 @@ import { AppConfig } from "../../services/AppConfig.ts"
 import { Byok, type ByokCredentialInfo } from "../../services/Byok.ts"
 import { KeyEncryption } from "../../services/KeyEncryption.ts"
 
-/** Default life of a node's cached credentials: a change made on another node reaches this one within it. */
-const DEFAULT_CACHE_TTL_MS = 30_000
 /** Bound on cached organisations; beyond it the cache starts afresh (a cold entry costs one indexed SELECT). */
 const MAX_CACHED_ORGS = 50_000
 
@@ -23,8 +21,7 @@ export const ByokPg = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const encryption = yield* KeyEncryption
     const config = yield* AppConfig
-    const raw = Number(config.env.BYOK_CACHE_TTL_MS)
-    const ttlMs = config.env.BYOK_CACHE_TTL_MS !== undefined && Number.isFinite(raw) && raw >= 0 ? raw : DEFAULT_CACHE_TTL_MS
+    const ttlMs = config.settings.byokCacheTtlMs
 
     const cache = new Map<string, Entry>()
     // Bumped on every local change: a load that started before the change must not repopulate the cache with

@@ -31,7 +31,7 @@ export const ChainVerifierPg = Layer.effect(
     const keys = yield* ReceiptKeys
     const outbox = yield* Outbox
     const config = yield* AppConfig
-    const intervalMs = Number(config.env.RECEIPT_CHAIN_VERIFY_MS ?? 60_000)
+    const intervalMs = config.settings.receiptChainVerifyMs
 
     const imported = new Map<string, CryptoKey | undefined>()
     const keyFor = (kid: string) =>

@@ -30,7 +30,7 @@ export const DatabaseLive = Layer.unwrap(
     const client = config.databaseUrl !== undefined
       ? PgClient.layer({
         url: Redacted.make(config.databaseUrl),
-        maxConnections: Number(config.env.PG_MAX_CONNECTIONS ?? 10),
+        maxConnections: config.settings.pgMaxConnections,
         applicationName: "privacy-relay"
       })
       : layerPglite(config.dataDir === undefined ? undefined : join(config.dataDir, "pg"))

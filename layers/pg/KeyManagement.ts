@@ -224,10 +224,10 @@ export const KeyManagementPg = Layer.effect(
     )
 
     // The scheduled rotation policy: a supervised fiber that lives as long as the gateway and survives failures.
-    const intervalSeconds = Number(config.env.KEY_ROTATION_CHECK_SECONDS ?? 3600)
+    const intervalSeconds = config.settings.keyRotationCheckSeconds
     yield* markDueRotations.pipe(
       Effect.catchCause((cause) => Effect.logWarning("key rotation check failed", cause)),
-      Effect.repeat(Schedule.spaced(Duration.seconds(intervalSeconds > 0 ? intervalSeconds : 3600))),
+      Effect.repeat(Schedule.spaced(Duration.seconds(intervalSeconds))),
       Effect.forkScoped
     )
 

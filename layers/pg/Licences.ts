@@ -15,8 +15,7 @@ import { creditInTransaction } from "./creditWallet.ts"
  * (generated on first start, 0600), else (DATA_DIR=:memory:, tests) a key for this process only. Several
  * gateway nodes must share LICENCE_SIGNING_KEY_FILE, or a code issued by one would not verify on another.
  */
-const loadIssuerJwk = async (env: Readonly<Record<string, string | undefined>>, dataDir: string | undefined): Promise<PrivateJwk> => {
-  const configured = env.LICENCE_SIGNING_KEY_FILE?.trim()
+const loadIssuerJwk = async (configured: string | undefined, dataDir: string | undefined): Promise<PrivateJwk> => {
   if (configured) return JSON.parse(readFileSync(configured, "utf8")) as PrivateJwk
   const generate = async () => exportPrivateJwk((await generateSigningKeyPair()).privateKey)
   if (dataDir === undefined) return generate()
@@ -38,7 +37,7 @@ export const LicencesPg = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const outbox = yield* Outbox
     const config = yield* AppConfig
-    const jwk = yield* Effect.tryPromise(() => loadIssuerJwk(config.env, config.dataDir)).pipe(Effect.orDie)
+    const jwk = yield* Effect.tryPromise(() => loadIssuerJwk(config.settings.licenceSigningKeyFile, config.dataDir)).pipe(Effect.orDie)
     const privateKey = yield* Effect.promise(() => importPrivateJwk(jwk))
     const publicKey = yield* Effect.promise(() => importPublicJwk(jwk))
     return Licences.of({

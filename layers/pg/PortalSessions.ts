@@ -29,7 +29,7 @@ export const PortalSessionsPg = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const config = yield* AppConfig
-    const ttlHours = Number(config.env.PORTAL_SESSION_TTL_HOURS ?? 12)
+    const ttlHours = config.settings.portalSessionTtlHours
 
     /** A role's abilities, plus the operator's `ability:admin` when the account holds the operator flag. */
     const principalOf = (row: { id: string; account_id: string; org_id: string; role: Role; operator: boolean }): SessionPrincipal => ({

@@ -3,7 +3,7 @@ import { SqlClient } from "effect/sql"
 import { isSqlError } from "effect/sql/SqlError"
 import { readFileSync } from "node:fs"
 import { RECEIPT_KEY_LOCK } from "../../migrations/0020_receipt_key_schedule.ts"
-import { AppConfig, ConfigInvalid } from "../../services/AppConfig.ts"
+import { AppConfig } from "../../services/AppConfig.ts"
 import { KeyEncryption } from "../../services/KeyEncryption.ts"
 import {
   type CurrentReceiptKey,
@@ -23,7 +23,7 @@ import {
   type PublicJwk
 } from "../../sdks/typescript/src/wire/crypto/ecdsa.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
-import { nextPeriodStart, parseRotationSchedule, periodName, periodStartOf } from "../../src/receipts/rotationSchedule.ts"
+import { nextPeriodStart, periodName, periodStartOf } from "../../src/receipts/rotationSchedule.ts"
 import { toReceiptJwk } from "../../sdks/typescript/src/wire/receipts/jwks.ts"
 import { nodeSignerFromPrivateJwk } from "../crypto/nodeEs256Signer.ts"
 
@@ -59,12 +59,6 @@ const readKeyFile = (path: string): PrivateJwk => {
   return { kty, crv, x, y, d }
 }
 
-const positiveMillis = (raw: string | undefined, name: string, fallback: number) => {
-  const value = raw === undefined || raw.trim() === "" ? fallback : Number(raw)
-  if (!(Number.isSafeInteger(value) && value > 0)) throw new ConfigInvalid(`${name} must be a positive whole number of milliseconds`)
-  return value
-}
-
 /**
  * Keys in `receipt_signing_keys` (docs/receipts.md, "Signing keys"). The current key's signer (a node:crypto
  * KeyObject) is cached, so signing never touches the database. The cache follows the stored current key: at every
@@ -82,16 +76,10 @@ export const ReceiptKeysPg = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const config = yield* AppConfig
     const encryption = yield* KeyEncryption
-    const keyFile = config.env.RECEIPT_SIGNING_KEY_FILE?.trim() || undefined
-    const settings = yield* Effect.try({
-      try: () => ({
-        refreshMs: positiveMillis(config.env.RECEIPT_KEYS_REFRESH_MS, "RECEIPT_KEYS_REFRESH_MS", 60_000),
-        checkMs: positiveMillis(config.env.RECEIPT_KEY_ROTATION_CHECK_MS, "RECEIPT_KEY_ROTATION_CHECK_MS", 60_000),
-        schedule: parseRotationSchedule(config.env.RECEIPT_KEY_ROTATION)
-      }),
-      catch: (e) => e
-    }).pipe(Effect.orDie)
-    const { refreshMs, checkMs, schedule } = settings
+    const keyFile = config.settings.receiptSigningKeyFile
+    const refreshMs = config.settings.receiptKeysRefreshMs
+    const checkMs = config.settings.receiptKeyRotationCheckMs
+    const schedule = config.settings.receiptKeyRotation
     /** The schedule in force: none when keys come from a file (rotation is then replacing the file). */
     const scheduled = keyFile === undefined && schedule.kind !== "off"
 

@@ -2,7 +2,6 @@ import { Duration, Effect, Layer, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
 import { AppConfig } from "../../services/AppConfig.ts"
 import { Retention, type RetentionReport } from "../../services/Retention.ts"
-import { ConfigInvalid } from "../../src/config/gatewayConfig.ts"
 import { envelopeHashSync } from "../crypto/envelopeHashSync.ts"
 import { appendAudit } from "./audit.ts"
 import { jsonColumn } from "./jsonColumn.ts"
@@ -17,21 +16,6 @@ const RECEIPT_TABLES = [
   { table: "receipts_failed", key: "receipts_failed" }
 ] as const
 
-/** RETENTION_DAYS (whole days, 1 or more; unset = keep forever) and RETENTION_INTERVAL_MS (how often a node applies it). */
-export const parseRetentionSettings = (env: Readonly<Record<string, string | undefined>>) => {
-  const raw = env.RETENTION_DAYS?.trim()
-  let days: number | undefined
-  if (raw !== undefined && raw !== "") {
-    days = Number(raw)
-    if (!/^\d+$/.test(raw) || !Number.isSafeInteger(days) || days < 1 || days > 36_500) {
-      throw new ConfigInvalid("RETENTION_DAYS must be a whole number of days from 1 to 36500 (unset keeps everything)")
-    }
-  }
-  const intervalRaw = env.RETENTION_INTERVAL_MS?.trim()
-  const intervalMs = intervalRaw === undefined || intervalRaw === "" ? 3_600_000 : Number(intervalRaw)
-  if (!Number.isSafeInteger(intervalMs) || intervalMs < 0) throw new ConfigInvalid("RETENTION_INTERVAL_MS must be a whole number of milliseconds (0 = only by command)")
-  return { days, intervalMs }
-}
 
 /** The instant before which rows go, `days` before `now`. */
 export const retentionCutoff = (days: number, now: Date) => new Date(now.getTime() - days * DAY_MS)
@@ -41,7 +25,8 @@ export const RetentionPg = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const config = yield* AppConfig
-    const settings = parseRetentionSettings(config.env)
+    // RETENTION_DAYS (unset = keep forever) and RETENTION_INTERVAL_MS (how often a node applies it; 0 = only by command).
+    const settings = { days: config.settings.retentionDays, intervalMs: config.settings.retentionIntervalMs }
 
     /** Usage records go with the last of their two receipts (v2 and v1 share the jti), so the ledger check stays clean. */
     const dropUsageOf = (jtis: ReadonlyArray<string>) =>

@@ -3,7 +3,6 @@ import { SqlClient } from "effect/sql"
 import { AppConfig } from "../../services/AppConfig.ts"
 import { ReceiptSealer } from "../../services/ReceiptSealer.ts"
 import { Settlement } from "../../services/Settlement.ts"
-import { parseUsd } from "../../src/billing/money.ts"
 import { billCall } from "../../src/billing/pricing.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
 import { issuesReceipts } from "../../src/keys/demo.ts"
@@ -24,7 +23,7 @@ export const SettlementPg = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const sealer = yield* ReceiptSealer
     const config = yield* AppConfig
-    const lowBalanceMicros = yield* Effect.try(() => parseUsd(config.env.LOW_BALANCE_THRESHOLD_USD?.trim() || "1.00")).pipe(Effect.orDie)
+    const lowBalanceMicros = config.settings.lowBalanceThresholdMicros
 
     /**
      * Through the tenant's actor (layers/pg/ReceiptSealer.ts), so under load a tenant's holds share one statement with

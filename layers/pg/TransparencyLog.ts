@@ -24,7 +24,7 @@ export const TransparencyLogPg = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const keys = yield* ReceiptKeys
     const config = yield* AppConfig
-    const intervalMs = Number(config.env.TRANSPARENCY_SEQUENCE_MS ?? 1000)
+    const intervalMs = config.settings.transparencySequenceMs
     const tree = new MerkleTree()
     const treeLock = Semaphore.makeUnsafe(1)
 

@@ -11,7 +11,7 @@ import {
 } from "../../services/Webhooks.ts"
 import { base32Encode } from "../../src/crypto/base32.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
-import { parseWebhookSettings } from "../webhooks/settings.ts"
+import { webhookSettings } from "../webhooks/settings.ts"
 
 /** `whsec_` + lowercase base32 of 32 random bytes: 256 bits, like gateway keys. */
 export const newWebhookSecret = () => "whsec_" + base32Encode(crypto.getRandomValues(new Uint8Array(32)))
@@ -75,7 +75,7 @@ export const WebhooksPg = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const keys = yield* KeyEncryption
     const config = yield* AppConfig
-    const { schedule } = parseWebhookSettings(config.env)
+    const { schedule } = webhookSettings(config)
     const firstDelay = sql`now() + (${schedule[0]!}::float8 * interval '1 millisecond')`
 
     const endpointRow = (orgId: string, id: number) =>

@@ -31,11 +31,11 @@ const BUILT_IN = new Set([LOCAL_PROVIDER_SLUG, LOCAL_ECONOMY_PROVIDER_SLUG])
  * Pooled provider keys are read once at start from the files named by PROVIDER_<SLUG>_API_KEY_FILE (never from
  * the environment itself, never logged), one key per line. The built-in providers need none.
  */
-const loadPooledKeys = (env: Readonly<Record<string, string | undefined>>) => {
+const loadPooledKeys = (files: ReadonlyMap<string, string>) => {
   const keys = new Map<string, ReadonlyArray<string>>()
   for (const provider of PROVIDERS) {
     if (!provider.pooled) continue
-    const file = env[providerKeyFileEnv(provider.slug)]
+    const file = files.get(providerEnvStem(provider.slug))
     if (file !== undefined && file !== "") {
       const pool = parseKeyFile(readFileSync(file, "utf8"))
       if (pool.length === 0) throw new Error(`${providerKeyFileEnv(provider.slug)} names a file holding no key`)
@@ -57,10 +57,9 @@ export const ProviderRouterLive = Layer.effect(
   Effect.gen(function*() {
     const config = yield* AppConfig
     const byok = yield* Byok
-    const pooledKeys = yield* Effect.try({ try: () => loadPooledKeys(config.env), catch: (e) => e as Error }).pipe(Effect.orDie)
+    const pooledKeys = yield* Effect.try({ try: () => loadPooledKeys(config.settings.providerKeyFiles), catch: (e) => e as Error }).pipe(Effect.orDie)
     const timeoutOf = (slug: string, fallback: number) => {
-      const v = Number(config.env[`PROVIDER_${providerEnvStem(slug)}_TIMEOUT_MS`])
-      return Number.isFinite(v) && v > 0 ? v : fallback
+      return config.settings.providerTimeoutsMs.get(providerEnvStem(slug)) ?? fallback
     }
 
     /** The target for one (provider, model) with this organisation's keys; undefined when it cannot be called. */

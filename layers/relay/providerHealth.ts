@@ -30,8 +30,3 @@ export const createProviderHealth = (coolDownMs: number, now: () => number = Dat
   }
 }
 
-/** PROVIDER_COOLDOWN_MS, default 30 s. */
-export const providerCoolDownMs = (env: Readonly<Record<string, string | undefined>>): number => {
-  const v = Number(env.PROVIDER_COOLDOWN_MS)
-  return Number.isFinite(v) && v >= 0 && env.PROVIDER_COOLDOWN_MS !== undefined && env.PROVIDER_COOLDOWN_MS !== "" ? v : 30_000
-}

@@ -1,6 +1,6 @@
-import { parseScheduleOverride, DELIVERY_TIMEOUT_MS } from "../../src/webhooks/schedule.ts"
+import type { GatewayConfig } from "../../src/config/gatewayConfig.ts"
 
-/** Webhook settings read from the environment (documented in docs/webhooks.md, "Settings"). */
+/** Webhook settings (documented in docs/webhooks.md, "Settings"). */
 export interface WebhookSettings {
   /** WEBHOOK_ALLOW_LOOPBACK=1: plain-http 127.0.0.1 / [::1] targets allowed. Tests only. */
   readonly allowLoopback: boolean
@@ -16,26 +16,12 @@ export interface WebhookSettings {
   readonly concurrency: number
 }
 
-const positiveInteger = (env: Readonly<Record<string, string | undefined>>, name: string, fallback: number): number => {
-  const raw = env[name]
-  if (raw === undefined || raw.trim() === "") return fallback
-  const value = Number(raw.trim())
-  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got "${raw}"`)
-  return value
-}
-
-/** Throws on a malformed setting, so a typo stops the gateway at start instead of delivering wrongly. */
-export const parseWebhookSettings = (env: Readonly<Record<string, string | undefined>>): WebhookSettings => {
-  const dispatcher = (env.WEBHOOK_DISPATCHER ?? "on").trim().toLowerCase()
-  if (!["on", "off", "1", "0", "true", "false"].includes(dispatcher)) {
-    throw new RangeError(`WEBHOOK_DISPATCHER must be on or off, got "${env.WEBHOOK_DISPATCHER}"`)
-  }
-  return {
-    allowLoopback: env.WEBHOOK_ALLOW_LOOPBACK === "1",
-    schedule: parseScheduleOverride(env.WEBHOOK_RETRY_SCHEDULE_MS),
-    timeoutMs: positiveInteger(env, "WEBHOOK_TIMEOUT_MS", DELIVERY_TIMEOUT_MS),
-    pollMs: positiveInteger(env, "WEBHOOK_POLL_MS", 200),
-    dispatcherEnabled: ["on", "1", "true"].includes(dispatcher),
-    concurrency: positiveInteger(env, "WEBHOOK_CONCURRENCY", 16)
-  }
-}
+/** The webhook settings of the gateway's schema (src/config/gatewaySettings.ts), validated at start-up. */
+export const webhookSettings = (config: GatewayConfig): WebhookSettings => ({
+  allowLoopback: config.settings.webhookAllowLoopback,
+  schedule: config.settings.webhookRetryScheduleMs,
+  timeoutMs: config.settings.webhookTimeoutMs,
+  pollMs: config.settings.webhookPollMs,
+  dispatcherEnabled: config.settings.webhookDispatcher,
+  concurrency: config.settings.webhookConcurrency
+})

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join, relative } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { nextPeriodStart, parseRotationSchedule } from "../../src/receipts/rotationSchedule.ts"
 import { startTestGateway, type TestGateway } from "../support/gateway.ts"
@@ -199,11 +199,20 @@ describe("operator CLI help", () => {
     const source = readFileSync(join(import.meta.dirname, "../../programs/cli.ts"), "utf8")
     const eager = [...source.matchAll(/^import (?!type )[^\n]*? from "([^"]+)"/gm)].map((m) => m[1])
     expect(eager.sort()).toEqual(["../src/config/gatewayConfig.ts", "node:fs", "node:path"])
-    // The settings module itself imports only Node built-ins (it reads *_FILE settings) and the ~ expansion of paths,
-    // which imports only Node built-ins too.
-    const importsOf = (path: string) => [...readFileSync(join(import.meta.dirname, path), "utf8").matchAll(/^import [^\n]*? from "([^"]+)"/gm)].map((m) => m[1])
-    expect(importsOf("../../src/config/gatewayConfig.ts").sort()).toEqual(["./homePath.ts", "node:fs"])
-    expect(importsOf("../../src/config/homePath.ts").every((m) => m!.startsWith("node:"))).toBe(true)
+    // The settings modules (the schema, its parsers, the ~ expansion of paths), all the way down, import only Node
+    // built-ins and each other: no package, so no `effect`.
+    const graph = new Set<string>()
+    const walk = (file: string) => {
+      if (graph.has(file)) return
+      graph.add(file)
+      for (const [, spec] of readFileSync(file, "utf8").matchAll(/^import (?!type )[^\n]*? from "([^"]+)"/gm)) {
+        if (spec!.startsWith("node:")) continue
+        expect(spec, `${file} imports a package`).toMatch(/^\.\.?\//)
+        walk(join(dirname(file), spec!))
+      }
+    }
+    walk(join(import.meta.dirname, "../../src/config/gatewayConfig.ts"))
+    expect([...graph].map((f) => relative(join(import.meta.dirname, "../.."), f))).toContain("src/config/gatewaySettings.ts")
   })
 })
 

@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:net"
+import { connect, createServer, type Server } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type FakeProvider, startFakeProvider } from "../../programs/fake-provider.ts"
 import { createTestStorage, type TestStorage } from "../support/databases.ts"
@@ -145,7 +145,7 @@ describe("a start-up that fails prints one JSON line saying why and exits non-ze
   it("an invalid setting", async () => {
     const { code, output } = await failedGatewayStart({ PORT: "eighty" })
     expect(code).not.toBe(0)
-    expect(onlyLine(output).message).toBe("invalid setting: PORT must be a port number (0-65535)")
+    expect(onlyLine(output).message).toBe('invalid setting: PORT must be a port number (0-65535), got "eighty"')
   })
 
   it("an invalid receipt key rotation schedule or check interval", async () => {
@@ -163,6 +163,28 @@ describe("a start-up that fails prints one JSON line saying why and exits non-ze
     })
     const check = await failedGatewayStart({ HOST: "127.0.0.1", PORT: "0", DATA_DIR: ":memory:", RECEIPT_KEY_ROTATION_CHECK_MS: "0" })
     expect(check.code).not.toBe(0)
-    expect(fatal(check.output).message).toBe("invalid setting: RECEIPT_KEY_ROTATION_CHECK_MS must be a positive whole number of milliseconds")
+    expect(fatal(check.output).message).toBe('invalid setting: RECEIPT_KEY_ROTATION_CHECK_MS must be a positive whole number of milliseconds, got "0"')
+  }, 120_000)
+
+  it("a setting that used to become NaN or a silent default stops the start before anything listens", async () => {
+    // a port nothing listens on: bound, then released
+    const probe = createServer()
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", () => resolve()))
+    const freePort = (probe.address() as { port: number }).port
+    await new Promise<void>((resolve) => probe.close(() => resolve()))
+    for (const [name, value, message] of [
+      ["PROVIDER_COOLDOWN_MS", "soon", 'invalid setting: PROVIDER_COOLDOWN_MS must be a whole number of milliseconds, 0 or more, got "soon"'],
+      ["PG_MAX_CONNECTIONS", "ten", 'invalid setting: PG_MAX_CONNECTIONS must be a positive whole number, got "ten"']
+    ] as const) {
+      const { code, output } = await failedGatewayStart({ HOST: "127.0.0.1", PORT: String(freePort), DATA_DIR: ":memory:", [name]: value })
+      expect(code).toBe(1)
+      expect(onlyLine(output)).toMatchObject({ message, annotations: { event: "startup_failed", reason: "invalid_setting" } })
+      const refused = await new Promise<boolean>((resolve) => {
+        const socket = connect(freePort, "127.0.0.1")
+        socket.once("connect", () => (socket.destroy(), resolve(false)))
+        socket.once("error", () => resolve(true))
+      })
+      expect(refused, `something listens on ${freePort}`).toBe(true)
+    }
   }, 120_000)
 })

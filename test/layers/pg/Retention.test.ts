@@ -4,9 +4,7 @@
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { createPortalToken } from "../../../layers/AdminOperations.ts"
-import { parseRetentionSettings } from "../../../layers/pg/Retention.ts"
 import { ChainVerifier } from "../../../services/ChainVerifier.ts"
-import { ConfigInvalid } from "../../../src/config/gatewayConfig.ts"
 import { attestedHeaders } from "../../support/engine.ts"
 import { independentHash } from "../../support/receipts.ts"
 import { useRelayFixture } from "../../support/relayFixture.ts"
@@ -136,13 +134,5 @@ describe("retention", () => {
       expect(res.json.error).toMatchObject({ code: "invalid_request", details: { path: "days" } })
     }
     expect(await fx.gw.query("SELECT count(*)::text AS n FROM retention_runs")).toEqual(before)
-  })
-
-  it("RETENTION_DAYS and RETENTION_INTERVAL_MS are checked at start", () => {
-    expect(parseRetentionSettings({})).toEqual({ days: undefined, intervalMs: 3_600_000 })
-    expect(parseRetentionSettings({ RETENTION_DAYS: "90", RETENTION_INTERVAL_MS: "0" })).toEqual({ days: 90, intervalMs: 0 })
-    for (const bad of [{ RETENTION_DAYS: "0" }, { RETENTION_DAYS: "30d" }, { RETENTION_INTERVAL_MS: "-1" }]) {
-      expect(() => parseRetentionSettings(bad)).toThrow(ConfigInvalid)
-    }
   })
 })

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest"
 import type { RouteTarget } from "../../../services/ProviderRouter.ts"
 import { orderByHealth } from "../../../layers/relay/fallback.ts"
 import type { PreparedRequest } from "../../../layers/relay/preparedRequest.ts"
-import { createProviderHealth, providerCoolDownMs } from "../../../layers/relay/providerHealth.ts"
+import { createProviderHealth } from "../../../layers/relay/providerHealth.ts"
 
 const candidate = (slug: string): PreparedRequest => ({
   target: { provider: { slug } } as RouteTarget,
@@ -35,12 +35,5 @@ describe("provider health", () => {
     expect(slugs(orderByHealth([candidate("openai")], health))).toEqual(["openai"])
     health.markHealthy("openai")
     expect(health.isCoolingDown("openai")).toBe(false)
-  })
-
-  it("reads PROVIDER_COOLDOWN_MS, 30 s by default", () => {
-    expect(providerCoolDownMs({})).toBe(30_000)
-    expect(providerCoolDownMs({ PROVIDER_COOLDOWN_MS: "0" })).toBe(0)
-    expect(providerCoolDownMs({ PROVIDER_COOLDOWN_MS: "5000" })).toBe(5_000)
-    expect(providerCoolDownMs({ PROVIDER_COOLDOWN_MS: "soon" })).toBe(30_000)
   })
 })

@@ -7,8 +7,8 @@ const client = new RelayClient({ gatewayUrl: process.env.GATEWAY_URL!, apiKeyFil
 const model = process.env.MODEL ?? "local-chat"
 const conversation = client.conversations.create()
 // The text of a Response's message items (the openai package's `output_text`).
-const textOf = (response: { output: Array<any> }) =>
-  response.output.flatMap((item) => (item.type === "message" ? item.content : [])).map((part: any) => part.text ?? "").join("")
+const textOf = (response: unknown) =>
+  ((response as { output?: Array<any> }).output ?? []).flatMap((item) => (item.type === "message" ? item.content : [])).map((part: any) => part.text ?? "").join("")
 
 const first = await conversation.responses.create({ model, input: "My name is Dr. Ada Lovelace, write to ada@example.org." })
 console.log("turn 1:", textOf(first))

@@ -14,9 +14,12 @@ require_relative "privacy_relay/client"
 module PrivacyRelay
   module_function
 
-  # Offline verification of a receipt against a JWKS: {"valid", "reason", "checks"}.
-  def verify_receipt(receipt, jwks, now_seconds: nil)
-    Native.verify_receipt(receipt, jwks, now_seconds ? { "now_seconds" => now_seconds } : nil)
+  # Offline verification of a receipt against a JWKS: {"valid", "reason", "checks"}. attestation: for a v3
+  # countersignature, the attestation sent (answer.attestation), to check it binds that one; previous: the receipt
+  # before this one in its chain, to check the link.
+  def verify_receipt(receipt, jwks, now_seconds: nil, attestation: nil, previous: nil)
+    options = { "now_seconds" => now_seconds, "attestation" => attestation, "previous" => previous }.compact
+    Native.verify_receipt(receipt, jwks, options.empty? ? nil : options)
   end
 
   # A chain of receipts in chain order: {"valid", "chain_id", "first_seq", "last_seq", "verified", "break", "gaps"};

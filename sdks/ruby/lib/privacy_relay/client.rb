@@ -24,7 +24,8 @@ module PrivacyRelay
 
   # A provider-shaped answer (a Hash equal to the provider's JSON, originals restored) with the relay's metadata.
   class Response < Hash
-    attr_accessor :request_id, :receipt, :receipt_verified, :receipt_verification, :countersignature, :tokenised_request, :passthrough
+    attr_accessor :request_id, :receipt, :receipt_verified, :receipt_verification, :countersignature, :tokenised_request, :passthrough,
+                  :attestation # the X-Service-Attestation value sent (the v3 envelope the countersignature binds to)
   end
 
   # A streamed answer: Enumerable over the provider's chunks (chat) or events (messages, responses), originals restored as
@@ -174,6 +175,7 @@ module PrivacyRelay
       answer.countersignature = decode_header(h["x-service-receipt-v3"])
       answer.tokenised_request = prepared.tokenised_body
       answer.passthrough = prepared.passthrough
+      answer.attestation = prepared.headers["x-service-attestation"]
       answer
     end
 

@@ -56,10 +56,15 @@ module PrivacyRelay
       # Offline, against the gateway's JWKS.
       def verify(header_value_or_envelope) = @verify.call(header_value_or_envelope)
 
-      # The gateway's own verify route.
+      # The gateway's own verify route: {"valid", "reason", "checks"}. The gateway answers an invalid receipt with
+      # 422 and the verdict: that is a verdict here too, not an error (400 invalid_payload still raises).
       def verify_online(value, **o)
         body = value.is_a?(String) ? { "receipt" => value } : value
         @call.call("POST", "/api/v1/receipts/verify", :none, body, **o)
+      rescue Error => e
+        raise unless e.status == 422 && e.body.is_a?(Hash) && e.body["valid"] == false
+
+        e.body
       end
 
       def list(limit: nil, cursor: nil, from: nil, to: nil, model: nil, **o)

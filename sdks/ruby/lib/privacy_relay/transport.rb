@@ -79,7 +79,8 @@ module PrivacyRelay
             end
             return [status, h, nil]
           end
-          return [status, h, response.read_body.to_s.force_encoding(Encoding::UTF_8)]
+          # +"" : a 204 answers nil, and nil.to_s is a frozen ""
+          return [status, h, (+response.read_body.to_s).force_encoding(Encoding::UTF_8)]
         end
       end
     end

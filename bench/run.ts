@@ -4,7 +4,8 @@
  * Starts the fake provider, a bare Node pass-through proxy (bench/bare-proxy.ts), the gateway and two local proxies
  * (programs/proxy.ts in front of the gateway, names off and built-in: the user's real path) as separate processes on
  * 127.0.0.1, funds one key and TENANT_COUNT tenants, and measures non-streamed and streamed chat completions at
- * each concurrency, target by target in interleaved rounds. Prints issue 24's table with verdicts, the CPU per call
+ * each concurrency, target by target in interleaved rounds; at c=1 also the gateway's Responses route (`responses`, the same
+ * turn as POST /api/v1/responses) beside its chat route, and in-process the streamed Responses detokenisation per event. Prints issue 24's table with verdicts, the CPU per call
  * and the load average beside every result, a stage-cost table, and writes bench/results/<timestamp>.json and
  * bench/results/latest.md.
  *
@@ -29,9 +30,11 @@ import {
   BENCH_IDEMPOTENCY,
   benchBody,
   freshRequest,
-  type AttestedRequest
+  type AttestedRequest,
+  type BenchRoute
 } from "./lib/attested.ts"
 import { creditWallet, issueSelfServiceKey } from "./lib/funding.ts"
+import { measureResponsesStreamDetokenise } from "./lib/responsesStreamDetokenise.ts"
 import { type PhaseResult, type PhaseSpec, runPhase } from "./lib/load.ts"
 import {
   cpuMsOf,
@@ -127,6 +130,7 @@ const CHAT_PATH: Record<Target, string> = {
   bare: "/v1/chat/completions",
   portkey: "/v1/chat/completions",
   gateway: "/api/v1/chat/completions",
+  responses: "/api/v1/responses",
   tenants: "/api/v1/chat/completions",
   "proxy-off": "/v1/chat/completions",
   "proxy-builtin": "/v1/chat/completions"
@@ -181,7 +185,7 @@ const startServers = async (storage: BenchStorage): Promise<Servers> => {
 }
 
 /** Hands out each pre-signed request once; signs inline (counted) if the pool runs dry. */
-const oneShotSupplier = (pool: AttestedRequest[], stream: boolean, authorization: (i: number) => string) => {
+const oneShotSupplier = (pool: AttestedRequest[], stream: boolean, authorization: (i: number) => string, route: BenchRoute = "chat.completions") => {
   let i = 0
   let inline = 0
   return {
@@ -192,7 +196,7 @@ const oneShotSupplier = (pool: AttestedRequest[], stream: boolean, authorization
         return item
       }
       inline++
-      return freshRequest(stream, authorization(i++))
+      return freshRequest(stream, authorization(i++), route)
     },
     inline: () => inline
   }
@@ -218,6 +222,8 @@ const scenarios = (): Scenario[] => {
       // Quick mode: streams at c=1 only, where (c) is measured.
       if (quick && stream && concurrency !== 1) continue
       const targets: Target[] = ["direct", "bare", "gateway"]
+      // Issue 34: the Responses route beside the chat route, same key and turn, in the same rounds.
+      if (concurrency === 1) targets.push("responses")
       if (!stream && concurrency === TENANT_CONCURRENCY) targets.push("tenants")
       if (settings.proxy && concurrency <= PROXY_MAX_CONCURRENCY && (!stream || concurrency === 1)) targets.push(...PROXY_TARGETS)
       // A peer is measured where the user path is, so every ratio between them is taken in the same round. Portkey
@@ -241,6 +247,8 @@ const main = async () => {
   const loadBefore = loadavg()
   // Measured before any server starts, so nothing of the run competes with them.
   const signMicros = ecdsaP256SignMicros()
+  const responsesDetokenise = await measureResponsesStreamDetokenise()
+  log(`streamed Responses detokenisation: ${(responsesDetokenise.perEventMs * 1000).toFixed(1)} µs per event (${responsesDetokenise.events} events a stream)`)
   const storage = await createBenchStorage(process.env)
   activeStorage = storage
   const commitMs = storage.databaseUrl === undefined ? undefined : await postgresCommitMs(storage.databaseUrl)
@@ -250,7 +258,7 @@ const main = async () => {
   let servers: Servers | undefined
   try {
     servers = await startServers(storage)
-    const urls: Partial<Record<Target, string>> = { ...servers.urls, tenants: servers.urls.gateway }
+    const urls: Partial<Record<Target, string>> = { ...servers.urls, tenants: servers.urls.gateway, responses: servers.urls.gateway }
     log(`direct ${urls.direct}, bare ${urls.bare}, gateway ${urls.gateway} (started in ${((performance.now() - t0) / 1000).toFixed(1)} s)`)
 
     const funded = await issueSelfServiceKey(urls.gateway!, "bench funded", "198.18.255.1")
@@ -307,7 +315,7 @@ const main = async () => {
           ? { headers: PROXY_HEADERS, body: proxyBody(0, stream) }
           : target === "portkey"
           ? { headers: portkey!.headers, body: proxyBody(0, stream) }
-          : await freshRequest(stream, target === "tenants" ? tenantAuth(0) : auth)
+          : await freshRequest(stream, target === "tenants" ? tenantAuth(0) : auth, target === "responses" ? "responses" : "chat.completions")
         const res = await fetch(urls[target]! + CHAT_PATH[target], { method: "POST", headers: req.headers, body: new Uint8Array(req.body) })
         const text = await res.text()
         if (res.status !== 200) throw new Error(`sanity call to ${target} (stream ${stream}) answered ${res.status}: ${text.slice(0, 300)}`)
@@ -320,6 +328,7 @@ const main = async () => {
       direct: servers.fake.pid,
       bare: servers.bare.pid,
       gateway: servers.gateway.pid,
+      responses: servers.gateway.pid,
       tenants: servers.gateway.pid,
       ...Object.fromEntries(Object.entries(proxies).map(([t, p]) => [t, p.process.pid])),
       ...(portkey === undefined ? {} : { portkey: portkey.process.pid })
@@ -363,13 +372,14 @@ const main = async () => {
           const key = `${target}:${stream}:${concurrency}`
           let inline = () => 0
           let next: PhaseSpec["next"]
-          if (target === "gateway" || target === "tenants") {
+          if (target === "gateway" || target === "tenants" || target === "responses") {
             // Sized from the last measurement of this scenario, with a floor: a phase that completed nothing
             // (all answers slower than the window) must not leave the next one signing inline.
             const expected = Math.max(lastRps.get(key) ?? (concurrency === 1 ? 1_500 : 4_000), 200) * 1.5
             const size = Math.min(80_000, Math.ceil(expected * (phaseMs / 1000)) + concurrency * 4)
             const authFor = target === "tenants" ? tenantAuth : () => auth
-            const supplier = oneShotSupplier(await attestedPool(size, stream, authFor), stream, authFor)
+            const route = target === "responses" ? "responses" : "chat.completions"
+            const supplier = oneShotSupplier(await attestedPool(size, stream, authFor, route), stream, authFor, route)
             next = supplier.next
             inline = supplier.inline
           } else if (PROXY_TARGETS.includes(target)) {
@@ -457,7 +467,7 @@ const main = async () => {
       ...(portkey === undefined ? {} : { [`portkey ${portkey.version}`]: memoryOf(portkey.process.pid).hwmKiB / 1024 })
     }
     const summary = summarise(phases)
-    const checks = verdicts(phases, storage.sql, processPeakRssMiB.gateway)
+    const checks = verdicts(phases, storage.sql, processPeakRssMiB.gateway, responsesDetokenise.perEventMs)
     const ctx = context(phases)
     const directP50 = summary.find((r) => r.target === "direct" && !r.stream && r.concurrency === 1)?.p50 ?? Number.NaN
     const stageTable = stageRows(stages, directP50)
@@ -475,6 +485,7 @@ const main = async () => {
       ...(portkey === undefined ? [] : [
         `Peer: Portkey's gateway ${portkey.version} (npm ${"@portkey-ai/gateway"}, installed into a temporary folder, started headless on 127.0.0.1 with its defaults), relaying the same plain chat calls as the proxy targets to the same fake provider through its custom-host route (x-portkey-provider: openai). Non-streamed only: its streamed calls answer 500 on this route.`
       ]),
+      `(i): \`responses\` is the gateway's POST /api/v1/responses with the same key and the same turn as \`gateway\`'s chat completion (instructions + one user message, every request attested and idempotent alike), measured at c=1 in the same rounds. (j): the SDK's and the proxy's SSE detokeniser over a ${responsesDetokenise.events}-event Responses stream (4-character output_text deltas, aliases cut across events, response.completed with the whole output), in this process before the servers start; median of 200 runs of the whole stream divided by its events.`,
       "Latency = request sent to last body byte; TTFB = request sent to first body byte (first SSE frame for streams).",
       `Machine load average (1/5/15 min) at start ${loadBefore.map((x) => x.toFixed(2)).join("/")}, at end ${loadavg().map((x) => x.toFixed(2)).join("/")} (includes anything else running here).`
     ]

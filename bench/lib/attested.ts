@@ -27,21 +27,28 @@ const runId = crypto.randomUUID().slice(0, 8)
 let keyPair: Promise<CryptoKeyPair> | undefined
 const device = () => (keyPair ??= generateSigningKeyPair())
 
-/** About 300 bytes of "tokenised" prompt, like a short chat turn with one alias in it. */
-export const benchBody = (n: number, stream: boolean): Buffer =>
-  Buffer.from(JSON.stringify({
-    model: BENCH_MODEL,
-    stream,
-    max_tokens: 64,
-    messages: [
-      { role: "system", content: "You are a concise assistant." },
-      { role: "user", content: `Request ${n}: summarise the note from <PERSON_1> about the quarterly figures in one sentence, please.` }
-    ]
-  }))
+/** The relay routes the bench sends to: chat completions everywhere, the Responses API beside it at c=1 (issue 34). */
+export type BenchRoute = "chat.completions" | "responses"
 
-export const attest = async (body: Buffer, authorization: string | undefined): Promise<AttestedRequest> => {
+const benchPrompt = (n: number) => `Request ${n}: summarise the note from <PERSON_1> about the quarterly figures in one sentence, please.`
+
+/** About 300 bytes of "tokenised" prompt, like a short chat turn with one alias in it; the same turn for Responses. */
+export const benchBody = (n: number, stream: boolean, route: BenchRoute = "chat.completions"): Buffer =>
+  Buffer.from(JSON.stringify(route === "responses"
+    ? { model: BENCH_MODEL, stream, max_output_tokens: 64, instructions: "You are a concise assistant.", input: [{ role: "user", content: benchPrompt(n) }] }
+    : {
+      model: BENCH_MODEL,
+      stream,
+      max_tokens: 64,
+      messages: [
+        { role: "system", content: "You are a concise assistant." },
+        { role: "user", content: benchPrompt(n) }
+      ]
+    }))
+
+export const attest = async (body: Buffer, authorization: string | undefined, route: BenchRoute = "chat.completions"): Promise<AttestedRequest> => {
   const envelope = await buildAttestation({
-    route: "chat.completions",
+    route,
     bodyBytes: body,
     detectorsFired: { PERSON: 1 },
     engine: BENCH_ENGINE,
@@ -59,9 +66,9 @@ export const attest = async (body: Buffer, authorization: string | undefined): P
   return { body, headers }
 }
 
-/** One fresh, uniquely attested chat-completions request. */
-export const freshRequest = (stream: boolean, authorization: string | undefined): Promise<AttestedRequest> =>
-  attest(benchBody(++counter, stream), authorization)
+/** One fresh, uniquely attested request of `route` (chat completions by default). */
+export const freshRequest = (stream: boolean, authorization: string | undefined, route: BenchRoute = "chat.completions"): Promise<AttestedRequest> =>
+  attest(benchBody(++counter, stream, route), authorization, route)
 
 /**
  * A pool of `size` unique attested requests, signed now. `authorization` may name the key per position (scenario
@@ -70,13 +77,14 @@ export const freshRequest = (stream: boolean, authorization: string | undefined)
 export const attestedPool = async (
   size: number,
   stream: boolean,
-  authorization: string | undefined | ((i: number) => string)
+  authorization: string | undefined | ((i: number) => string),
+  route: BenchRoute = "chat.completions"
 ): Promise<AttestedRequest[]> => {
   const out: AttestedRequest[] = []
   const authFor = typeof authorization === "function" ? authorization : () => authorization
   // Sequential batches keep the signer from starving the event loop of a running server-side timer.
   for (let i = 0; i < size; i += 256) {
-    const batch = await Promise.all(Array.from({ length: Math.min(256, size - i) }, (_, j) => freshRequest(stream, authFor(i + j))))
+    const batch = await Promise.all(Array.from({ length: Math.min(256, size - i) }, (_, j) => freshRequest(stream, authFor(i + j), route)))
     out.push(...batch)
   }
   return out

@@ -10,10 +10,11 @@ import { median } from "./stats.ts"
 /**
  * direct: the fake provider; bare: the thinnest Node hop; gateway: one funded tenant (the hot tenant at c=64);
  * tenants: TENANT_COUNT funded tenants, round-robin; proxy-off / proxy-builtin: the local proxy in front of the
- * gateway (the user's real path) with the name model off / built in; portkey: a peer gateway (`npm run bench:peers`).
+ * gateway (the user's real path) with the name model off / built in; portkey: a peer gateway (`npm run bench:peers`);
+ * responses: the same gateway and key on POST /api/v1/responses (c=1, beside `gateway` on chat completions).
  */
-export type Target = "direct" | "bare" | "portkey" | "gateway" | "tenants" | "proxy-off" | "proxy-builtin"
-export const TARGETS: ReadonlyArray<Target> = ["direct", "bare", "portkey", "gateway", "tenants", "proxy-off", "proxy-builtin"]
+export type Target = "direct" | "bare" | "portkey" | "gateway" | "responses" | "tenants" | "proxy-off" | "proxy-builtin"
+export const TARGETS: ReadonlyArray<Target> = ["direct", "bare", "portkey", "gateway", "responses", "tenants", "proxy-off", "proxy-builtin"]
 export const PROXY_TARGETS: ReadonlyArray<Target> = ["proxy-off", "proxy-builtin"]
 /** Scenario (e): this many funded tenants share the load round-robin. */
 export const TENANT_COUNT = 200
@@ -173,7 +174,10 @@ export const targetsFor = (storage: "postgres" | "pglite") => {
     peakRssMiB: storage === "postgres" ? 300 : 450,
     proxyOffAddedP50Ms: 3,
     proxyBuiltinAddedP50Ms: 5,
-    proxyRpsVsBarePct: 10
+    proxyRpsVsBarePct: 10,
+    // Issue 34's Speed item, the same for both storages: the Responses route is the chat route plus its shape checks.
+    responsesAddedP50Ms: 0.2,
+    responsesDetokeniseMsPerEvent: 0.2
   }
 }
 
@@ -182,14 +186,19 @@ const cpuOf = (phases: ReadonlyArray<PhaseRecord>, stream: boolean, concurrency:
   const ps = select(phases, stream, concurrency, target)
   if (ps.length === 0) return "n/a"
   const own = median(ps.map((p) => p.cpuMsPerRequest))
-  if (!PROXY_TARGETS.includes(target)) return `${target === "tenants" ? "gateway" : target} ${f(own)}`
+  if (!PROXY_TARGETS.includes(target)) return `${target === "tenants" || target === "responses" ? "gateway" : target} ${f(own)}`
   return `proxy ${f(own)} + gateway ${f(median(ps.map((p) => p.gatewayCpuMsPerRequest ?? Number.NaN)))}`
 }
 
 const loadOf = (phases: ReadonlyArray<PhaseRecord>, stream: boolean, concurrency: number, targets: ReadonlyArray<Target>) =>
   median(phases.filter((p) => p.stream === stream && p.concurrency === concurrency && targets.includes(p.target)).map((p) => p.loadAvg1 ?? Number.NaN))
 
-export const verdicts = (phases: ReadonlyArray<PhaseRecord>, storage: "postgres" | "pglite", gatewayPeakRssMiB: number): Verdict[] => {
+export const verdicts = (
+  phases: ReadonlyArray<PhaseRecord>,
+  storage: "postgres" | "pglite",
+  gatewayPeakRssMiB: number,
+  responsesDetokeniseMsPerEvent?: number
+): Verdict[] => {
   const t = targetsFor(storage)
   const out: Verdict[] = []
   const add = (
@@ -246,6 +255,24 @@ export const verdicts = (phases: ReadonlyArray<PhaseRecord>, storage: "postgres"
       paired(phases, false, 16, "bare", rpsRatio, target), "%",
       `≥ ${t.proxyRpsVsBarePct} %`, (v) => v >= t.proxyRpsVsBarePct, { stream: false, concurrency: 16, target, with: ["bare"] })
   }
+  if (select(phases, false, 1, "responses").length > 0) {
+    add("(i) Responses route p50 − chat route p50, non-streamed, c=1", paired(phases, false, 1, "gateway", (r, g) => r.latencyP50Ms - g.latencyP50Ms, "responses"), "ms",
+      ms(t.responsesAddedP50Ms), (v) => v <= t.responsesAddedP50Ms, { stream: false, concurrency: 1, target: "responses", with: ["gateway"] })
+    add("(i) Responses route p50 − chat route p50, streamed, c=1", paired(phases, true, 1, "gateway", (r, g) => r.latencyP50Ms - g.latencyP50Ms, "responses"), "ms",
+      ms(t.responsesAddedP50Ms), (v) => v <= t.responsesAddedP50Ms, { stream: true, concurrency: 1, target: "responses", with: ["gateway"] })
+  }
+  if (responsesDetokeniseMsPerEvent !== undefined) {
+    out.push({
+      name: "(j) streamed Responses detokenisation per event (SDK/proxy SSE detokeniser, in-process)",
+      value: responsesDetokeniseMsPerEvent,
+      unit: "ms",
+      target: ms(t.responsesDetokeniseMsPerEvent),
+      pass: responsesDetokeniseMsPerEvent <= t.responsesDetokeniseMsPerEvent,
+      perRound: [],
+      cpu: "",
+      load: Number.NaN
+    })
+  }
   return out
 }
 
@@ -267,6 +294,7 @@ export const context = (phases: ReadonlyArray<PhaseRecord>) => {
   add("bare hop p50 − direct p50, non-streamed, c=1", bareVsDirect(false, 1, (b, d) => b.latencyP50Ms - d.latencyP50Ms), "ms")
   add("bare hop stream TTFB p50 − direct, c=1", bareVsDirect(true, 1, (b, d) => b.ttfbP50Ms - d.ttfbP50Ms), "ms")
   add("gateway p50 − bare hop p50, non-streamed, c=1", paired(phases, false, 1, "bare", (g, b) => g.latencyP50Ms - b.latencyP50Ms), "ms")
+  add("Responses route stream TTFB p50 − chat route stream TTFB p50, c=1", paired(phases, true, 1, "gateway", (r, g) => r.ttfbP50Ms - g.ttfbP50Ms, "responses"), "ms")
   for (const stream of [false, true]) {
     for (const c of concurrencies) {
       add(`gateway RPS / bare RPS, ${stream ? "streamed" : "non-streamed"}, c=${c}`, paired(phases, stream, c, "bare", (g, b) => (100 * g.rps) / b.rps), "%")

@@ -562,7 +562,8 @@ func TestEndToEnd(t *testing.T) {
 			t.Fatal(err)
 		}
 		// A relay call, so the organisation has a receipt and a usage record.
-		if _, err := rc.Chat.Completions.Create(ctx, relay.ChatCompletionParams{Model: "local-chat", Messages: []relay.ChatMessage{{Role: "user", Content: prompt}}}); err != nil {
+		first, err := rc.Chat.Completions.Create(ctx, relay.ChatCompletionParams{Model: "local-chat", Messages: []relay.ChatMessage{{Role: "user", Content: prompt}}})
+		if err != nil {
 			t.Fatal(err)
 		}
 		g.assertOnlyAliases(t, 1)
@@ -635,10 +636,30 @@ func TestEndToEnd(t *testing.T) {
 		if err != nil || proof.TreeSize < 1 || proof.LeafHash == "" {
 			t.Fatalf("inclusion proof %+v %v", proof, err)
 		}
+		// The proofs checked on this device: the call's receipt-v2 is in the log, and the log only grows.
+		if v, err := rc.Receipts.VerifyInclusion(ctx, first.Meta.Receipt); err != nil || !v.Valid {
+			t.Fatalf("inclusion verdict %+v %v", v, err)
+		}
+		forged := map[string]any{}
+		for k, v := range first.Meta.Receipt {
+			forged[k] = v
+		}
+		forged["output_tokens"] = first.Meta.Receipt["output_tokens"].(float64) + 1
+		if v, err := rc.Receipts.VerifyInclusion(ctx, forged); err != nil || v.Valid || v.Reason == nil {
+			t.Fatalf("inclusion verdict for a changed receipt %+v %v", v, err)
+		}
+		if _, err := rc.Chat.Completions.Create(ctx, relay.ChatCompletionParams{Model: "local-chat", Messages: []relay.ChatMessage{{Role: "user", Content: "hello"}}}); err != nil {
+			t.Fatal(err)
+		}
+		g.received(t)
+		grown, newHead, err := rc.Receipts.VerifyConsistency(ctx, sth)
+		if err != nil || !grown.Valid || newHead.TreeSize <= sth.TreeSize {
+			t.Fatalf("consistency verdict %+v %v (heads %d -> %+v)", grown, err, sth.TreeSize, newHead)
+		}
 
 		// Billing: balance, a dev checkout completed, the ledger shows the credit and the debit.
 		before, err := rc.Billing.Balance(ctx)
-		if err != nil || before.BalanceMicros != bal.BalanceMicros {
+		if err != nil || before.BalanceMicros >= bal.BalanceMicros {
 			t.Fatalf("billing balance %+v %v (self %+v)", before, err, bal)
 		}
 		chk, err := rc.Billing.TopUp(ctx, "5.00")
@@ -656,7 +677,7 @@ func TestEndToEnd(t *testing.T) {
 		if err != nil || len(ledger.Entries) < 3 {
 			t.Fatalf("ledger %+v %v", ledger, err)
 		}
-		if u, err := rc.Billing.Usage(ctx, relay.PageParams{}); err != nil || len(u.Records) != 1 {
+		if u, err := rc.Billing.Usage(ctx, relay.PageParams{}); err != nil || len(u.Records) != 2 {
 			t.Fatalf("billing usage %+v %v", u, err)
 		}
 

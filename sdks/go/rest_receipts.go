@@ -141,6 +141,18 @@ type InclusionProof struct {
 	LeafHash    string         `json:"leaf_hash"`
 	AuditPath   []string       `json:"audit_path"`
 	STH         SignedTreeHead `json:"sth"`
+	// Raw is the proof's exact JSON (what VerifyInclusionProof checks).
+	Raw json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON keeps the exact bytes in Raw.
+func (p *InclusionProof) UnmarshalJSON(b []byte) error {
+	type plain InclusionProof
+	if err := json.Unmarshal(b, (*plain)(p)); err != nil {
+		return err
+	}
+	p.Raw = append(json.RawMessage{}, b...)
+	return nil
 }
 
 // ConsistencyProof proves the log at First is a prefix of the log at Second (RFC 6962).
@@ -149,6 +161,18 @@ type ConsistencyProof struct {
 	Second          int64          `json:"second"`
 	ConsistencyPath []string       `json:"consistency_path"`
 	STH             SignedTreeHead `json:"sth"`
+	// Raw is the proof's exact JSON (what VerifyConsistencyProof checks).
+	Raw json.RawMessage `json:"-"`
+}
+
+// UnmarshalJSON keeps the exact bytes in Raw.
+func (p *ConsistencyProof) UnmarshalJSON(b []byte) error {
+	type plain ConsistencyProof
+	if err := json.Unmarshal(b, (*plain)(p)); err != nil {
+		return err
+	}
+	p.Raw = append(json.RawMessage{}, b...)
+	return nil
 }
 
 // ReceiptsService is client.Receipts: the organisation's stored receipts (portal token), online verification

@@ -101,11 +101,19 @@ func (c *Client) VerifyCountersignature(ctx context.Context, countersignature, a
 }
 
 func (c *Client) verifyRefreshing(ctx context.Context, receipt, attestation string) (*Verification, error) {
+	return c.withJWKS(ctx, func(jwks []byte) (*Verification, error) {
+		return verifyReceipt(receipt, jwks, time.Time{}, attestation)
+	})
+}
+
+// withJWKS runs verify against the cached JWKS and, when the verdict is an unknown kid, once more against a
+// refetched set (rate limited: refetchJWKS).
+func (c *Client) withJWKS(ctx context.Context, verify func(jwks []byte) (*Verification, error)) (*Verification, error) {
 	jwks, err := c.ready(ctx)
 	if err != nil {
 		return nil, err
 	}
-	v, err := verifyReceipt(receipt, jwks, time.Time{}, attestation)
+	v, err := verify(jwks)
 	if err != nil || v.Valid || v.Reason == nil || !strings.Contains(*v.Reason, unknownKidReason) {
 		return v, err
 	}
@@ -113,7 +121,7 @@ func (c *Client) verifyRefreshing(ctx context.Context, receipt, attestation stri
 	if fresh == nil {
 		return v, nil
 	}
-	return verifyReceipt(receipt, fresh, time.Time{}, attestation)
+	return verify(fresh)
 }
 
 // unknownKidReason is the engine's verdict for a kid no published key has (sdks/vectors/receipts.json).

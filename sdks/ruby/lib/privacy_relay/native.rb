@@ -32,6 +32,7 @@ module PrivacyRelay
       pr_verify_consistency_proof: [[P, P, P, P, P], I], pr_verify_chain_export: [[P, P, P, P], I],
       pr_verify_webhook: [[P, SZ, P, P, P, P], I], pr_build_attestation: [[P, P, P], I],
       pr_generate_device_key: [[P], I], pr_canonicalize: [[P, P], I],
+      pr_hash: [[P, P, SZ, P], I], pr_sign_webhook: [[P, P, P, P, P], I], pr_verify_merkle_proof: [[P, P, P], I],
       pr_string_free: [[P], V], pr_error_code_name: [[I], P], pr_debug_panic: [[P], I]
     }.freeze
 
@@ -145,6 +146,22 @@ module PrivacyRelay
       def build_attestation(input, private_jwk)
         json_call(:pr_build_attestation, cstr(json_text(input)), cstr(json_text(private_jwk)))
       end
+
+      # Lowercase hex of a hash of bytes: kind "sha256", "json_body_sha256" (of the JCS form of a JSON body: the
+      # attestation's egress_sha256), "merkle_leaf" (SHA-256(0x00 || data)), "merkle_node" (data: left || right).
+      def hash(kind, data)
+        bytes = data.b
+        text_call(:pr_hash, cstr(kind), bytes, bytes.bytesize)
+      end
+
+      # The signature header a webhook sender puts on a delivery: scheme "v1" ("t=<timestamp>,v1=<hex>" of the body
+      # sent; options {"timestamp"}) or "v0" ("sha256=<hex>" of the payload's JCS form).
+      def sign_webhook(scheme, body, secret, options = nil)
+        text_call(:pr_sign_webhook, cstr(scheme), cstr(body), cstr(secret), cstr(json_text(options)))
+      end
+
+      # An RFC 9162 proof on bare hex hashes: kind "inclusion" or "consistency"; {"valid" => bool}.
+      def verify_merkle_proof(kind, input) = json_call(:pr_verify_merkle_proof, cstr(kind), cstr(json_text(input)))
 
       def debug_panic = json_call(:pr_debug_panic)
 

@@ -6,8 +6,7 @@ require_relative "test_helper"
 # aliases (tokenise, tokenise_stable, streams), webhooks (verify, sign), receipts (cases, chains, chain_exports),
 # transparency (inclusion and consistency proofs), attestation (build, offline verdicts), egress-policy-cases
 # (through pr_tokenise_request), sha256 (text, JSON bodies, Merkle leaves and nodes), merkle-proofs (reference tree
-# roots, every inclusion and consistency case), webhooks sign and delivery. Not reachable through the ABI: alias tags
-# and is_alias (the Rust suite runs them on the engine itself).
+# roots, every inclusion and consistency case), webhooks sign and delivery, alias tags and is_alias.
 class TestVectors < Minitest::Test
   N = PrivacyRelay::Native
 
@@ -59,6 +58,22 @@ class TestVectors < Minitest::Test
       assert_equal c["flush"], d.finish, c["name"]
       assert_equal c["joined"], N.detokenise(c["chunks"].join, c["map"]), c["name"]
     end
+  end
+
+  def test_alias_tags_and_pattern
+    a = vectors("aliases")
+    a["is_alias"].each { |c| assert_equal c["alias"], N.alias?(c["text"]), c["text"] }
+    assert_equal [a["request_tag_length"], a["stable_tag_length"]], [a["tags"]["per_request"][0]["tag"].size, a["tags"]["stable"][0]["tag"].size]
+    { "per_request" => ["request", "request_secret_hex"], "stable" => ["stable", "stable_secret_hex"] }.each do |group, (kind, secret)|
+      refute_empty a["tags"][group]
+      a["tags"][group].each do |t|
+        assert_equal t.slice("hmac_sha256", "tag"), N.alias_tag(kind, a[secret], t["message"]), t["message"]
+        assert t["tag"].chars.all? { |ch| a["tag_alphabet"].include?(ch) }
+        assert N.alias?(t["alias"]), t["alias"]
+      end
+    end
+    e = assert_raises(PrivacyRelay::EngineError) { N.alias_tag("sideways", "00", "x") }
+    assert_equal "invalid_argument", e.code
   end
 
   def test_webhooks

@@ -33,6 +33,7 @@ module PrivacyRelay
       pr_verify_webhook: [[P, SZ, P, P, P, P], I], pr_build_attestation: [[P, P, P], I],
       pr_generate_device_key: [[P], I], pr_canonicalize: [[P, P], I],
       pr_hash: [[P, P, SZ, P], I], pr_sign_webhook: [[P, P, P, P, P], I], pr_verify_merkle_proof: [[P, P, P], I],
+      pr_alias_tag: [[P, P, P, SZ, P], I], pr_is_alias: [[P, P], I],
       pr_string_free: [[P], V], pr_error_code_name: [[I], P], pr_debug_panic: [[P], I]
     }.freeze
 
@@ -162,6 +163,16 @@ module PrivacyRelay
 
       # An RFC 9162 proof on bare hex hashes: kind "inclusion" or "consistency"; {"valid" => bool}.
       def verify_merkle_proof(kind, input) = json_call(:pr_verify_merkle_proof, cstr(kind), cstr(json_text(input)))
+
+      # An alias tag: kind "request" (4 characters) or "stable" (10) of message (bytes) under the hex secret;
+      # {"hmac_sha256", "tag"}.
+      def alias_tag(kind, secret_hex, message)
+        bytes = message.b
+        json_call(:pr_alias_tag, cstr(kind), cstr(secret_hex), bytes, bytes.bytesize)
+      end
+
+      # Whether text is exactly one alias.
+      def alias?(text) = json_call(:pr_is_alias, cstr(text))
 
       def debug_panic = json_call(:pr_debug_panic)
 

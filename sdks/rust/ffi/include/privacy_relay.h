@@ -143,6 +143,13 @@ int pr_hash(const char *kind, const uint8_t *data, size_t len, char **out);
  * "t=<timestamp>,v1=<hex>") or "v0" (body the payload's JSON text: *out "sha256=<hex>" of its JCS form). */
 int pr_sign_webhook(const char *scheme, const char *body, const char *secret, const char *options_json, char **out);
 
+/* An alias tag: kind "request" (4 characters) or "stable" (10), HMAC-SHA256 of message/len under secret_hex.
+ * *out {"hmac_sha256","tag"}. */
+int pr_alias_tag(const char *kind, const char *secret_hex, const uint8_t *message, size_t len, char **out);
+
+/* Whether text is exactly one alias: *out "true" or "false". */
+int pr_is_alias(const char *text, char **out);
+
 /* An RFC 9162 Merkle proof on bare hex hashes: kind "inclusion" (input_json {"leaf_index","tree_size",
  * "leaf_hash","root_hash","audit_path"}) or "consistency" ({"first","second","first_root","second_root",
  * "consistency_path"}). *out {"valid":bool} (hashes that are not hex make it invalid). */

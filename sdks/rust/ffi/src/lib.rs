@@ -774,6 +774,38 @@ pub unsafe extern "C" fn pr_sign_webhook(scheme: *const c_char, body: *const c_c
     })
 }
 
+/// The tag of an alias (sdks/vectors/aliases.json "tags"): HMAC-SHA256 of `message`/`len` (bytes: a stable
+/// alias's message holds NUL) under the hex secret, its first characters in the tag alphabet. `kind` "request"
+/// (4 characters; message "TYPE_index#attempt") or "stable" (10; message "TYPE\0value"). Result:
+/// `{ "hmac_sha256", "tag" }`.
+///
+/// # Safety
+/// `message` must point to `len` readable bytes (or be NULL with `len` 0); strings as `pr_tokenise_request`.
+#[no_mangle]
+pub unsafe extern "C" fn pr_alias_tag(kind: *const c_char, secret_hex: *const c_char, message: *const u8, len: usize, out: *mut *mut c_char) -> c_int {
+    run(out, || {
+        let length = match arg("kind", kind)? {
+            "request" => privacy_relay::tokeniser::REQUEST_TAG_LENGTH,
+            "stable" => privacy_relay::tokeniser::STABLE_TAG_LENGTH,
+            other => return Err(bad(format!("unknown alias kind {other:?} (request, stable)"))),
+        };
+        let secret = unhex(arg("secret_hex", secret_hex)?).ok_or_else(|| bad("secret_hex is not hex"))?;
+        let message = unsafe { bytes_arg("message", message, len) }?;
+        let mac = privacy_relay::verify::webhook::hmac_hex(&secret, message);
+        let tag = privacy_relay::tokeniser::tag_from_mac(&unhex(&mac).unwrap_or_default(), length);
+        Ok(json!({"hmac_sha256": mac, "tag": tag}).to_string())
+    })
+}
+
+/// Whether `text` is exactly one alias (the alias pattern, anchored): `true` or `false`.
+///
+/// # Safety
+/// As `pr_tokenise_request`.
+#[no_mangle]
+pub unsafe extern "C" fn pr_is_alias(text: *const c_char, out: *mut *mut c_char) -> c_int {
+    run(out, || Ok(privacy_relay::tokeniser::is_alias(arg("text", text)?).to_string()))
+}
+
 /// Verifies an RFC 9162 Merkle proof on bare hashes (hex). `kind` "inclusion": `input_json` {leaf_index,
 /// tree_size, leaf_hash, root_hash, audit_path}; "consistency": {first, second, first_root, second_root,
 /// consistency_path}. Result: `{ "valid": bool }`; a hash that is not hex or an index that is not a whole number

@@ -229,6 +229,23 @@ int main(int argc, char **argv) {
   CHECK(rc == PR_OK && contains(out, "\"valid\":true"), "a one-leaf inclusion proof");
   pr_string_free(out);
 
+  /* Alias tags and the alias pattern (sdks/vectors/aliases.json). */
+  rc = pr_alias_tag("request", "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f", (const uint8_t *)"EMAIL_1#0", 9, &out);
+  CHECK(rc == PR_OK && contains(out, "\"tag\":\"ynha\""), "request alias tag");
+  pr_string_free(out);
+  rc = pr_alias_tag("request", "not hex", (const uint8_t *)"x", 1, &out);
+  CHECK(rc == PR_E_INVALID_ARGUMENT && contains(out, "secret_hex"), "alias tag secret not hex");
+  pr_string_free(out);
+  rc = pr_alias_tag("sideways", "00", NULL, 0, &out);
+  CHECK(rc == PR_E_INVALID_ARGUMENT && contains(out, "unknown alias kind"), "unknown alias kind");
+  pr_string_free(out);
+  rc = pr_is_alias("<EMAIL_1_k3f9>", &out);
+  CHECK(rc == PR_OK && out && strcmp(out, "true") == 0, "is_alias");
+  pr_string_free(out);
+  rc = pr_is_alias("x <EMAIL_1_k3f9>", &out);
+  CHECK(rc == PR_OK && out && strcmp(out, "false") == 0, "is_alias anchored");
+  pr_string_free(out);
+
   /* A panic inside the library stays inside it. */
   rc = pr_debug_panic(&out);
   CHECK(rc == PR_E_INTERNAL && contains(out, "\"code\":\"internal_error\""), "panic is contained");

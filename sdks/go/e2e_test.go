@@ -476,6 +476,25 @@ func TestEndToEnd(t *testing.T) {
 		g.assertOnlyAliases(t, 2)
 	})
 
+	t.Run("examples/receipts runs as its comment says", func(t *testing.T) {
+		bin := filepath.Join(t.TempDir(), "receipts")
+		if out, err := exec.Command("go", "build", "-o", bin, "./examples/receipts").CombinedOutput(); err != nil {
+			t.Fatalf("go build: %v\n%s", err, out)
+		}
+		cmd := exec.Command(bin)
+		cmd.Env = append(os.Environ(), "GATEWAY_URL="+g.url, "GATEWAY_KEY_FILE="+g.fundedKeyFile(t), "PRIVACY_RELAY_CONFIG_DIR="+t.TempDir())
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("receipts: %v\n%s", err, out)
+		}
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		if len(lines) != 4 || lines[0] != "receipt verified: true" || lines[1] != "countersignature verified: true" ||
+			lines[2] != "in the transparency log: true" || !strings.HasSuffix(lines[3], "consistently: true") {
+			t.Fatalf("receipts printed:\n%s", out)
+		}
+		g.assertOnlyAliases(t, 2)
+	})
+
 	t.Run("a webhook delivered by the gateway verifies; forged and replayed ones do not pass", func(t *testing.T) {
 		keyFile := g.fundedKeyFile(t)
 		token, _ := os.ReadFile(filepath.Join(g.dataDir, "admin-token"))

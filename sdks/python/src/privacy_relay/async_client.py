@@ -1,16 +1,21 @@
-"""AsyncRelayClient: RelayClient for asyncio (httpx.AsyncClient). The engine's work (detection, aliases, the
-attestation signature) runs in a worker thread (asyncio.to_thread), so the event loop keeps serving."""
+"""AsyncRelayClient: every relay call is tokenised and attested on this device, sent to the gateway, and answered
+with the originals restored here (streams too). Gateway-locked: it talks only to an https (or loopback) URL that
+answers the gateway identity probe, and sends no key anywhere before that probe passed.
+
+This file is the one source of both clients: client.py (RelayClient) is generated from it by
+sdks/python/tools/unasync.py (`python tools/unasync.py` writes it, `--check` fails when it differs; the test suite
+runs the check), so the sync and async clients cannot drift. Edit this file, then regenerate."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-import time
 from typing import Any, AsyncIterator, Optional, Sequence
 
 import httpx
 
 from ._common import ROUTE_PATHS, ClientCore, RelayAnswer, body_of, chunk_json, decode_header, dumps
+from ._concurrency import in_worker_thread
 from .attestation import EngineIdentity
 from .conversation import AsyncConversations
 from .engine import NameModelSetting, PreparedCall
@@ -20,13 +25,16 @@ from .rest import RestApi
 from .sse import SseDetokeniser, detokenise_response_text
 from .tokeniser.redact_image import ImageRedactor
 from .transport import AsyncTransport, RetryPolicy, json_of
-from .verify.jwks import DEFAULT_JWKS_TTL_SECONDS, JwksError, jwks_problem
+from .verify.envelope_input import envelope_or_raw
+from .verify.jwks import JwksKeys
 from .verify.receipt import VerificationResult, verify_receipt
 from .wire.ecdsa import SigningKey
 
 
 class AsyncRelayStream:
-    """`async for` over chunks/events with originals restored; `receipt` etc. once it has ended."""
+    """A streamed answer: OpenAI chunks (chat), Anthropic events (messages) or Responses events with originals
+    restored, then `receipt`, `receipt_verified` and `receipt_verification` once it has ended. Close it (or use
+    `with`) to stop."""
 
     def __init__(self, client: "AsyncRelayClient", route: str, prepared: PreparedCall, response: httpx.Response) -> None:
         self._client = client
@@ -78,6 +86,7 @@ class _Completions:
         self._client = client
 
     async def create(self, *, model: Any = None, messages: Any = None, stream: bool = False, idempotency_key: Optional[str] = None, traceparent: Optional[str] = None, timeout: Optional[float] = None, **extra: Any) -> Any:
+        """An OpenAI chat completion through the relay; `stream=True` answers a stream of chunks (AsyncRelayStream)."""
         return await self._client._relay("chat.completions", body_of(model, messages, stream, extra), idempotency_key, traceparent, timeout)
 
 
@@ -91,6 +100,7 @@ class _Messages:
         self._client = client
 
     async def create(self, *, model: Any = None, messages: Any = None, stream: bool = False, idempotency_key: Optional[str] = None, traceparent: Optional[str] = None, timeout: Optional[float] = None, **extra: Any) -> Any:
+        """An Anthropic message through the relay; `stream=True` answers a stream of events (AsyncRelayStream)."""
         return await self._client._relay("messages", body_of(model, messages, stream, extra), idempotency_key, traceparent, timeout)
 
     async def count_tokens(self, *, model: Any = None, messages: Any = None, idempotency_key: Optional[str] = None, traceparent: Optional[str] = None, timeout: Optional[float] = None, **extra: Any) -> RelayAnswer:
@@ -103,7 +113,8 @@ class _Embeddings:
     def __init__(self, client: "AsyncRelayClient") -> None:
         self._client = client
 
-    async def create(self, *, model: Any = None, input: Any = None, idempotency_key: Optional[str] = None, traceparent: Optional[str] = None, timeout: Optional[float] = None, **extra: Any) -> Any:  # noqa: A002
+    async def create(self, *, model: Any = None, input: Any = None, idempotency_key: Optional[str] = None, traceparent: Optional[str] = None, timeout: Optional[float] = None, **extra: Any) -> RelayAnswer:  # noqa: A002 - OpenAI's name
+        """Embeddings; stable (keyed) aliases by default so equal inputs embed equally."""
         return await self._client._relay("embeddings", body_of(model, None, False, extra, input), idempotency_key, traceparent, timeout)
 
 
@@ -111,8 +122,10 @@ class _Responses:
     def __init__(self, client: "AsyncRelayClient") -> None:
         self._client = client
 
-    async def create(self, *, model: Any = None, input: Any = None, stream: bool = False, idempotency_key: Optional[str] = None, traceparent: Optional[str] = None, timeout: Optional[float] = None, **extra: Any) -> Any:  # noqa: A002
-        """OpenAI's Responses API through the relay; `stream=True` answers an AsyncRelayStream of event dicts."""
+    async def create(self, *, model: Any = None, input: Any = None, stream: bool = False, idempotency_key: Optional[str] = None, traceparent: Optional[str] = None, timeout: Optional[float] = None, **extra: Any) -> Any:  # noqa: A002 - OpenAI's name
+        """OpenAI's Responses API through the relay (POST /api/v1/responses). `stream=True` answers a stream
+        (AsyncRelayStream) of Responses event dicts (`response.output_text.delta`, ..., `response.completed`) with the originals restored
+        as they stream; `receipt` once it has ended."""
         return await self._client._relay("responses", body_of(model, None, stream, extra, input), idempotency_key, traceparent, timeout)
 
 
@@ -128,7 +141,22 @@ class _Models:
 
 
 class AsyncRelayClient:
-    """Same settings and surface as RelayClient, with coroutines (`await client.chat.completions.create(...)`)."""
+    """The client. `gateway_url`: https, or http to a loopback address. `api_key` or `api_key_file` (a 0600 file;
+    prefer it on servers). `name_model`: "builtin" (default), "off", or the URL of a name model service; fail-closed:
+    if it fails, nothing is sent. `retries` after the first attempt on 429, 5xx and network errors; `timeout` per
+    attempt in seconds. `portal_token` for the portal REST routes.
+
+    Every body is walked with the egress policy before anything is sent (fail-closed): a field or part type the
+    policy refuses or does not name raises UnsupportedFieldError (400), media raises UnsupportedContentError (415),
+    nesting past 64 levels NestingTooDeepError (400); nothing is sent. Opt-ins, declared in the attestation:
+    `media_policy` "refuse" (default) | "pass" (media sent as it is; a remote URL naming somebody is still refused) |
+    "redact" (images painted over by `redact_image`, a callable (bytes, media type) -> (bytes, media type); the SDK
+    ships none); `passthrough_paths`: JSON pointers (`*` for one segment) of fields to send untokenised. End-user
+    identifiers (`user`, `metadata` values, `messages[].name`, ...) leave as device-stable `USER_` aliases under the
+    device alias secret.
+
+    RelayClient and AsyncRelayClient have the same settings and surface; AsyncRelayClient's calls are coroutines and
+    run the engine's work (detection, aliases, the attestation signature) in a worker thread."""
 
     def __init__(
         self,
@@ -166,7 +194,8 @@ class AsyncRelayClient:
         self._transport = AsyncTransport(self._http, RetryPolicy(retries=retries), timeout)
         self._identity_lock = asyncio.Lock()
         self._identity_ok = False
-        self._jwks: Optional[tuple[dict, float]] = None
+        self._jwks = JwksKeys(f"{self.gateway_url}{GATEWAY_IDENTITY_PROBE_PATH}")
+        self._jwks_lock = asyncio.Lock()
         self.chat = _Chat(self)
         self.messages = _Messages(self)
         self.embeddings = _Embeddings(self)
@@ -175,14 +204,18 @@ class AsyncRelayClient:
         self.models = _Models(self)
         self.rest = RestApi(self._rest_call, self._verify_value)
 
+    # -- gateway identity and receipts ---------------------------------------------------------------------------
+
     async def _fetch_jwks(self) -> tuple[int, Any]:
-        response = await self._http.get(f"{self.gateway_url}{GATEWAY_IDENTITY_PROBE_PATH}", headers={"accept": "application/json"}, follow_redirects=False)
+        response = await self._http.get(self._jwks.url, headers={"accept": "application/json"}, follow_redirects=False)
         try:
             return response.status_code, response.json()
         except ValueError:
             return response.status_code, None
 
     async def _ready(self) -> None:
+        """The gateway identity probe, once per client (again after a failure): nothing is sent before it passed.
+        Its answer is the receipt keys: kept, so the first receipt needs no second fetch."""
         async with self._identity_lock:
             if self._identity_ok:
                 return
@@ -190,30 +223,21 @@ class AsyncRelayClient:
                 status, body = await self._fetch_jwks()
             except httpx.HTTPError as error:
                 raise unreachable(self.gateway_url, error) from error
-            self._jwks = (check_identity_answer(self.gateway_url, status, body), time.monotonic())
+            self._jwks.take(200, check_identity_answer(self.gateway_url, status, body))
             self._identity_ok = True
 
-    async def _keys(self, kid: Optional[str]) -> dict:
-        """The JWKS, fetched when absent or stale, and again once when `kid` is unknown (a key rotation)."""
-        stale = self._jwks is None or time.monotonic() - self._jwks[1] >= DEFAULT_JWKS_TTL_SECONDS
-        known = self._jwks is not None and any(k.get("kid") == kid for k in self._jwks[0].get("keys", []))
-        if stale or (kid is not None and not known):
-            try:
-                status, body = await self._fetch_jwks()
-            except httpx.HTTPError as error:
-                raise JwksError("jwks_unreachable", f"the gateway could not be reached for its receipt keys: {error}") from error
-            if status != 200:
-                raise JwksError("jwks_unreachable", f"the gateway answered {status} for its receipt keys", status=status)
-            problem = jwks_problem(body)
-            if problem is not None:
-                raise JwksError("jwks_invalid", problem, status=200)
-            self._jwks = (body, time.monotonic())
-        assert self._jwks is not None
-        return self._jwks[0]
+    async def _keys(self, kid: Optional[str]) -> Any:
+        """The JWKS, fetched when absent or stale, and once more for a kid it lacks (a key rotation; JwksKeys)."""
+        async with self._jwks_lock:
+            if self._jwks.wants_fetch(kid):
+                try:
+                    status, body = await self._fetch_jwks()
+                except httpx.HTTPError as error:
+                    raise self._jwks.unreachable(error) from error
+                self._jwks.take(status, body)
+            return self._jwks.current
 
     async def _verify_value(self, value: Any) -> VerificationResult:
-        from .verify.envelope_input import envelope_or_raw
-
         decoded = envelope_or_raw(value)
         kid = decoded.get("kid") if isinstance(decoded, dict) and isinstance(decoded.get("kid"), str) else None
         return verify_receipt(value, await self._keys(kid))
@@ -224,10 +248,10 @@ class AsyncRelayClient:
         result = await self._verify_value(receipt)
         return result.valid, result
 
+    # -- calls -----------------------------------------------------------------------------------------------------
+
     async def _relay(self, route: str, body: dict, idempotency_key: Optional[str], traceparent: Optional[str], timeout: Optional[float], *, alias_secret: Optional[bytes] = None) -> Any:
-        # The engine's work is CPU work (about 2 ms for 2 KB, about 1 s for 1 MB): in a worker thread, so a long
-        # prompt does not stall the event loop.
-        prepared = await asyncio.to_thread(self._core.engine.prepare, route, body, idempotency_key, alias_secret=alias_secret)
+        prepared = await in_worker_thread(self._core.engine.prepare, route, body, idempotency_key, alias_secret=alias_secret)
         stream = route != "embeddings" and body.get("stream") is True
         await self._ready()
         response = await self._transport.send(
@@ -252,13 +276,16 @@ class AsyncRelayClient:
     async def _rest_call(self, method: str, path: str, auth: str, body: Any = None, *, idempotency_key: Optional[str] = None, traceparent: Optional[str] = None, timeout: Optional[float] = None) -> Any:
         headers = self._core.rest_headers(method, auth, body is not None, idempotency_key, traceparent)
         if auth != "none":
-            await self._ready()
+            await self._ready()  # a key or token goes only to a URL that answered the identity probe
         response = await self._transport.send(method, f"{self.gateway_url}{path}", headers=headers, content=None if body is None else dumps(body), timeout=timeout)
         return json_of(response.text)
 
     def http_transport(self, *, media_policy: Optional[str] = None, passthrough_paths: Optional[Sequence[str]] = None) -> httpx.AsyncBaseTransport:
-        """An httpx transport for `openai.AsyncOpenAI(base_url=..., api_key="unused",
-        http_client=httpx.AsyncClient(transport=client.http_transport()))`: see RelayClient.http_transport."""
+        """An httpx transport for the official `openai` package: `AsyncOpenAI(base_url=..., api_key="unused",
+        http_client=httpx.AsyncClient(transport=client.http_transport()))`. Its requests are tokenised and attested
+        here and sent to this client's gateway with this client's key; answers (streams included) come back with
+        the originals restored. `media_policy` and `passthrough_paths` override the client's for this transport;
+        a refused body is answered locally (400/415 in the provider's error shape, `details.path`), nothing sent."""
         from .httpx_transport import AsyncRelayTransport
 
         return AsyncRelayTransport(self, media_policy=media_policy, passthrough_paths=passthrough_paths)

@@ -1,16 +1,21 @@
-"""RelayClient: every relay call is tokenised and attested on this device, sent to the gateway, and answered with
-the originals restored here (streams too). Gateway-locked: it talks only to an https (or loopback) URL that answers
-the gateway identity probe, and sends no key anywhere before that probe passed."""
+# Generated from async_client.py by sdks/python/tools/unasync.py: edit that file and regenerate, never this one.
+"""RelayClient: every relay call is tokenised and attested on this device, sent to the gateway, and answered
+with the originals restored here (streams too). Gateway-locked: it talks only to an https (or loopback) URL that
+answers the gateway identity probe, and sends no key anywhere before that probe passed.
+
+Generated from async_client.py (AsyncRelayClient) by sdks/python/tools/unasync.py, so the sync and async
+clients cannot drift; the test suite fails when this file is not what the generator writes."""
 
 from __future__ import annotations
 
-import json
 import threading
+import json
 from typing import Any, Iterator, Optional, Sequence
 
 import httpx
 
 from ._common import ROUTE_PATHS, ClientCore, RelayAnswer, body_of, chunk_json, decode_header, dumps
+from ._concurrency import in_caller_thread
 from .attestation import EngineIdentity
 from .conversation import Conversations
 from .engine import NameModelSetting, PreparedCall
@@ -19,15 +24,17 @@ from .gateway import GATEWAY_IDENTITY_PROBE_PATH, check_identity_answer, unreach
 from .rest import RestApi
 from .sse import SseDetokeniser, detokenise_response_text
 from .tokeniser.redact_image import ImageRedactor
-from .transport import RetryPolicy, Transport, json_of
-from .verify.jwks import JwksCache
+from .transport import Transport, RetryPolicy, json_of
+from .verify.envelope_input import envelope_or_raw
+from .verify.jwks import JwksKeys
 from .verify.receipt import VerificationResult, verify_receipt
 from .wire.ecdsa import SigningKey
 
 
 class RelayStream:
-    """A streamed answer: OpenAI chunks (chat), Anthropic events (messages) or Responses events with originals restored, then
-    `receipt`, `receipt_verified` and `receipt_verification` once it has ended. Close it (or use `with`) to stop."""
+    """A streamed answer: OpenAI chunks (chat), Anthropic events (messages) or Responses events with originals
+    restored, then `receipt`, `receipt_verified` and `receipt_verification` once it has ended. Close it (or use
+    `with`) to stop."""
 
     def __init__(self, client: "RelayClient", route: str, prepared: PreparedCall, response: httpx.Response) -> None:
         self._client = client
@@ -44,8 +51,10 @@ class RelayStream:
         sse = SseDetokeniser(self._route, self._prepared.map)
         try:
             for text in self._response.iter_text():
-                yield from chunk_json(sse.push(text))
-            yield from chunk_json(sse.end())
+                for item in chunk_json(sse.push(text)):
+                    yield item
+            for item in chunk_json(sse.end()):
+                yield item
         except RelayError:
             raise
         except httpx.HTTPError as error:
@@ -77,7 +86,7 @@ class _Completions:
         self._client = client
 
     def create(self, *, model: Any = None, messages: Any = None, stream: bool = False, idempotency_key: Optional[str] = None, traceparent: Optional[str] = None, timeout: Optional[float] = None, **extra: Any) -> Any:
-        """An OpenAI chat completion through the relay; `stream=True` answers a RelayStream of chunks."""
+        """An OpenAI chat completion through the relay; `stream=True` answers a stream of chunks (RelayStream)."""
         return self._client._relay("chat.completions", body_of(model, messages, stream, extra), idempotency_key, traceparent, timeout)
 
 
@@ -91,7 +100,7 @@ class _Messages:
         self._client = client
 
     def create(self, *, model: Any = None, messages: Any = None, stream: bool = False, idempotency_key: Optional[str] = None, traceparent: Optional[str] = None, timeout: Optional[float] = None, **extra: Any) -> Any:
-        """An Anthropic message through the relay; `stream=True` answers a RelayStream of events."""
+        """An Anthropic message through the relay; `stream=True` answers a stream of events (RelayStream)."""
         return self._client._relay("messages", body_of(model, messages, stream, extra), idempotency_key, traceparent, timeout)
 
     def count_tokens(self, *, model: Any = None, messages: Any = None, idempotency_key: Optional[str] = None, traceparent: Optional[str] = None, timeout: Optional[float] = None, **extra: Any) -> RelayAnswer:
@@ -114,8 +123,8 @@ class _Responses:
         self._client = client
 
     def create(self, *, model: Any = None, input: Any = None, stream: bool = False, idempotency_key: Optional[str] = None, traceparent: Optional[str] = None, timeout: Optional[float] = None, **extra: Any) -> Any:  # noqa: A002 - OpenAI's name
-        """OpenAI's Responses API through the relay (POST /api/v1/responses). `stream=True` answers a RelayStream of
-        Responses event dicts (`response.output_text.delta`, ..., `response.completed`) with the originals restored
+        """OpenAI's Responses API through the relay (POST /api/v1/responses). `stream=True` answers a stream
+        (RelayStream) of Responses event dicts (`response.output_text.delta`, ..., `response.completed`) with the originals restored
         as they stream; `receipt` once it has ended."""
         return self._client._relay("responses", body_of(model, None, stream, extra, input), idempotency_key, traceparent, timeout)
 
@@ -132,10 +141,10 @@ class _Models:
 
 
 class RelayClient:
-    """The synchronous client. `gateway_url`: https, or http to a loopback address. `api_key` or `api_key_file`
-    (a 0600 file; prefer it on servers). `name_model`: "builtin" (default), "off", or the URL of a name model
-    service; fail-closed: if it fails, nothing is sent. `retries` after the first attempt on 429, 5xx and network
-    errors; `timeout` per attempt in seconds. `portal_token` for the portal REST routes.
+    """The client. `gateway_url`: https, or http to a loopback address. `api_key` or `api_key_file` (a 0600 file;
+    prefer it on servers). `name_model`: "builtin" (default), "off", or the URL of a name model service; fail-closed:
+    if it fails, nothing is sent. `retries` after the first attempt on 429, 5xx and network errors; `timeout` per
+    attempt in seconds. `portal_token` for the portal REST routes.
 
     Every body is walked with the egress policy before anything is sent (fail-closed): a field or part type the
     policy refuses or does not name raises UnsupportedFieldError (400), media raises UnsupportedContentError (415),
@@ -144,7 +153,10 @@ class RelayClient:
     "redact" (images painted over by `redact_image`, a callable (bytes, media type) -> (bytes, media type); the SDK
     ships none); `passthrough_paths`: JSON pointers (`*` for one segment) of fields to send untokenised. End-user
     identifiers (`user`, `metadata` values, `messages[].name`, ...) leave as device-stable `USER_` aliases under the
-    device alias secret."""
+    device alias secret.
+
+    RelayClient and AsyncRelayClient have the same settings and surface; AsyncRelayClient's calls are coroutines and
+    run the engine's work (detection, aliases, the attestation signature) in a worker thread."""
 
     def __init__(
         self,
@@ -182,46 +194,64 @@ class RelayClient:
         self._transport = Transport(self._http, RetryPolicy(retries=retries), timeout)
         self._identity_lock = threading.Lock()
         self._identity_ok = False
-        self._jwks = JwksCache(f"{self.gateway_url}{GATEWAY_IDENTITY_PROBE_PATH}", self._fetch_jwks)
+        self._jwks = JwksKeys(f"{self.gateway_url}{GATEWAY_IDENTITY_PROBE_PATH}")
+        self._jwks_lock = threading.Lock()
         self.chat = _Chat(self)
         self.messages = _Messages(self)
         self.embeddings = _Embeddings(self)
         self.responses = _Responses(self)
         self.conversations = Conversations(self)
         self.models = _Models(self)
-        self.rest = RestApi(self._rest_call, lambda value: verify_receipt(value, self._jwks))
+        self.rest = RestApi(self._rest_call, self._verify_value)
 
     # -- gateway identity and receipts ---------------------------------------------------------------------------
 
-    def _fetch_jwks(self, url: str) -> tuple[int, Any]:
-        response = self._http.get(url, headers={"accept": "application/json"}, follow_redirects=False)
+    def _fetch_jwks(self) -> tuple[int, Any]:
+        response = self._http.get(self._jwks.url, headers={"accept": "application/json"}, follow_redirects=False)
         try:
             return response.status_code, response.json()
         except ValueError:
             return response.status_code, None
 
     def _ready(self) -> None:
-        """The gateway identity probe, once per client (again after a failure): nothing is sent before it passed."""
+        """The gateway identity probe, once per client (again after a failure): nothing is sent before it passed.
+        Its answer is the receipt keys: kept, so the first receipt needs no second fetch."""
         with self._identity_lock:
             if self._identity_ok:
                 return
             try:
-                status, body = self._fetch_jwks(f"{self.gateway_url}{GATEWAY_IDENTITY_PROBE_PATH}")
+                status, body = self._fetch_jwks()
             except httpx.HTTPError as error:
                 raise unreachable(self.gateway_url, error) from error
-            check_identity_answer(self.gateway_url, status, body)
+            self._jwks.take(200, check_identity_answer(self.gateway_url, status, body))
             self._identity_ok = True
+
+    def _keys(self, kid: Optional[str]) -> Any:
+        """The JWKS, fetched when absent or stale, and once more for a kid it lacks (a key rotation; JwksKeys)."""
+        with self._jwks_lock:
+            if self._jwks.wants_fetch(kid):
+                try:
+                    status, body = self._fetch_jwks()
+                except httpx.HTTPError as error:
+                    raise self._jwks.unreachable(error) from error
+                self._jwks.take(status, body)
+            return self._jwks.current
+
+    def _verify_value(self, value: Any) -> VerificationResult:
+        decoded = envelope_or_raw(value)
+        kid = decoded.get("kid") if isinstance(decoded, dict) and isinstance(decoded.get("kid"), str) else None
+        return verify_receipt(value, self._keys(kid))
 
     def _verify(self, receipt: Optional[dict]) -> tuple[Optional[bool], Optional[VerificationResult]]:
         if receipt is None:
             return None, None
-        result = verify_receipt(receipt, self._jwks)
+        result = self._verify_value(receipt)
         return result.valid, result
 
     # -- calls -----------------------------------------------------------------------------------------------------
 
     def _relay(self, route: str, body: dict, idempotency_key: Optional[str], traceparent: Optional[str], timeout: Optional[float], *, alias_secret: Optional[bytes] = None) -> Any:
-        prepared = self._core.engine.prepare(route, body, idempotency_key, alias_secret=alias_secret)
+        prepared = in_caller_thread(self._core.engine.prepare, route, body, idempotency_key, alias_secret=alias_secret)
         stream = route != "embeddings" and body.get("stream") is True
         self._ready()
         response = self._transport.send(
@@ -268,4 +298,3 @@ class RelayClient:
 
     def __exit__(self, *_: Any) -> None:
         self.close()
-

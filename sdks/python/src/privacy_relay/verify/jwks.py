@@ -70,51 +70,84 @@ def key_resolver_of(jwks: JwksOption) -> Callable[[str], Optional[ec.EllipticCur
     return key_resolver_from_jwks(jwks)  # type: ignore[arg-type]
 
 
+class JwksKeys:
+    """What a JWKS cache decides, without its I/O (JwksCache and both clients' receipt keys use it, so they cannot
+    differ): when to fetch (absent, older than the TTL, or a kid it does not hold, at most once a second), and what a
+    fetched answer means (a JwksError unless a 200 holding a JWKS)."""
+
+    def __init__(self, url: str, ttl_seconds: float = DEFAULT_JWKS_TTL_SECONDS) -> None:
+        self.url = url
+        self._ttl = ttl_seconds
+        self._cached: tuple[Any, float, Callable[[str], Any]] | None = None
+
+    def stale(self) -> bool:
+        return self._cached is None or time.monotonic() - self._cached[1] >= self._ttl
+
+    def unknown(self, kid: Optional[str]) -> bool:
+        """A kid the held keys lack, held for more than a second (a rotation since): worth one more fetch."""
+        if kid is None or self._cached is None:
+            return False
+        return self._cached[2](kid) is None and time.monotonic() - self._cached[1] > 1.0
+
+    def wants_fetch(self, kid: Optional[str] = None) -> bool:
+        return self.stale() or self.unknown(kid)
+
+    def unreachable(self, error: BaseException) -> JwksError:
+        return JwksError("jwks_unreachable", f"the gateway could not be reached for its receipt keys ({self.url}): {error}")
+
+    def take(self, status: int, body: Any) -> Any:
+        """A fetched answer: kept when it is a JWKS, else the JwksError it means."""
+        if status != 200:
+            raise JwksError("jwks_unreachable", f"the gateway answered {status} for its receipt keys ({self.url})", status=status)
+        problem = jwks_problem(body)
+        if problem is not None:
+            raise JwksError("jwks_invalid", f"{self.url}: {problem}", status=200)
+        self._cached = (body, time.monotonic(), key_resolver_from_jwks(body))
+        return body
+
+    @property
+    def current(self) -> Any:
+        assert self._cached is not None
+        return self._cached[0]
+
+    def resolve_key(self, kid: str) -> Optional[ec.EllipticCurvePublicKey]:
+        return None if self._cached is None else self._cached[2](kid)
+
+
 class JwksCache:
     """The gateway's JWKS, fetched when first needed, refreshed after `ttl_seconds` and once on an unknown kid.
 
     `fetch_json(url) -> (status, body)` does the HTTP GET (the clients pass theirs, gateway-locked)."""
 
     def __init__(self, url: str, fetch_json: Callable[[str], tuple[int, Any]], ttl_seconds: float = DEFAULT_JWKS_TTL_SECONDS) -> None:
-        self._url = url
+        self._keys = JwksKeys(url, ttl_seconds)
         self._fetch_json = fetch_json
-        self._ttl = ttl_seconds
         self._lock = threading.Lock()
-        self._cached: tuple[Any, float, Callable[[str], Any]] | None = None
 
-    def _load(self) -> tuple[Any, float, Callable[[str], Any]]:
+    def _fetch(self) -> Any:
         try:
-            status, body = self._fetch_json(self._url)
+            status, body = self._fetch_json(self._keys.url)
         except JwksError:
             raise
         except Exception as error:  # noqa: BLE001 - any transport failure means "unreachable"
-            raise JwksError("jwks_unreachable", f"the gateway could not be reached for its receipt keys ({self._url}): {error}") from error
-        if status != 200:
-            raise JwksError("jwks_unreachable", f"the gateway answered {status} for its receipt keys ({self._url})", status=status)
-        problem = jwks_problem(body)
-        if problem is not None:
-            raise JwksError("jwks_invalid", f"{self._url}: {problem}", status=200)
-        return (body, time.monotonic(), key_resolver_from_jwks(body))
+            raise self._keys.unreachable(error) from error
+        return self._keys.take(status, body)
 
     def refresh(self) -> Any:
         with self._lock:
-            self._cached = self._load()
-            return self._cached[0]
+            return self._fetch()
 
     def get(self) -> Any:
         with self._lock:
-            if self._cached is None or time.monotonic() - self._cached[1] >= self._ttl:
-                self._cached = self._load()
-            return self._cached[0]
+            if self._keys.stale():
+                self._fetch()
+            return self._keys.current
 
     def resolve_key(self, kid: str) -> Optional[ec.EllipticCurvePublicKey]:
-        self.get()
-        assert self._cached is not None
-        key = self._cached[2](kid)
-        if key is None and time.monotonic() - self._cached[1] > 1.0:
-            self.refresh()
-            key = self._cached[2](kid)
-        return key
+        with self._lock:
+            if self._keys.wants_fetch(kid):
+                self._fetch()
+            return self._keys.resolve_key(kid)
 
 
 def create_jwks_cache(gateway_url: str, *, ttl_seconds: float = DEFAULT_JWKS_TTL_SECONDS, timeout: float = 10.0) -> JwksCache:

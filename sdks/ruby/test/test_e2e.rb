@@ -116,6 +116,22 @@ class TestExamples < Minitest::Test
   end
 end
 
+class TestResponsesExample < Minitest::Test
+  def test_responses_example_runs_as_written
+    relay = TestGateway.shared
+    key, = relay.funded_key
+    dir = Dir.mktmpdir("pr-ruby-example-")
+    File.write(File.join(dir, "gateway-key"), "#{key}\n")
+    File.chmod(0o600, File.join(dir, "gateway-key"))
+    env = { "GATEWAY_URL" => relay.url, "PRIVACY_RELAY_KEY_FILE" => File.join(dir, "gateway-key") }
+    out, err, status = Open3.capture3(env, RbConfig.ruby, "-I#{File.expand_path('../lib', __dir__)}", File.expand_path("../examples/responses.rb", __dir__))
+    assert status.success?, err
+    assert_includes out, "Draft a reply to jane.doe@example.com."
+    assert_includes out, "receipt verified: true"
+    assert_match(/input tokens: [1-9]\d*/, out)
+  end
+end
+
 class TestStreamLifecycle < Minitest::Test
   def relay = TestGateway.shared
 

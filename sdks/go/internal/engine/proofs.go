@@ -100,3 +100,40 @@ func DetectSpans(text string, options map[string]any) ([]Span, error) {
 	}
 	return doc.Spans, json.Unmarshal([]byte(out), &doc)
 }
+
+// AliasTag is pr_alias_tag: kind request (message "TYPE_index#attempt") or stable (message "TYPE\x00value"),
+// under the hex secret; the HMAC and the tag.
+func AliasTag(kind, secretHex string, message []byte) (hmacHex, tag string, err error) {
+	k, s := cstr(kind), cstr(secretHex)
+	defer C.free(unsafe.Pointer(k))
+	defer C.free(unsafe.Pointer(s))
+	buf := C.CBytes(append(append([]byte{}, message...), 0))
+	defer C.free(buf)
+	var out *C.char
+	text, err := result(C.pr_alias_tag(k, s, (*C.uint8_t)(buf), C.size_t(len(message)), &out), out)
+	if err != nil {
+		return "", "", err
+	}
+	var v struct {
+		HMAC string `json:"hmac_sha256"`
+		Tag  string `json:"tag"`
+	}
+	return v.HMAC, v.Tag, json.Unmarshal([]byte(text), &v)
+}
+
+// IsAlias is pr_is_alias: whether text is exactly one alias.
+func IsAlias(text string) (bool, error) {
+	t := cstr(text)
+	defer C.free(unsafe.Pointer(t))
+	var out *C.char
+	answer, err := result(C.pr_is_alias(t, &out), out)
+	return answer == "true", err
+}
+
+// VerifyChainExport is pr_verify_chain_export: {valid, chains} for an export of receipt chains (its JSON, JSON
+// Lines text or an array of receipts); options now_seconds, allow_gaps.
+func VerifyChainExport(exported, jwksJSON string, options map[string]any) (string, error) {
+	return call3(exported, jwksJSON, optionsText(options), func(a, b, c *C.char, out **C.char) C.int {
+		return C.pr_verify_chain_export(a, b, c, out)
+	})
+}

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/privacy-relay/sdk-go/internal/engine"
 )
 
 // Each typed REST method reaches its route with its method, query, credential and body (docs/openapi.json), and
@@ -170,5 +172,16 @@ func TestRESTHonoursTheContextDeadline(t *testing.T) {
 	e := asRelayError(t, err, "timeout")
 	if time.Since(start) > 5*time.Second || e.Sent {
 		t.Fatalf("%+v after %v", e, time.Since(start))
+	}
+}
+
+// NewClient refuses a linked engine library of another C ABI version with a typed error, before anything else.
+func TestNewClientRefusesAnotherEngineABI(t *testing.T) {
+	real := engine.LoadedABIVersion
+	defer func() { engine.LoadedABIVersion = real }()
+	engine.LoadedABIVersion = func() int { return engine.ABIVersion + 1 }
+	_, err := NewClient("http://127.0.0.1:1", WithAPIKey(testKey), WithConfigDir(t.TempDir()))
+	if e := asRelayError(t, err, "engine_abi_mismatch"); e.Sent || e.Status != 0 {
+		t.Fatalf("%+v", e)
 	}
 }

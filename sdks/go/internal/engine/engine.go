@@ -78,8 +78,8 @@ func errorOf(number int, text string) *Error {
 	return e
 }
 
-// LoadedABIVersion is pr_abi_version() of the linked library.
-func LoadedABIVersion() int { return int(C.pr_abi_version()) }
+// LoadedABIVersion is pr_abi_version() of the linked library (a variable so tests can stand in another version).
+var LoadedABIVersion = func() int { return int(C.pr_abi_version()) }
 
 // CheckABI fails when the linked library's ABI differs from the header this binding compiled against.
 func CheckABI() error {

@@ -437,3 +437,14 @@ func project(got, want any) any {
 	}
 	return got
 }
+
+// A library of another C ABI version is refused with engine_abi_mismatch, not called.
+func TestAnotherABIVersionIsRefused(t *testing.T) {
+	real := LoadedABIVersion
+	defer func() { LoadedABIVersion = real }()
+	LoadedABIVersion = func() int { return ABIVersion + 1 }
+	err := CheckABI()
+	if e, ok := err.(*Error); !ok || e.Code != "engine_abi_mismatch" || !strings.Contains(e.Message, "rebuild sdks/rust") {
+		t.Fatalf("%v", err)
+	}
+}

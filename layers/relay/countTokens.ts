@@ -12,7 +12,7 @@ import { nodeAttestationCrypto } from "../crypto/nodeAttestationCrypto.ts"
 import { requestBodyJson } from "../crypto/nodeSha256.ts"
 import { readBodyBytes } from "../http/body.ts"
 import type { RelaySettings } from "./relayCall.ts"
-import { readAll, upstreamError } from "./relayCall.ts"
+import { readAll, upstreamError } from "./upstreamBody.ts"
 import { postUpstream } from "./UpstreamClient.ts"
 
 /** How a count was made: by the provider (Anthropic's count_tokens), or estimated here. */

@@ -186,3 +186,41 @@ def test_both_clients_have_the_same_surface_signatures_and_docstrings(tmp_path: 
         assert sync_surface[name][1], f"{name} has no docstring"
     sync.close()
     asyncio.run(async_.aclose())
+
+
+def test_the_transports_generated_regions_are_checked_too() -> None:
+    tool = _tool()
+    for path in tool.REGION_FILES:
+        text = path.read_text("utf-8")
+        assert tool.with_region(text, path) == text, path.name
+        # A hand edit inside the generated region is undone by the generator (so --check fails on it).
+        start = text.index(tool.TARGET_MARK) + len(tool.TARGET_MARK)
+        edited = text[:start] + "# hand edit\n" + text[start:]
+        assert tool.with_region(edited, path) != edited
+        generated = text[start : text.index(tool.TARGET_END)]
+        assert "async " not in generated and "await " not in generated
+
+
+def test_both_retry_transports_wait_through_an_injectable_sleep_the_same_way() -> None:
+    """The async retry loop slept with asyncio.sleep (not injectable) while the sync one took `sleep`: the same
+    Retry-After waits are now observable in both."""
+    from privacy_relay.transport import AsyncTransport, RetryPolicy, Transport
+
+    def answers() -> Callable[[httpx.Request], httpx.Response]:
+        script = [httpx.Response(429, json={"error": {"code": "rate_limited", "message": "slow"}}, headers={"retry-after": "2"}), httpx.Response(200, json={"ok": True})]
+        return lambda request: script.pop(0)
+
+    sync_waits: list[float] = []
+    sync = Transport(httpx.Client(transport=httpx.MockTransport(answers())), RetryPolicy(retries=2), 5.0, sleep=sync_waits.append)
+    assert sync.send("POST", "https://relay.example/x", headers={"idempotency-key": "k"}, content=b"{}").json() == {"ok": True}
+    async_waits: list[float] = []
+
+    async def record(seconds: float) -> None:
+        async_waits.append(seconds)
+
+    async def run() -> Any:
+        transport = AsyncTransport(httpx.AsyncClient(transport=httpx.MockTransport(answers())), RetryPolicy(retries=2), 5.0, sleep=record)
+        return (await transport.send("POST", "https://relay.example/x", headers={"idempotency-key": "k"}, content=b"{}")).json()
+
+    assert asyncio.run(run()) == {"ok": True}
+    assert sync_waits == async_waits == [2.0]

@@ -13,13 +13,13 @@ the egress policy refuses is answered here (400 unsupported_field or nesting_too
 
 from __future__ import annotations
 
-import asyncio
 import json
-from typing import TYPE_CHECKING, Any, Iterator, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, AsyncIterator, Iterator, Mapping, Optional, Sequence
 
 import httpx
 
 from ._common import ROUTE_PATHS
+from ._concurrency import in_caller_thread, in_worker_thread
 from .engine import check_media_policy, check_passthrough_paths
 from .errors import RelayError, error_from_answer
 from .sse import SseDetokeniser, detokenise_response_text
@@ -69,6 +69,24 @@ def _error_response(
     return httpx.Response(status, headers=out, content=json.dumps(body).encode("utf-8"))
 
 
+def _settings(media_policy: Optional[str], passthrough_paths: Optional[Sequence[str]]) -> dict[str, Any]:
+    """The engine settings a transport overrides, checked now (a bad one is a ConfigurationError at setup)."""
+    out: dict[str, Any] = {}
+    if media_policy is not None:
+        out["media_policy"] = check_media_policy(media_policy)
+    if passthrough_paths is not None:
+        out["passthrough_paths"] = check_passthrough_paths(passthrough_paths)
+    return out
+
+
+def _too_deep(anthropic: bool) -> httpx.Response:
+    """A body nested past what the JSON parser can read (far past the policy's 64 levels)."""
+    return _error_response(
+        anthropic, 400, "nesting_too_deep", "The request nests deeper than 64 levels; nothing was sent.", details={"path": ""}
+    )
+
+
+# unasync: generated
 class _DetokenisedSse(httpx.SyncByteStream):
     def __init__(self, upstream: httpx.Response, route: str, aliases: dict[str, str]) -> None:
         self._upstream = upstream
@@ -90,24 +108,9 @@ class _DetokenisedSse(httpx.SyncByteStream):
         self._upstream.close()
 
 
-def _settings(media_policy: Optional[str], passthrough_paths: Optional[Sequence[str]]) -> dict[str, Any]:
-    """The engine settings a transport overrides, checked now (a bad one is a ConfigurationError at setup)."""
-    out: dict[str, Any] = {}
-    if media_policy is not None:
-        out["media_policy"] = check_media_policy(media_policy)
-    if passthrough_paths is not None:
-        out["passthrough_paths"] = check_passthrough_paths(passthrough_paths)
-    return out
-
-
-def _too_deep(anthropic: bool) -> httpx.Response:
-    """A body nested past what the JSON parser can read (far past the policy's 64 levels)."""
-    return _error_response(
-        anthropic, 400, "nesting_too_deep", "The request nests deeper than 64 levels; nothing was sent.", details={"path": ""}
-    )
-
-
 class RelayTransport(httpx.BaseTransport):
+    """The relay transport for `openai.OpenAI(http_client=httpx.Client(transport=...))` (http_transport())."""
+
     def __init__(self, client: "RelayClient", *, media_policy: Optional[str] = None, passthrough_paths: Optional[Sequence[str]] = None) -> None:
         self._client = client
         self._settings = _settings(media_policy, passthrough_paths)
@@ -132,7 +135,7 @@ class RelayTransport(httpx.BaseTransport):
                 return _error_response(anthropic, 400, "invalid_request", "The request body is not JSON.")
             except RecursionError:
                 return _too_deep(anthropic)
-            prepared = c._core.engine.prepare(route, body, forwarded.get("idempotency-key"), **self._settings)
+            prepared = in_caller_thread(c._core.engine.prepare, route, body, forwarded.get("idempotency-key"), **self._settings)
             c._ready()
             stream = route in _STREAMING_ROUTES and isinstance(body, dict) and body.get("stream") is True
             headers = c._core.headers(
@@ -143,12 +146,12 @@ class RelayTransport(httpx.BaseTransport):
             upstream = c._http.send(upstream_request, stream=True, follow_redirects=False)
             answer_headers = httpx.Headers({k: v for k, v in upstream.headers.items() if k.lower() not in _DROPPED})
             if upstream.status_code >= 400:
-                text = upstream.read().decode("utf-8", errors="replace")
+                text = (upstream.read()).decode("utf-8", errors="replace")
                 upstream.close()
                 error = error_from_answer(upstream.status_code, upstream.headers, text)
                 return _error_response(anthropic, upstream.status_code, error.code, error.message, answer_headers, error.details)
             if not stream:
-                text = upstream.read().decode("utf-8")
+                text = (upstream.read()).decode("utf-8")
                 upstream.close()
                 return httpx.Response(upstream.status_code, headers=answer_headers, content=detokenise_response_text(text, prepared.map).encode("utf-8"))
             return httpx.Response(upstream.status_code, headers=answer_headers, stream=_DetokenisedSse(upstream, route, prepared.map))
@@ -159,14 +162,16 @@ class RelayTransport(httpx.BaseTransport):
 
     def close(self) -> None:
         pass
+# unasync: end generated
 
 
+# unasync: source
 class _AsyncDetokenisedSse(httpx.AsyncByteStream):
     def __init__(self, upstream: httpx.Response, route: str, aliases: dict[str, str]) -> None:
         self._upstream = upstream
         self._sse = SseDetokeniser(route, aliases)
 
-    async def __aiter__(self):  # type: ignore[override]
+    async def __aiter__(self) -> AsyncIterator[bytes]:
         try:
             async for text in self._upstream.aiter_text():
                 out = self._sse.push(text)
@@ -183,7 +188,7 @@ class _AsyncDetokenisedSse(httpx.AsyncByteStream):
 
 
 class AsyncRelayTransport(httpx.AsyncBaseTransport):
-    """RelayTransport for `openai.AsyncOpenAI(http_client=httpx.AsyncClient(transport=...))`."""
+    """The relay transport for `openai.AsyncOpenAI(http_client=httpx.AsyncClient(transport=...))` (http_transport())."""
 
     def __init__(self, client: "AsyncRelayClient", *, media_policy: Optional[str] = None, passthrough_paths: Optional[Sequence[str]] = None) -> None:
         self._client = client
@@ -209,7 +214,7 @@ class AsyncRelayTransport(httpx.AsyncBaseTransport):
                 return _error_response(anthropic, 400, "invalid_request", "The request body is not JSON.")
             except RecursionError:
                 return _too_deep(anthropic)
-            prepared = await asyncio.to_thread(c._core.engine.prepare, route, body, forwarded.get("idempotency-key"), **self._settings)
+            prepared = await in_worker_thread(c._core.engine.prepare, route, body, forwarded.get("idempotency-key"), **self._settings)
             await c._ready()
             stream = route in _STREAMING_ROUTES and isinstance(body, dict) and body.get("stream") is True
             headers = c._core.headers(
@@ -233,3 +238,7 @@ class AsyncRelayTransport(httpx.AsyncBaseTransport):
             return _error_response(anthropic, error.status or _local_status(error), error.code, error.message, details=error.details)
         except httpx.HTTPError as error:
             return _error_response(anthropic, 502, "connection_error", f"The gateway could not be reached: {error}")
+
+    async def aclose(self) -> None:
+        pass
+# unasync: end source

@@ -9,7 +9,7 @@ import random
 import secrets
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Awaitable, Callable, Mapping, Optional
 
 import httpx
 
@@ -49,6 +49,7 @@ def _delay(policy: RetryPolicy, attempt: int, failure: RelayError, headers: Opti
     return backoff if after is None else after
 
 
+# unasync: generated
 class Transport:
     def __init__(self, client: httpx.Client, policy: RetryPolicy, timeout: float, sleep: Callable[[float], None] = time.sleep) -> None:
         self.client = client
@@ -73,7 +74,7 @@ class Transport:
             else:
                 if response.status_code < 400:
                     return response
-                text = response.read().decode("utf-8", errors="replace")
+                text = (response.read()).decode("utf-8", errors="replace")
                 response.close()
                 answer_headers = response.headers
                 failure = error_from_answer(response.status_code, response.headers, text)
@@ -86,17 +87,21 @@ class Transport:
                 raise failure
             self._sleep(wait)
             attempt += 1
+# unasync: end generated
 
 
+# unasync: source
 class AsyncTransport:
-    def __init__(self, client: httpx.AsyncClient, policy: RetryPolicy, timeout: float) -> None:
+    def __init__(self, client: httpx.AsyncClient, policy: RetryPolicy, timeout: float, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         self.client = client
         self.policy = policy
         self.timeout = timeout
+        self._sleep = sleep
 
     async def send(
         self, method: str, url: str, *, headers: Mapping[str, str], content: Optional[bytes] = None, retry: bool = True, stream: bool = False, timeout: Optional[float] = None
     ) -> httpx.Response:
+        """The first answer < 400 (left open when `stream`), or a RelayError."""
         limit = self.timeout if timeout is None else timeout
         attempts = self.policy.retries + 1 if retry else 1
         attempt = 1
@@ -121,8 +126,9 @@ class AsyncTransport:
             wait = _delay(self.policy, attempt, failure, answer_headers)
             if wait > MAX_RETRY_AFTER_SECONDS:
                 raise failure
-            await asyncio.sleep(wait)
+            await self._sleep(wait)
             attempt += 1
+# unasync: end source
 
 
 def json_of(text: str) -> Any:

@@ -28,7 +28,7 @@ func WithPortalToken(token string) Option {
 
 // Do calls any route of the gateway's REST API (docs/openapi.json) and decodes its JSON answer into out (nil:
 // ignore). The typed services (client.Keys, client.Receipts, client.Webhooks, client.Billing, client.Self,
-// client.SelfService) are built on it; Do reaches the routes they do not name. A credential goes only to a URL
+// client.CreateSelfServiceKey) are built on it; Do reaches the routes they do not name. A credential goes only to a URL
 // that passed the identity probe; writes carry an Idempotency-Key (opts' own, else a fresh one) that every retry
 // reuses; errors are *Error.
 func (c *Client) Do(ctx context.Context, method, path string, auth Auth, body any, out any, opts ...CallOptions) error {

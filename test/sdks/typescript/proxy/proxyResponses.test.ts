@@ -340,6 +340,21 @@ describe("Anthropic token counting through the local proxy", () => {
     neverSeen()
   })
 
+  it("beta.messages.countTokens as Claude Code calls it (?beta=true, anthropic-beta, tools): counted on the tokenised body", async () => {
+    const anthropic = new Anthropic({ apiKey: "anything", baseURL: proxy.url, maxRetries: 0 })
+    const counted = await anthropic.beta.messages.countTokens({
+      model: "local-chat",
+      betas: ["token-counting-2024-11-01"],
+      system: [{ type: "text", text: `The user is ${EMAIL}.` }],
+      messages: [{ role: "user", content: [{ type: "text", text: prompt }] }],
+      tools: [{ name: "Read", description: "Reads a file", input_schema: { type: "object", properties: { file_path: { type: "string" } } } }]
+    })
+    expect(provider.received).toHaveLength(1)
+    expect(provider.received[0]!.path).toBe("/v1/messages/count_tokens")
+    expect(counted.input_tokens).toBe(Math.ceil(provider.received[0]!.body.length / 4))
+    neverSeen()
+  })
+
   it("a gateway refusal comes back in Anthropic's error shape", async () => {
     const anthropic = new Anthropic({ apiKey: "anything", baseURL: proxy.url, maxRetries: 0 })
     const error = await anthropic.messages.countTokens({ model: "no-such-model", messages: [{ role: "user", content: "x" }] }).catch((e: unknown) => e)

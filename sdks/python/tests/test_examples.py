@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -58,6 +59,25 @@ def test_receipts_archive_verifies_receipts_chain_inclusion_and_consistency(rela
     assert lines[3] == "chain verified: True (3 receipts)"
     assert lines[4:7] == ["in the transparency log: True"] * 3
     assert lines[7].startswith("log consistent since the kept head (") and lines[7].endswith("leaves): True")
+
+
+def test_conversation_example_keeps_the_history_here_and_sends_aliases_only(relay: Relay, tmp_path: Path) -> None:
+    api_key, _ = relay.funded_key()
+    key_file = tmp_path / "gateway-key"
+    key_file.write_text(api_key + "\n")
+    key_file.chmod(0o600)
+    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(SRC), "GATEWAY_URL": relay.url, "GATEWAY_KEY_FILE": str(key_file), "PRIVACY_RELAY_CONFIG_DIR": str(tmp_path / "config")}
+    relay.reset_provider()
+    run = subprocess.run([sys.executable, str(EXAMPLES / "conversation.py")], env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    lines = dict(line.split(": ", 1) for line in run.stdout.strip().splitlines())
+    assert lines["turn 1"] == "Echo: My name is Dr. Ada Lovelace, write to ada@example.org."
+    assert lines["turn 2"] == "Echo: Send the invoice to ada@example.org."
+    assert lines["turns kept on this device"].startswith("4 aliases: ")
+    sent = json.loads(lines["what left this device on turn 2"])
+    assert len(sent) == 3 and "ada@example.org" not in json.dumps(sent) and "<EMAIL_1_" in json.dumps(sent)
+    bodies = [r["body"] for r in relay.received()]
+    assert len(bodies) == 2 and all("ada@example.org" not in body and "Lovelace" not in body for body in bodies)
 
 
 def _readme_block(section: str) -> str:

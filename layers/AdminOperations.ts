@@ -15,6 +15,7 @@ import { findModel } from "../src/providers/catalogue.ts"
 import { InvalidUsdAmount, parseUsd } from "../src/billing/money.ts"
 import { ApiError } from "../src/http/ApiError.ts"
 import { invalid } from "../src/http/validate.ts"
+import type { DomainError } from "./http/domainErrors.ts"
 import { appendAudit } from "./pg/audit.ts"
 
 /**
@@ -249,4 +250,4 @@ interface MailRow {
   readonly created_at: string | Date
 }
 
-export type AdminFailure = ApiError
+export type AdminFailure = ApiError | DomainError

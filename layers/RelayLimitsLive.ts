@@ -45,7 +45,7 @@ export const RelayLimitsLive = Layer.effect(
      */
     const MIRROR_TTL_MS = config.settings.walletMirrorTtlMs
     /** The balance as PostgreSQL has it now; an organisation without a wallet has nothing to spend. */
-    const balanceOf = (orgId: string) => wallets.balance(orgId).pipe(Effect.catchTag("ApiError", () => Effect.succeed(0n)))
+    const balanceOf = (orgId: string) => wallets.balance(orgId).pipe(Effect.catchTag("OrganisationNotFound", () => Effect.succeed(0n)))
     return RelayLimits.of({
       finish: ({ hold, capability, billedMicros, tokens, slot }) =>
         counters.finish({

@@ -11,6 +11,7 @@ import type { Effect, Layer } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { parseGatewayConfig } from "../src/config/gatewayConfig.ts"
+import type { DomainError } from "../layers/http/domainErrors.ts"
 import type { ApiError } from "../src/http/ApiError.ts"
 import type { KekRotationProgress, KekRotationRefused } from "../layers/pg/KekRotation.ts"
 
@@ -38,7 +39,7 @@ interface Command {
   readonly storageOnly?: boolean
   /** Flags -> the JSON input shared by the API and the direct operation. */
   readonly input: (flags: Flags) => Record<string, unknown>
-  readonly run: (ops: AdminOperations, input: Record<string, unknown>) => Effect.Effect<unknown, ApiError | KekRotationRefused, any>
+  readonly run: (ops: AdminOperations, input: Record<string, unknown>) => Effect.Effect<unknown, ApiError | DomainError | KekRotationRefused, any>
 }
 
 const orgInput = (f: Flags) => ({ org_id: f.org, key_prefix: f["key-prefix"] })
@@ -275,18 +276,26 @@ const viaAdminApi = async (url: string, dataDir: string, command: Command, input
 const direct = async (env: Record<string, string | undefined>, command: Command, input: Record<string, unknown>, progress: string) => {
   process.stderr.write(`privacy-relay cli: ${progress} (this takes a few seconds)...\n`)
   const settings = { ...env, LOG_LEVEL: env.LOG_LEVEL ?? "error" }
-  const [{ Effect, ManagedRuntime }, layer, ops] = await Promise.all([
+  const [{ Effect, ManagedRuntime }, layer, ops, { asApiError, isDomainError }] = await Promise.all([
     import("effect"),
     command.storageOnly
       ? import("../layers/pg/KekRotation.ts").then((m) => m.kekRotationLayer(settings))
       : import("../layers/GatewayLive.ts").then((m) => m.gatewayServicesLayer(settings)),
-    import("../layers/AdminOperations.ts")
+    import("../layers/AdminOperations.ts"),
+    import("../layers/http/domainErrors.ts")
   ])
   const runtime = ManagedRuntime.make(layer as Layer.Layer<any, any, never>)
   try {
     return await runtime.runPromise(
       command.run(ops, input).pipe(
-        Effect.catchTag("ApiError", (e) => Effect.sync(() => fail(e.code, e.message))),
+        Effect.catchIf(
+          // Refusals of the operation itself (an ApiError, or a service's own error mapped as the HTTP API maps it).
+          (e): e is ApiError | DomainError => (e as { _tag?: unknown })._tag === "ApiError" || isDomainError(e),
+          (e) => Effect.sync(() => {
+            const api = asApiError(e)
+            return fail(api.code, api.message)
+          })
+        ),
         Effect.catchTag("KekRotationRefused", (e) => Effect.sync(() => fail(e.reason, e.message, e.details === undefined ? {} : { details: e.details })))
       ) as Effect.Effect<unknown, never, any>
     )

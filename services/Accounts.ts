@@ -1,5 +1,6 @@
 import { Context, Effect } from "effect"
 import type { ApiError } from "../src/http/ApiError.ts"
+import type { MailUnavailable } from "./Mailer.ts"
 
 export type Role = "owner" | "admin" | "member"
 export const ROLES: ReadonlyArray<Role> = ["owner", "admin", "member"]
@@ -33,9 +34,9 @@ export class Accounts extends Context.Service<Accounts, {
    * (Re)sends the verification link to an unverified account. Self-service issuance with an e-mail should call
    * this with the new account id after its transaction commits.
    */
-  readonly sendVerification: (accountId: string) => Effect.Effect<void, ApiError>
+  readonly sendVerification: (accountId: string) => Effect.Effect<void, ApiError | MailUnavailable>
   /** The same, by e-mail; silently does nothing for unknown or already verified addresses (no enumeration). */
-  readonly requestVerification: (email: string) => Effect.Effect<void, ApiError>
+  readonly requestVerification: (email: string) => Effect.Effect<void, ApiError | MailUnavailable>
   /**
    * Consumes a verification token (once): marks the e-mail verified, sets the password when given and none is set,
    * and grants the trial credit exactly once per account.

@@ -1,5 +1,10 @@
-import { Context, Effect } from "effect"
-import type { ApiError } from "../src/http/ApiError.ts"
+import { Context, Data, Effect } from "effect"
+
+/** The code is not a licence this gateway issued (bad signature or shape); `reason` says which. */
+export class InvalidLicence extends Data.TaggedError("InvalidLicence")<{ readonly reason: string }> {}
+
+/** Each licence code is redeemed once. */
+export class LicenceAlreadyRedeemed extends Data.TaggedError("LicenceAlreadyRedeemed")<{ readonly licenceId: string }> {}
 
 /**
  * Licence codes: signed prepaid credit (src/billing/licenceCode.ts). The operator issues them (`cli.ts licence
@@ -7,7 +12,7 @@ import type { ApiError } from "../src/http/ApiError.ts"
  */
 export class Licences extends Context.Service<Licences, {
   readonly issue: (micros: bigint) => Effect.Effect<{ readonly code: string; readonly licenceId: string; readonly usd: string; readonly issuedAt: string }>
-  /** 400 `invalid_licence` (bad signature or shape), 409 `licence_already_redeemed`. */
+  /** Fails InvalidLicence or LicenceAlreadyRedeemed. */
   readonly redeem: (orgId: string, code: unknown) =>
-    Effect.Effect<{ readonly licenceId: string; readonly amountMicros: bigint; readonly balanceMicros: bigint }, ApiError>
+    Effect.Effect<{ readonly licenceId: string; readonly amountMicros: bigint; readonly balanceMicros: bigint }, InvalidLicence | LicenceAlreadyRedeemed>
 }>()("privacy-relay/Licences") {}

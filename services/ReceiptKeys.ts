@@ -1,7 +1,9 @@
-import { Context, type Effect } from "effect"
-import type { ApiError } from "../src/http/ApiError.ts"
+import { Context, Data, type Effect } from "effect"
 import type { Jwks, ReceiptJwk } from "../sdks/typescript/src/wire/receipts/jwks.ts"
 import type { Signer } from "../sdks/typescript/src/wire/receipts/signer.ts"
+
+/** Keys come from RECEIPT_SIGNING_KEY_FILE: rotating is replacing the file and restarting, not an API call. */
+export class ReceiptKeyFromFile extends Data.TaggedError("ReceiptKeyFromFile")<{}> {}
 
 /** The key new receipts are signed with. */
 export interface CurrentReceiptKey {
@@ -75,9 +77,9 @@ export class ReceiptKeys extends Context.Service<ReceiptKeys, {
   readonly resolveKey: (kid: string) => Effect.Effect<CryptoKey | undefined>
   /**
    * A new current key now (on demand); the previous one is retired and stays published; `key.rotated` is recorded.
-   * 409 `receipt_key_from_file` when keys come from a file.
+   * Fails ReceiptKeyFromFile when keys come from a file.
    */
-  readonly rotate: Effect.Effect<ReceiptKeyRotation, ApiError>
+  readonly rotate: Effect.Effect<ReceiptKeyRotation, ReceiptKeyFromFile>
   /**
    * The scheduled rotation: a new key when the current one became current before the schedule's current period
    * began (at most one per period across processes); undefined when none was due. Each process runs it at every

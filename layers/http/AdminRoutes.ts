@@ -15,6 +15,7 @@ import { Organisations } from "../../services/Organisations.ts"
 import { PortalTokens } from "../../services/PortalTokens.ts"
 import { Wallets } from "../../services/Wallets.ts"
 import type { ApiError } from "../../src/http/ApiError.ts"
+import type { DomainError } from "./domainErrors.ts"
 import { requirePortal } from "./auth.ts"
 import { readDocumentedBody } from "./body.ts"
 import { apiRoute } from "./api/apiRoutes.ts"
@@ -25,7 +26,7 @@ import { apiRoute } from "./api/apiRoutes.ts"
  * /api/admin/orgs, /keys and /chains are the portal's admin view (an operator's session; layers/AdminDirectory.ts).
  */
 export const AdminRoutes = HttpRouter.use(Effect.fn(function*(router) {
-  const post = (path: HttpRouter.PathInput, op: (input: Record<string, unknown>, actor: string) => Effect.Effect<unknown, ApiError, Keys | Organisations | PortalTokens | Wallets | Licences | OidcProvider | SqlClient.SqlClient | RoutingPolicies | Retention>) =>
+  const post = (path: HttpRouter.PathInput, op: (input: Record<string, unknown>, actor: string) => Effect.Effect<unknown, ApiError | DomainError, Keys | Organisations | PortalTokens | Wallets | Licences | OidcProvider | SqlClient.SqlClient | RoutingPolicies | Retention>) =>
     router.add("POST", path, Effect.gen(function*() {
       const admin = yield* requirePortal("ability:admin")
       const input = yield* readDocumentedBody(apiRoute("POST", path))

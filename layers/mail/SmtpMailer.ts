@@ -1,7 +1,6 @@
 import { Effect, Layer } from "effect"
 import nodemailer from "nodemailer"
-import { Mailer } from "../../services/Mailer.ts"
-import { ApiError } from "../../src/http/ApiError.ts"
+import { MailUnavailable, Mailer } from "../../services/Mailer.ts"
 
 /**
  * E-mail over SMTP with nodemailer. `smtpUrl` is e.g. `smtps://user:pass@mail.example.org:465` (credentials are in
@@ -19,7 +18,7 @@ export const SmtpMailer = (options: { readonly smtpUrl: string; readonly from: s
         send: (message) =>
           Effect.tryPromise({
             try: () => transport.sendMail({ from: options.from, to: message.to, subject: message.subject, text: message.text }),
-            catch: () => new ApiError({ status: 503, code: "mail_unavailable", message: "The e-mail could not be sent; try again later." })
+            catch: () => new MailUnavailable()
           }).pipe(
             Effect.tapError(() => Effect.logWarning("smtp send failed")),
             Effect.asVoid

@@ -34,7 +34,10 @@ export const grantTrialCredit = (sql: SqlClient.SqlClient, wallets: Wallets["Ser
     } ON CONFLICT (account_id) DO NOTHING RETURNING account_id`
     if (inserted.length === 0) return false
     const reference = `trial:${accountId}`
-    const { balanceMicros } = yield* wallets.credit({ orgId, micros: TRIAL_CREDIT_MICROS, kind: "trial_credit", reference })
+    // The account's organisation and its wallet were created with the account: a missing wallet is a broken invariant.
+    const { balanceMicros } = yield* wallets.credit({ orgId, micros: TRIAL_CREDIT_MICROS, kind: "trial_credit", reference }).pipe(
+      Effect.catchTag("OrganisationNotFound", (e) => Effect.die(e))
+    )
     yield* appendAudit(sql, { actor: "email-verification", action: "billing.trial_credit", target: accountId, orgId, details: { amount_micros: Number(TRIAL_CREDIT_MICROS) } })
     yield* outbox.record({
       orgId,
@@ -94,10 +97,7 @@ export const AccountsPg = Layer.effect(
     const verificationSentUnlessMailDown = (accountId: string, what: string) =>
       sendVerification(accountId).pipe(
         Effect.as(true),
-        Effect.catchIf(
-          (e) => e.code === "mail_unavailable",
-          () => Effect.logWarning(`${what}: verification mail not sent`).pipe(Effect.as(false))
-        )
+        Effect.catchTag("MailUnavailable", () => Effect.logWarning(`${what}: verification mail not sent`).pipe(Effect.as(false)))
       )
 
     const view = (accountId: string) =>

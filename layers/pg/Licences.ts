@@ -3,11 +3,10 @@ import { SqlClient } from "effect/sql"
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { AppConfig } from "../../services/AppConfig.ts"
-import { Licences } from "../../services/Licences.ts"
+import { InvalidLicence, LicenceAlreadyRedeemed, Licences } from "../../services/Licences.ts"
 import { Outbox } from "../../services/Outbox.ts"
 import { signLicence, verifyLicence } from "../../src/billing/licenceCode.ts"
 import { exportPrivateJwk, generateSigningKeyPair, importPrivateJwk, importPublicJwk, type PrivateJwk } from "../../sdks/typescript/src/wire/crypto/ecdsa.ts"
-import { ApiError } from "../../src/http/ApiError.ts"
 import { creditInTransaction } from "./creditWallet.ts"
 
 /**
@@ -28,9 +27,6 @@ const loadIssuerJwk = async (configured: string | undefined, dataDir: string | u
   return jwk
 }
 
-const invalidLicence = (reason: string) =>
-  new ApiError({ status: 400, code: "invalid_licence", message: `The licence code is not valid (${reason}).` })
-
 export const LicencesPg = Layer.effect(
   Licences,
   Effect.gen(function*() {
@@ -48,7 +44,7 @@ export const LicencesPg = Layer.effect(
       redeem: (orgId, code) =>
         Effect.gen(function*() {
           const verdict = yield* Effect.promise(() => verifyLicence(publicKey, code))
-          if (!verdict.ok) return yield* invalidLicence(verdict.reason)
+          if (!verdict.ok) return yield* new InvalidLicence({ reason: verdict.reason })
           const { licence_id, issued_at } = verdict.claims
           const result = yield* sql.withTransaction(Effect.gen(function*() {
             // The primary key on licence_id decides: the first redemption inserts, every later one finds it.
@@ -60,7 +56,7 @@ export const LicencesPg = Layer.effect(
             return yield* creditInTransaction(sql, outbox, { orgId, micros: verdict.micros, kind: "licence_credit", reference: `licence:${licence_id}` })
           })).pipe(Effect.orDie)
           if (result === undefined) {
-            return yield* new ApiError({ status: 409, code: "licence_already_redeemed", message: "This licence code has already been redeemed." })
+            return yield* new LicenceAlreadyRedeemed({ licenceId: licence_id })
           }
           return { licenceId: licence_id, amountMicros: verdict.micros, balanceMicros: result.balanceMicros }
         })

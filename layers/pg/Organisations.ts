@@ -1,7 +1,6 @@
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { Organisations } from "../../services/Organisations.ts"
-import { ApiError } from "../../src/http/ApiError.ts"
+import { Organisations, ParentOrganisationNotFound } from "../../services/Organisations.ts"
 
 export const newOrgId = () => `org_${crypto.randomUUID().replaceAll("-", "")}`
 
@@ -25,7 +24,7 @@ export const OrganisationsPg = Layer.effect(
       create: (input) =>
         Effect.gen(function*() {
           if (input.parentId !== undefined && !(yield* exists(input.parentId))) {
-            return yield* new ApiError({ status: 404, code: "not_found", message: "The parent organisation does not exist." })
+            return yield* new ParentOrganisationNotFound({ parentId: input.parentId })
           }
           const orgId = yield* sql.withTransaction(insertOrganisation(sql, input)).pipe(Effect.orDie)
           return { orgId }

@@ -8,6 +8,7 @@ import { KeyEncryption } from "../../services/KeyEncryption.ts"
 import {
   type CurrentReceiptKey,
   type ReceiptKeyRecord,
+  ReceiptKeyFromFile,
   type ReceiptKeyRotation,
   ReceiptKeys,
   type RotationTrigger
@@ -22,7 +23,6 @@ import {
   type PrivateJwk,
   type PublicJwk
 } from "../../sdks/typescript/src/wire/crypto/ecdsa.ts"
-import { ApiError } from "../../src/http/ApiError.ts"
 import { nextPeriodStart, periodName, periodStartOf } from "../../src/receipts/rotationSchedule.ts"
 import { toReceiptJwk } from "../../sdks/typescript/src/wire/receipts/jwks.ts"
 import { nodeSignerFromPrivateJwk } from "../crypto/nodeEs256Signer.ts"
@@ -200,11 +200,7 @@ export const ReceiptKeysPg = Layer.effect(
 
     const rotate = Effect.gen(function*() {
       if (keyFile !== undefined) {
-        return yield* new ApiError({
-          status: 409,
-          code: "receipt_key_from_file",
-          message: "Receipt keys come from RECEIPT_SIGNING_KEY_FILE: replace the file and restart to rotate."
-        })
+        return yield* new ReceiptKeyFromFile()
       }
       const row = yield* generateRow
       const rotation = yield* sql.withTransaction(Effect.gen(function*() {

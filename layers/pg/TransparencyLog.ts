@@ -2,8 +2,7 @@ import { Duration, Effect, Layer, Schedule, Semaphore } from "effect"
 import { SqlClient } from "effect/sql"
 import { AppConfig } from "../../services/AppConfig.ts"
 import { ReceiptKeys } from "../../services/ReceiptKeys.ts"
-import { type ConsistencyProof, type InclusionProof, type SignedTreeHead, TransparencyLog } from "../../services/TransparencyLog.ts"
-import { ApiError } from "../../src/http/ApiError.ts"
+import { type ConsistencyProof, type InclusionProof, type SignedTreeHead, TransparencyLog, TreeSizeOutOfRange } from "../../services/TransparencyLog.ts"
 import { bytesToHex, hexToBytes } from "../../sdks/typescript/src/wire/crypto/hex.ts"
 import { rfc3339Millis } from "../../sdks/typescript/src/wire/receipts/chain.ts"
 import { MerkleTree } from "../../sdks/typescript/src/wire/receipts/merkle.ts"
@@ -123,16 +122,7 @@ export const TransparencyLogPg = Layer.effect(
           const treeSize = yield* sync
           const to = second ?? treeSize
           if (!(first >= 1 && first <= to && to <= treeSize)) {
-            return yield* new ApiError({
-              status: 400,
-              code: "tree_size_out_of_range",
-              message: first < 1
-                ? "first must be at least 1: every tree extends the empty one, so there is nothing to prove."
-                : to > treeSize
-                ? `second (${to}) is beyond the log's tree size (${treeSize}).`
-                : `first (${first}) must not be greater than second (${to}).`,
-              extra: { details: { first, second: to, tree_size: treeSize } }
-            })
+            return yield* new TreeSizeOutOfRange({ first, second: to, treeSize })
           }
           const path = yield* Effect.promise(() => tree.consistencyProof(first, to))
           return { first, second: to, consistency_path: path.map(bytesToHex), sth: yield* signHead(to) } satisfies ConsistencyProof

@@ -1,7 +1,6 @@
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { Wallets } from "../../services/Wallets.ts"
-import { ApiError } from "../../src/http/ApiError.ts"
+import { OrganisationNotFound, Wallets } from "../../services/Wallets.ts"
 
 export const WalletsPg = Layer.effect(
   Wallets,
@@ -10,7 +9,7 @@ export const WalletsPg = Layer.effect(
     const balance = (orgId: string) =>
       Effect.gen(function*() {
         const rows = yield* sql<{ b: string }>`SELECT balance_micros::text AS b FROM wallets WHERE org_id = ${orgId}`.pipe(Effect.orDie)
-        if (rows.length === 0) return yield* new ApiError({ status: 404, code: "not_found", message: "No such organisation." })
+        if (rows.length === 0) return yield* new OrganisationNotFound({ orgId })
         return BigInt(rows[0].b)
       })
     return Wallets.of({
@@ -27,7 +26,7 @@ export const WalletsPg = Layer.effect(
             }`
             return updated
           })).pipe(Effect.orDie)
-          if (rows.length === 0) return yield* new ApiError({ status: 404, code: "not_found", message: "No such organisation." })
+          if (rows.length === 0) return yield* new OrganisationNotFound({ orgId })
           return { balanceMicros: BigInt(rows[0].b) }
         }),
       checkLedger: () =>

@@ -1,0 +1,71 @@
+/**
+ * The one place where the services' own failures become HTTP answers: each tagged error a service fails with maps to
+ * its status, its stable code (docs/errors.md, the contract) and a message for humans. Services know nothing of HTTP;
+ * routes let these failures through and `causeToResponse` (errorResponse.ts) answers them from here, as does the
+ * operator CLI for the same operations.
+ */
+import { InvalidLicence, LicenceAlreadyRedeemed } from "../../services/Licences.ts"
+import { MailUnavailable } from "../../services/Mailer.ts"
+import { ParentOrganisationNotFound } from "../../services/Organisations.ts"
+import { ReceiptKeyFromFile } from "../../services/ReceiptKeys.ts"
+import { TreeSizeOutOfRange } from "../../services/TransparencyLog.ts"
+import { OrganisationNotFound } from "../../services/Wallets.ts"
+import { ApiError } from "../../src/http/ApiError.ts"
+
+export type DomainError =
+  | OrganisationNotFound
+  | ParentOrganisationNotFound
+  | InvalidLicence
+  | LicenceAlreadyRedeemed
+  | TreeSizeOutOfRange
+  | MailUnavailable
+  | ReceiptKeyFromFile
+
+const DOMAIN_ERRORS = [
+  OrganisationNotFound,
+  ParentOrganisationNotFound,
+  InvalidLicence,
+  LicenceAlreadyRedeemed,
+  TreeSizeOutOfRange,
+  MailUnavailable,
+  ReceiptKeyFromFile
+] as const
+
+export const isDomainError = (u: unknown): u is DomainError => DOMAIN_ERRORS.some((error) => u instanceof error)
+
+export const domainErrorToApiError = (error: DomainError): ApiError => {
+  switch (error._tag) {
+    case "OrganisationNotFound":
+      return new ApiError({ status: 404, code: "not_found", message: "No such organisation." })
+    case "ParentOrganisationNotFound":
+      return new ApiError({ status: 404, code: "not_found", message: "The parent organisation does not exist." })
+    case "InvalidLicence":
+      return new ApiError({ status: 400, code: "invalid_licence", message: `The licence code is not valid (${error.reason}).` })
+    case "LicenceAlreadyRedeemed":
+      return new ApiError({ status: 409, code: "licence_already_redeemed", message: "This licence code has already been redeemed." })
+    case "MailUnavailable":
+      return new ApiError({ status: 503, code: "mail_unavailable", message: "The e-mail could not be sent; try again later." })
+    case "ReceiptKeyFromFile":
+      return new ApiError({
+        status: 409,
+        code: "receipt_key_from_file",
+        message: "Receipt keys come from RECEIPT_SIGNING_KEY_FILE: replace the file and restart to rotate."
+      })
+    case "TreeSizeOutOfRange": {
+      const { first, second, treeSize } = error
+      return new ApiError({
+        status: 400,
+        code: "tree_size_out_of_range",
+        message: first < 1
+          ? "first must be at least 1: every tree extends the empty one, so there is nothing to prove."
+          : second > treeSize
+          ? `second (${second}) is beyond the log's tree size (${treeSize}).`
+          : `first (${first}) must not be greater than second (${second}).`,
+        extra: { details: { first, second, tree_size: treeSize } }
+      })
+    }
+  }
+}
+
+/** An ApiError as it is, a service's own error as its HTTP answer. */
+export const asApiError = (error: ApiError | DomainError): ApiError => error instanceof ApiError ? error : domainErrorToApiError(error)

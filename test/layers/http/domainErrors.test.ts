@@ -1,0 +1,62 @@
+// The services' own errors become HTTP answers in one place (layers/http/domainErrors.ts): each maps to the status
+// and code docs/errors.md lists for it, and a route that lets one through answers that envelope.
+import { Cause, Effect } from "effect"
+import { describe, expect, it } from "vitest"
+import { causeToResponse } from "../../../layers/http/errorResponse.ts"
+import { asApiError, type DomainError, domainErrorToApiError, isDomainError } from "../../../layers/http/domainErrors.ts"
+import { InvalidLicence, LicenceAlreadyRedeemed } from "../../../services/Licences.ts"
+import { MailUnavailable } from "../../../services/Mailer.ts"
+import { ParentOrganisationNotFound } from "../../../services/Organisations.ts"
+import { ReceiptKeyFromFile } from "../../../services/ReceiptKeys.ts"
+import { TreeSizeOutOfRange } from "../../../services/TransparencyLog.ts"
+import { OrganisationNotFound } from "../../../services/Wallets.ts"
+import { ApiError } from "../../../src/http/ApiError.ts"
+import { documentedErrors } from "../../support/errorCatalogue.ts"
+
+const EXAMPLES: ReadonlyArray<readonly [DomainError, number, string]> = [
+  [new OrganisationNotFound({ orgId: "org_x" }), 404, "not_found"],
+  [new ParentOrganisationNotFound({ parentId: "org_x" }), 404, "not_found"],
+  [new InvalidLicence({ reason: "bad signature" }), 400, "invalid_licence"],
+  [new LicenceAlreadyRedeemed({ licenceId: "lic_1" }), 409, "licence_already_redeemed"],
+  [new TreeSizeOutOfRange({ first: 3, second: 9, treeSize: 5 }), 400, "tree_size_out_of_range"],
+  [new MailUnavailable(), 503, "mail_unavailable"],
+  [new ReceiptKeyFromFile(), 409, "receipt_key_from_file"]
+]
+
+describe("domain errors to HTTP", () => {
+  it.each(EXAMPLES)("%s answers its catalogued status and code", (error, status, code) => {
+    const api = domainErrorToApiError(error)
+    expect({ status: api.status, code: api.code }).toEqual({ status, code })
+    expect(documentedErrors().get(code)).toBe(status)
+    expect(api.message.length).toBeGreaterThan(10)
+  })
+
+  it("keeps the messages and details the services used to build", () => {
+    expect(domainErrorToApiError(new InvalidLicence({ reason: "bad signature" })).message).toBe("The licence code is not valid (bad signature).")
+    expect(domainErrorToApiError(new TreeSizeOutOfRange({ first: 3, second: 9, treeSize: 5 })).toBody()).toEqual({
+      error: {
+        code: "tree_size_out_of_range",
+        message: "second (9) is beyond the log's tree size (5).",
+        details: { first: 3, second: 9, tree_size: 5 }
+      }
+    })
+    expect(domainErrorToApiError(new TreeSizeOutOfRange({ first: 0, second: 5, treeSize: 5 })).message).toMatch(/^first must be at least 1/)
+    expect(domainErrorToApiError(new TreeSizeOutOfRange({ first: 4, second: 2, treeSize: 5 })).message).toBe("first (4) must not be greater than second (2).")
+  })
+
+  it("a route failing with a service's error answers the mapped envelope, not 500", async () => {
+    const response = await Effect.runPromise(causeToResponse(Cause.fail(new LicenceAlreadyRedeemed({ licenceId: "lic_1" })), "req_1"))
+    expect(response.status).toBe(409)
+    expect(JSON.parse(new TextDecoder().decode((response.body as { body: Uint8Array }).body))).toEqual({
+      error: { code: "licence_already_redeemed", message: "This licence code has already been redeemed." }
+    })
+  })
+
+  it("tells its own errors from anything else, and passes an ApiError through", () => {
+    expect(isDomainError(new OrganisationNotFound({ orgId: "o" }))).toBe(true)
+    expect(isDomainError(new Error("x"))).toBe(false)
+    expect(isDomainError({ _tag: "OrganisationNotFound" })).toBe(false)
+    const api = new ApiError({ status: 418, code: "x", message: "y" })
+    expect(asApiError(api)).toBe(api)
+  })
+})

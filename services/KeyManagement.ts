@@ -1,5 +1,5 @@
-import { Context, Effect } from "effect"
-import type { ApiError } from "../src/http/ApiError.ts"
+import { Context, Data, Effect } from "effect"
+import type { OrganisationNotFound } from "./Wallets.ts"
 
 /** A gateway key as the portal shows it: never the key itself, never its hash. */
 export interface KeyRecord {
@@ -53,22 +53,28 @@ export interface AuditRow {
   readonly details: unknown
 }
 
+/** No key has this id, or its organisation is out of the actor's reach (answered alike, so reach is not probed). */
+export class KeyNotFound extends Data.TaggedError("KeyNotFound")<{ readonly keyId: string }> {}
+
+/** Only active keys can be changed, rotated or revoked; `status` is the key's (revoked, rotated). */
+export class KeyNotActive extends Data.TaggedError("KeyNotActive")<{ readonly status: string }> {}
+
 /**
  * Key management for the portal (organisation-scoped; `ability:keys.read` / `ability:keys.write`). Inputs are
  * validated by the caller's route except cross-record rules (organisation reach), which live here.
  */
 export class KeyManagement extends Context.Service<KeyManagement, {
   /** Mints a key in `orgId` (the actor's organisation or one of its sub-organisations); fires `key.created`. */
-  readonly create: (actor: Actor, input: KeyChanges & { readonly orgId?: string }) => Effect.Effect<MintedKey, ApiError>
+  readonly create: (actor: Actor, input: KeyChanges & { readonly orgId?: string }) => Effect.Effect<MintedKey, OrganisationNotFound>
   /** Keys of the actor's organisation (or the given sub-organisation), newest first. */
-  readonly list: (actor: Actor, orgId?: string) => Effect.Effect<ReadonlyArray<KeyRecord>, ApiError>
-  readonly get: (actor: Actor, keyId: string) => Effect.Effect<KeyRecord, ApiError>
-  /** 409 `key_not_active` for revoked or rotated keys. */
-  readonly update: (actor: Actor, keyId: string, changes: KeyChanges) => Effect.Effect<KeyRecord, ApiError>
+  readonly list: (actor: Actor, orgId?: string) => Effect.Effect<ReadonlyArray<KeyRecord>, OrganisationNotFound>
+  readonly get: (actor: Actor, keyId: string) => Effect.Effect<KeyRecord, KeyNotFound>
+  /** KeyNotActive for revoked or rotated keys. */
+  readonly update: (actor: Actor, keyId: string, changes: KeyChanges) => Effect.Effect<KeyRecord, KeyNotFound | KeyNotActive>
   /** The old key is dead at once (status `rotated`); the successor inherits name, scopes, models and policy. */
-  readonly rotate: (actor: Actor, keyId: string) => Effect.Effect<MintedKey, ApiError>
+  readonly rotate: (actor: Actor, keyId: string) => Effect.Effect<MintedKey, KeyNotFound | KeyNotActive>
   /** Fires `key.revoked`; the key then answers 401 `key_revoked`. */
-  readonly revoke: (actor: Actor, keyId: string) => Effect.Effect<KeyRecord, ApiError>
+  readonly revoke: (actor: Actor, keyId: string) => Effect.Effect<KeyRecord, KeyNotFound | KeyNotActive>
   /** Marks active keys whose rotation period has elapsed as due; returns how many were marked. */
   readonly markDueRotations: Effect.Effect<number>
   /** Audit rows, newest first (`before` = an id for paging). */

@@ -4,6 +4,7 @@
  * routes let these failures through and `causeToResponse` (errorResponse.ts) answers them from here, as does the
  * operator CLI for the same operations.
  */
+import { KeyNotActive, KeyNotFound } from "../../services/KeyManagement.ts"
 import { InvalidLicence, LicenceAlreadyRedeemed } from "../../services/Licences.ts"
 import { MailUnavailable } from "../../services/Mailer.ts"
 import { ParentOrganisationNotFound } from "../../services/Organisations.ts"
@@ -20,6 +21,8 @@ export type DomainError =
   | TreeSizeOutOfRange
   | MailUnavailable
   | ReceiptKeyFromFile
+  | KeyNotFound
+  | KeyNotActive
 
 const DOMAIN_ERRORS = [
   OrganisationNotFound,
@@ -28,7 +31,9 @@ const DOMAIN_ERRORS = [
   LicenceAlreadyRedeemed,
   TreeSizeOutOfRange,
   MailUnavailable,
-  ReceiptKeyFromFile
+  ReceiptKeyFromFile,
+  KeyNotFound,
+  KeyNotActive
 ] as const
 
 export const isDomainError = (u: unknown): u is DomainError => DOMAIN_ERRORS.some((error) => u instanceof error)
@@ -51,6 +56,10 @@ export const domainErrorToApiError = (error: DomainError): ApiError => {
         code: "receipt_key_from_file",
         message: "Receipt keys come from RECEIPT_SIGNING_KEY_FILE: replace the file and restart to rotate."
       })
+    case "KeyNotFound":
+      return new ApiError({ status: 404, code: "not_found", message: "No such key." })
+    case "KeyNotActive":
+      return new ApiError({ status: 409, code: "key_not_active", message: `This key is ${error.status}; only active keys can be changed.` })
     case "TreeSizeOutOfRange": {
       const { first, second, treeSize } = error
       return new ApiError({

@@ -1,9 +1,9 @@
 import { Duration, Effect, Layer, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
 import { AppConfig } from "../../services/AppConfig.ts"
-import { type Actor, type AuditRow, type KeyChanges, KeyManagement, type KeyRecord, type MintedKey } from "../../services/KeyManagement.ts"
+import { type Actor, type AuditRow, type KeyChanges, KeyManagement, KeyNotActive, KeyNotFound, type KeyRecord, type MintedKey } from "../../services/KeyManagement.ts"
+import { OrganisationNotFound } from "../../services/Wallets.ts"
 import { Outbox } from "../../services/Outbox.ts"
-import { ApiError } from "../../src/http/ApiError.ts"
 import { keyPrefixOf, newGatewayKey } from "../../src/keys/format.ts"
 import { appendAudit, isoOrNull } from "./audit.ts"
 import { sha256HexSync } from "../crypto/nodeSha256.ts"
@@ -46,9 +46,6 @@ const toRecord = (r: Row): KeyRecord => ({
 })
 
 // A key of an organisation out of reach answers exactly like a key that does not exist.
-const keyNotFound = () => new ApiError({ status: 404, code: "not_found", message: "No such key." })
-const notActive = (status: string) =>
-  new ApiError({ status: 409, code: "key_not_active", message: `This key is ${status}; only active keys can be changed.` })
 
 /** Portal-created keys start on the free tier; paid tiers are the billing capability's business. */
 const PORTAL_KEY_TIER = "free"
@@ -81,7 +78,7 @@ export const KeyManagementPg = Layer.effect(
       Effect.gen(function*() {
         const rows = yield* sql<Row>`${select} WHERE id = ${keyId}${lock ? sql` FOR UPDATE` : sql``}`
         const row = rows[0]
-        if (row === undefined || !(yield* inReach(actor, row.org_id))) return yield* keyNotFound()
+        if (row === undefined || !(yield* inReach(actor, row.org_id))) return yield* new KeyNotFound({ keyId })
         return row
       })
 
@@ -111,7 +108,7 @@ export const KeyManagementPg = Layer.effect(
       Effect.gen(function*() {
         const orgId = input.orgId ?? actor.orgId
         if (!(yield* inReach(actor, orgId))) {
-          return yield* new ApiError({ status: 404, code: "not_found", message: "No such organisation." })
+          return yield* new OrganisationNotFound({ orgId })
         }
         return yield* sql.withTransaction(Effect.gen(function*() {
           const minted = yield* insertKey(orgId, yield* receiptAccountOf(sql, orgId), {
@@ -141,7 +138,7 @@ export const KeyManagementPg = Layer.effect(
     const update = (actor: Actor, keyId: string, changes: KeyChanges) =>
       sql.withTransaction(Effect.gen(function*() {
         const row = yield* load(actor, keyId, true)
-        if (row.status !== "active") return yield* notActive(row.status)
+        if (row.status !== "active") return yield* new KeyNotActive({ status: row.status })
         const set: Record<string, unknown> = {}
         if (changes.name !== undefined) set.name = changes.name
         if (changes.permissions !== undefined) set.permissions = json(changes.permissions)
@@ -167,7 +164,7 @@ export const KeyManagementPg = Layer.effect(
     const rotate = (actor: Actor, keyId: string) =>
       sql.withTransaction(Effect.gen(function*() {
         const row = yield* load(actor, keyId, true)
-        if (row.status !== "active") return yield* notActive(row.status)
+        if (row.status !== "active") return yield* new KeyNotActive({ status: row.status })
         // The successor seals into its predecessor's chain: a rotation never breaks a customer's receipt chain.
         const minted = yield* insertKey(row.org_id, row.account_id, {
           name: row.name,
@@ -236,7 +233,7 @@ export const KeyManagementPg = Layer.effect(
       list: (actor, orgId) =>
         Effect.gen(function*() {
           const target = orgId ?? actor.orgId
-          if (!(yield* inReach(actor, target))) return yield* new ApiError({ status: 404, code: "not_found", message: "No such organisation." })
+          if (!(yield* inReach(actor, target))) return yield* new OrganisationNotFound({ orgId: target })
           const rows = yield* sql<Row>`${select} WHERE org_id = ${target} ORDER BY created_at DESC, id`.pipe(Effect.orDie)
           return rows.map(toRecord)
         }),

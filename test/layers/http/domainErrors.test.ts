@@ -4,6 +4,7 @@ import { Cause, Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { causeToResponse } from "../../../layers/http/errorResponse.ts"
 import { asApiError, type DomainError, domainErrorToApiError, isDomainError } from "../../../layers/http/domainErrors.ts"
+import { KeyNotActive, KeyNotFound } from "../../../services/KeyManagement.ts"
 import { InvalidLicence, LicenceAlreadyRedeemed } from "../../../services/Licences.ts"
 import { MailUnavailable } from "../../../services/Mailer.ts"
 import { ParentOrganisationNotFound } from "../../../services/Organisations.ts"
@@ -20,7 +21,9 @@ const EXAMPLES: ReadonlyArray<readonly [DomainError, number, string]> = [
   [new LicenceAlreadyRedeemed({ licenceId: "lic_1" }), 409, "licence_already_redeemed"],
   [new TreeSizeOutOfRange({ first: 3, second: 9, treeSize: 5 }), 400, "tree_size_out_of_range"],
   [new MailUnavailable(), 503, "mail_unavailable"],
-  [new ReceiptKeyFromFile(), 409, "receipt_key_from_file"]
+  [new ReceiptKeyFromFile(), 409, "receipt_key_from_file"],
+  [new KeyNotFound({ keyId: "key_1" }), 404, "not_found"],
+  [new KeyNotActive({ status: "revoked" }), 409, "key_not_active"]
 ]
 
 describe("domain errors to HTTP", () => {
@@ -33,6 +36,7 @@ describe("domain errors to HTTP", () => {
 
   it("keeps the messages and details the services used to build", () => {
     expect(domainErrorToApiError(new InvalidLicence({ reason: "bad signature" })).message).toBe("The licence code is not valid (bad signature).")
+    expect(domainErrorToApiError(new KeyNotActive({ status: "rotated" })).message).toBe("This key is rotated; only active keys can be changed.")
     expect(domainErrorToApiError(new TreeSizeOutOfRange({ first: 3, second: 9, treeSize: 5 })).toBody()).toEqual({
       error: {
         code: "tree_size_out_of_range",

@@ -8,6 +8,14 @@ import { KeyNotActive, KeyNotFound } from "../../services/KeyManagement.ts"
 import { InvalidLicence, LicenceAlreadyRedeemed } from "../../services/Licences.ts"
 import { MailUnavailable } from "../../services/Mailer.ts"
 import { ParentOrganisationNotFound } from "../../services/Organisations.ts"
+import {
+  CheckoutNotFound,
+  DevCheckoutUnavailable,
+  InvalidStripeSignature,
+  PaymentProviderRefused,
+  PaymentsNotConfigured,
+  StripeNotConfigured
+} from "../../services/Payments.ts"
 import { ReceiptKeyFromFile } from "../../services/ReceiptKeys.ts"
 import { TreeSizeOutOfRange } from "../../services/TransparencyLog.ts"
 import { OrganisationNotFound } from "../../services/Wallets.ts"
@@ -23,6 +31,12 @@ export type DomainError =
   | ReceiptKeyFromFile
   | KeyNotFound
   | KeyNotActive
+  | PaymentsNotConfigured
+  | StripeNotConfigured
+  | PaymentProviderRefused
+  | InvalidStripeSignature
+  | CheckoutNotFound
+  | DevCheckoutUnavailable
 
 const DOMAIN_ERRORS = [
   OrganisationNotFound,
@@ -33,7 +47,13 @@ const DOMAIN_ERRORS = [
   MailUnavailable,
   ReceiptKeyFromFile,
   KeyNotFound,
-  KeyNotActive
+  KeyNotActive,
+  PaymentsNotConfigured,
+  StripeNotConfigured,
+  PaymentProviderRefused,
+  InvalidStripeSignature,
+  CheckoutNotFound,
+  DevCheckoutUnavailable
 ] as const
 
 export const isDomainError = (u: unknown): u is DomainError => DOMAIN_ERRORS.some((error) => u instanceof error)
@@ -60,6 +80,26 @@ export const domainErrorToApiError = (error: DomainError): ApiError => {
       return new ApiError({ status: 404, code: "not_found", message: "No such key." })
     case "KeyNotActive":
       return new ApiError({ status: 409, code: "key_not_active", message: `This key is ${error.status}; only active keys can be changed.` })
+    case "PaymentsNotConfigured":
+      return new ApiError({
+        status: 503,
+        code: "payments_not_configured",
+        message: "Top-ups are not available: no payment provider is configured on this gateway."
+      })
+    case "StripeNotConfigured":
+      return new ApiError({ status: 404, code: "not_found", message: "Stripe is not configured." })
+    case "PaymentProviderRefused":
+      return new ApiError({ status: 502, code: "payment_provider_error", message: "The payment provider did not accept the checkout; try again." })
+    case "InvalidStripeSignature":
+      return new ApiError({
+        status: 400,
+        code: "invalid_signature",
+        message: error.missing ? "Missing Stripe-Signature header." : "The Stripe-Signature does not verify."
+      })
+    case "CheckoutNotFound":
+      return new ApiError({ status: 404, code: "not_found", message: "No such pending checkout." })
+    case "DevCheckoutUnavailable":
+      return new ApiError({ status: 404, code: "not_found", message: "Not found." })
     case "TreeSizeOutOfRange": {
       const { first, second, treeSize } = error
       return new ApiError({

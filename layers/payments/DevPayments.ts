@@ -1,10 +1,7 @@
 import { Effect, Layer } from "effect"
 import { AppConfig } from "../../services/AppConfig.ts"
-import { Payments } from "../../services/Payments.ts"
-import { ApiError } from "../../src/http/ApiError.ts"
+import { CheckoutNotFound, Payments, StripeNotConfigured } from "../../services/Payments.ts"
 import { completion, makeCheckoutStore, newCheckoutId } from "./checkoutStore.ts"
-
-const notFound = () => new ApiError({ status: 404, code: "not_found", message: "No such pending checkout." })
 
 /**
  * Development payments (no STRIPE_SECRET_KEY_FILE): a checkout is a local row, "paid" by
@@ -31,11 +28,11 @@ export const DevPayments = Layer.effect(
             status: "pending" as const
           }
         }),
-      handleWebhook: () => Effect.fail(new ApiError({ status: 404, code: "not_found", message: "Stripe is not configured." })),
+      handleWebhook: () => Effect.fail(new StripeNotConfigured()),
       completeDevCheckout: (orgId, checkoutId) =>
         Effect.gen(function*() {
           const checkout = yield* store.find(checkoutId)
-          if (checkout === undefined || checkout.org_id !== orgId || checkout.provider !== "dev") return yield* notFound()
+          if (checkout === undefined || checkout.org_id !== orgId || checkout.provider !== "dev") return yield* new CheckoutNotFound({ checkoutId })
           const credited = yield* store.complete(checkoutId, `dev:${checkoutId}`)
           return completion(credited, checkoutId, orgId)
         })

@@ -1,27 +1,19 @@
 import { Effect, Layer } from "effect"
 import { AppConfig } from "../../services/AppConfig.ts"
-import { Payments } from "../../services/Payments.ts"
-import { ApiError } from "../../src/http/ApiError.ts"
+import { Payments, PaymentsNotConfigured, StripeNotConfigured } from "../../services/Payments.ts"
 import { DevPayments } from "./DevPayments.ts"
 import { StripePayments } from "./StripePayments.ts"
 
-const notConfigured = () =>
-  new ApiError({
-    status: 503,
-    code: "payments_not_configured",
-    message: "Top-ups are not available: no payment provider is configured on this gateway."
-  })
-
 /**
- * No payment provider: every payment operation answers 503 `payments_not_configured`. This is the default, so a
+ * No payment provider: every payment operation fails PaymentsNotConfigured (503 `payments_not_configured`). This is the default, so a
  * deployment never lets a portal token credit its own wallet by accident; the development layer (which does
  * exactly that) must be asked for with PAYMENTS_PROVIDER=dev (`npm start` does).
  */
 const NoPayments = Layer.succeed(Payments, Payments.of({
   provider: "dev",
-  createCheckout: () => Effect.fail(notConfigured()),
-  handleWebhook: () => Effect.fail(new ApiError({ status: 404, code: "not_found", message: "Stripe is not configured." })),
-  completeDevCheckout: () => Effect.fail(notConfigured())
+  createCheckout: () => Effect.fail(new PaymentsNotConfigured()),
+  handleWebhook: () => Effect.fail(new StripeNotConfigured()),
+  completeDevCheckout: () => Effect.fail(new PaymentsNotConfigured())
 }))
 
 /** Stripe when STRIPE_SECRET_KEY_FILE is set; the development layer only with PAYMENTS_PROVIDER=dev; else none. */

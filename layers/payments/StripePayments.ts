@@ -2,9 +2,8 @@ import { Effect, Layer } from "effect"
 import { readFileSync } from "node:fs"
 import Stripe from "stripe"
 import { AppConfig } from "../../services/AppConfig.ts"
-import { Payments } from "../../services/Payments.ts"
+import { DevCheckoutUnavailable, InvalidStripeSignature, PaymentProviderRefused, Payments } from "../../services/Payments.ts"
 import { microsToCents } from "../../src/billing/topupAmount.ts"
-import { ApiError } from "../../src/http/ApiError.ts"
 import { completion, makeCheckoutStore, newCheckoutId } from "./checkoutStore.ts"
 
 const readSecret = (path: string, name: string) => {
@@ -21,8 +20,7 @@ const apiHostOptions = (base: string | undefined) => {
   return { host: url.hostname, port: url.port === "" ? (protocol === "http" ? 80 : 443) : Number(url.port), protocol }
 }
 
-const paymentsUnavailable = () =>
-  new ApiError({ status: 502, code: "payment_provider_error", message: "The payment provider did not accept the checkout; try again." })
+const paymentsUnavailable = () => new PaymentProviderRefused()
 
 /** What a verified Stripe event says about one of our checkouts. */
 const confirmationOf = (event: Stripe.Event) => {
@@ -94,11 +92,11 @@ export const StripePayments = Layer.effect(
       handleWebhook: (rawBody, signature) =>
         Effect.gen(function*() {
           if (signature === undefined) {
-            return yield* new ApiError({ status: 400, code: "invalid_signature", message: "Missing Stripe-Signature header." })
+            return yield* new InvalidStripeSignature({ missing: true })
           }
           const event = yield* Effect.try({
             try: () => stripe.webhooks.constructEvent(Buffer.from(rawBody), signature, webhookSecret),
-            catch: () => new ApiError({ status: 400, code: "invalid_signature", message: "The Stripe-Signature does not verify." })
+            catch: () => new InvalidStripeSignature({ missing: false })
           })
           const confirmation = confirmationOf(event)
           if (confirmation === undefined || confirmation.checkoutId === undefined) return { eventType: event.type, completion: undefined }
@@ -115,7 +113,7 @@ export const StripePayments = Layer.effect(
           const credited = yield* store.complete(checkout.id, `stripe:${confirmation.paymentRef}`)
           return { eventType: event.type, completion: completion(credited, checkout.id, checkout.org_id) }
         }),
-      completeDevCheckout: () => Effect.fail(new ApiError({ status: 404, code: "not_found", message: "Not found." }))
+      completeDevCheckout: () => Effect.fail(new DevCheckoutUnavailable())
     })
   })
 )

@@ -143,7 +143,9 @@ describe("development payments (no Stripe key)", () => {
       const [prefix, payload, sig] = code.split(".")
       const claims = JSON.parse(Buffer.from(payload, "base64url").toString())
       const inflated = Buffer.from(JSON.stringify({ ...claims, usd: "1000.000000" })).toString("base64url")
-      for (const bad of [`${prefix}.${inflated}.${sig}`, `${prefix}.${payload}.${sig.slice(0, -2)}AA`, "not-a-code"]) {
+      // The altered signature must differ from the real one (a signature ending in "AA" made this test pass a valid code).
+      const altered = `${sig.slice(0, -2)}${sig.endsWith("AA") ? "BA" : "AA"}`
+      for (const bad of [`${prefix}.${inflated}.${sig}`, `${prefix}.${payload}.${altered}`, "not-a-code"]) {
         const res = await call(gw, "POST", "/api/billing/redeem-license", token, { code: bad })
         expect(res.status).toBe(400)
         expect((await res.json()).error.code).toBe("invalid_licence")

@@ -8,6 +8,14 @@ import { KeyNotActive, KeyNotFound } from "../../../services/KeyManagement.ts"
 import { InvalidLicence, LicenceAlreadyRedeemed } from "../../../services/Licences.ts"
 import { MailUnavailable } from "../../../services/Mailer.ts"
 import { ParentOrganisationNotFound } from "../../../services/Organisations.ts"
+import {
+  CheckoutNotFound,
+  DevCheckoutUnavailable,
+  InvalidStripeSignature,
+  PaymentProviderRefused,
+  PaymentsNotConfigured,
+  StripeNotConfigured
+} from "../../../services/Payments.ts"
 import { ReceiptKeyFromFile } from "../../../services/ReceiptKeys.ts"
 import { TreeSizeOutOfRange } from "../../../services/TransparencyLog.ts"
 import { OrganisationNotFound } from "../../../services/Wallets.ts"
@@ -23,7 +31,13 @@ const EXAMPLES: ReadonlyArray<readonly [DomainError, number, string]> = [
   [new MailUnavailable(), 503, "mail_unavailable"],
   [new ReceiptKeyFromFile(), 409, "receipt_key_from_file"],
   [new KeyNotFound({ keyId: "key_1" }), 404, "not_found"],
-  [new KeyNotActive({ status: "revoked" }), 409, "key_not_active"]
+  [new KeyNotActive({ status: "revoked" }), 409, "key_not_active"],
+  [new PaymentsNotConfigured(), 503, "payments_not_configured"],
+  [new StripeNotConfigured(), 404, "not_found"],
+  [new PaymentProviderRefused(), 502, "payment_provider_error"],
+  [new InvalidStripeSignature({ missing: true }), 400, "invalid_signature"],
+  [new CheckoutNotFound({ checkoutId: "chk_1" }), 404, "not_found"],
+  [new DevCheckoutUnavailable(), 404, "not_found"]
 ]
 
 describe("domain errors to HTTP", () => {
@@ -31,11 +45,12 @@ describe("domain errors to HTTP", () => {
     const api = domainErrorToApiError(error)
     expect({ status: api.status, code: api.code }).toEqual({ status, code })
     expect(documentedErrors().get(code)).toBe(status)
-    expect(api.message.length).toBeGreaterThan(10)
+    expect(api.message).toMatch(/^\w.{8,}\.$/)
   })
 
   it("keeps the messages and details the services used to build", () => {
     expect(domainErrorToApiError(new InvalidLicence({ reason: "bad signature" })).message).toBe("The licence code is not valid (bad signature).")
+    expect(domainErrorToApiError(new InvalidStripeSignature({ missing: false })).message).toBe("The Stripe-Signature does not verify.")
     expect(domainErrorToApiError(new KeyNotActive({ status: "rotated" })).message).toBe("This key is rotated; only active keys can be changed.")
     expect(domainErrorToApiError(new TreeSizeOutOfRange({ first: 3, second: 9, treeSize: 5 })).toBody()).toEqual({
       error: {

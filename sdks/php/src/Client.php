@@ -41,6 +41,11 @@ final class Client
      * library: the engine library's path (else PRIVACY_RELAY_LIB, the package's native/, a checkout's build).
      * names: "builtin" (default) or "off". retries after the first attempt on 429, 5xx and network errors;
      * timeout per attempt (seconds). deviceKey: a P-256 private JWK (default: the device's, created on first use).
+     * Every body is walked with the egress policy on this device before anything is sent (fail-closed): a field the
+     * policy does not name is an InvalidRequestException (code unsupported_field, body['details']['path']), media an
+     * UnsupportedContentException (415). Opt-ins, declared in the attestation's passthrough claim: mediaPolicy 'pass'
+     * (media sent as it is) and passthroughPaths (JSON pointers, '*' for one segment, of fields sent untokenised).
+     * @param list<string> $passthroughPaths
      */
     public function __construct(
         string $gatewayUrl,
@@ -52,6 +57,8 @@ final class Client
         float $timeout = 60.0,
         ?array $deviceKey = null,
         bool $stableEmbeddingAliases = true,
+        string $mediaPolicy = 'refuse',
+        array $passthroughPaths = [],
         ?Transport $transport = null,
     ) {
         $this->gatewayUrl = Device::parseGatewayUrl($gatewayUrl);
@@ -64,7 +71,7 @@ final class Client
         }
         $this->apiKey = $key;
         Native::load($library);
-        $this->engine = new Engine($names, $deviceKey, $stableEmbeddingAliases);
+        $this->engine = new Engine($names, $deviceKey, $stableEmbeddingAliases, $mediaPolicy, $passthroughPaths);
         $this->transport = $transport ?? new Transport($retries, $timeout);
         $this->chat = new Chat($this);
         $this->messages = new Messages($this);
@@ -122,7 +129,7 @@ final class Client
         $receipt = self::decodeHeader($h['x-service-receipt-v2'] ?? null);
         [$ok, $verification] = $this->verify($receipt);
         return new Response($this->detokeniseValue($data, $prepared->map), $h['x-request-id'] ?? null, $receipt, $ok,
-            $verification, self::decodeHeader($h['x-service-receipt-v3'] ?? null), $prepared->tokenisedBody);
+            $verification, self::decodeHeader($h['x-service-receipt-v3'] ?? null), $prepared->tokenisedBody, $prepared->passthrough);
     }
 
     /** @internal */

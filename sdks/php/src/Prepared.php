@@ -12,6 +12,7 @@ final class Prepared
      * @param array<string,string> $map
      * @param array<string,mixed> $tokenisedBody
      * @param array<string,int> $detectorsFired
+     * @param list<array{path:string,kind:string}> $passthrough what mediaPolicy / passthroughPaths let through untokenised, as attested
      */
     public function __construct(
         public readonly string $bodyText,
@@ -19,6 +20,7 @@ final class Prepared
         public readonly array $map,
         public readonly array $tokenisedBody,
         public readonly array $detectorsFired,
+        public readonly array $passthrough = [],
     ) {
     }
 }

@@ -7,7 +7,8 @@ namespace PrivacyRelay;
 /**
  * A provider-shaped answer, originals restored: read it as an array ($r['choices'][0]['message']['content']) or
  * as $r->data; with the relay's metadata (requestId, receipt, receiptVerified, receiptVerification,
- * countersignature, tokenisedRequest: what was sent).
+ * countersignature, tokenisedRequest: what was sent, passthrough: what the opt-ins let through untokenised,
+ * [['path' => ..., 'kind' => 'image'|'field'...]], as declared in the attestation).
  *
  * @implements \ArrayAccess<string,mixed>
  */
@@ -22,6 +23,7 @@ final class Response implements \ArrayAccess, \JsonSerializable
         public readonly ?array $receiptVerification = null,
         public readonly ?array $countersignature = null,
         public readonly ?array $tokenisedRequest = null,
+        public readonly array $passthrough = [],
     ) {
     }
 

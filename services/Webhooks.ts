@@ -1,5 +1,4 @@
-import { Context, type Effect } from "effect"
-import type { ApiError } from "../src/http/ApiError.ts"
+import { Context, Data, type Effect } from "effect"
 
 /** A webhook endpoint as the management API shows it (never with its secret, except at creation and rotation). */
 export interface WebhookEndpointView {
@@ -53,6 +52,12 @@ export interface DeliveryListQuery {
   readonly status?: string
 }
 
+/** No webhook endpoint with this id in the organisation (another organisation's answers alike). */
+export class WebhookEndpointNotFound extends Data.TaggedError("WebhookEndpointNotFound")<{}> {}
+
+/** No webhook delivery with this id in the organisation (another organisation's answers alike). */
+export class WebhookDeliveryNotFound extends Data.TaggedError("WebhookDeliveryNotFound")<{}> {}
+
 /**
  * Webhook management for one organisation at a time: every operation takes the caller's organisation and
  * answers 404 `not_found` for ids of other organisations, exactly as for ids that do not exist.
@@ -62,21 +67,21 @@ export class Webhooks extends Context.Service<Webhooks, {
   readonly createEndpoint: (orgId: string, input: { readonly url: string; readonly events: ReadonlyArray<string> }) =>
     Effect.Effect<{ readonly endpoint: WebhookEndpointView; readonly secret: string }>
   readonly listEndpoints: (orgId: string) => Effect.Effect<ReadonlyArray<WebhookEndpointView>>
-  readonly getEndpoint: (orgId: string, id: number) => Effect.Effect<WebhookEndpointView, ApiError>
+  readonly getEndpoint: (orgId: string, id: number) => Effect.Effect<WebhookEndpointView, WebhookEndpointNotFound>
   readonly updateEndpoint: (
     orgId: string,
     id: number,
     input: { readonly url?: string; readonly events?: ReadonlyArray<string> }
-  ) => Effect.Effect<WebhookEndpointView, ApiError>
-  readonly deleteEndpoint: (orgId: string, id: number) => Effect.Effect<void, ApiError>
+  ) => Effect.Effect<WebhookEndpointView, WebhookEndpointNotFound>
+  readonly deleteEndpoint: (orgId: string, id: number) => Effect.Effect<void, WebhookEndpointNotFound>
   /** A new secret; the old one is never used again from the moment this commits. */
   readonly rotateSecret: (orgId: string, id: number) =>
-    Effect.Effect<{ readonly endpoint: WebhookEndpointView; readonly secret: string }, ApiError>
-  readonly resumeEndpoint: (orgId: string, id: number) => Effect.Effect<WebhookEndpointView, ApiError>
+    Effect.Effect<{ readonly endpoint: WebhookEndpointView; readonly secret: string }, WebhookEndpointNotFound>
+  readonly resumeEndpoint: (orgId: string, id: number) => Effect.Effect<WebhookEndpointView, WebhookEndpointNotFound>
   /** Queues a synthetic `webhook.test` delivery for this endpoint only (event_id `test-<uuid>`). */
-  readonly sendTest: (orgId: string, id: number) => Effect.Effect<WebhookDeliveryView, ApiError>
+  readonly sendTest: (orgId: string, id: number) => Effect.Effect<WebhookDeliveryView, WebhookEndpointNotFound>
   readonly listDeliveries: (orgId: string, query: DeliveryListQuery) => Effect.Effect<ReadonlyArray<WebhookDeliveryView>>
-  readonly getDelivery: (orgId: string, id: number) => Effect.Effect<WebhookDeliveryDetail, ApiError>
+  readonly getDelivery: (orgId: string, id: number) => Effect.Effect<WebhookDeliveryDetail, WebhookDeliveryNotFound>
   /** A new delivery row with the same event and data, event_id `replay-<uuid>`; the original row is kept. */
-  readonly replayDelivery: (orgId: string, id: number) => Effect.Effect<WebhookDeliveryView, ApiError>
+  readonly replayDelivery: (orgId: string, id: number) => Effect.Effect<WebhookDeliveryView, WebhookDeliveryNotFound | WebhookEndpointNotFound>
 }>()("privacy-relay/Webhooks") {}

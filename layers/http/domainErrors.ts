@@ -19,6 +19,7 @@ import {
 import { ReceiptKeyFromFile } from "../../services/ReceiptKeys.ts"
 import { TreeSizeOutOfRange } from "../../services/TransparencyLog.ts"
 import { OrganisationNotFound } from "../../services/Wallets.ts"
+import { WebhookDeliveryNotFound, WebhookEndpointNotFound } from "../../services/Webhooks.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
 
 export type DomainError =
@@ -37,6 +38,8 @@ export type DomainError =
   | InvalidStripeSignature
   | CheckoutNotFound
   | DevCheckoutUnavailable
+  | WebhookEndpointNotFound
+  | WebhookDeliveryNotFound
 
 const DOMAIN_ERRORS = [
   OrganisationNotFound,
@@ -53,7 +56,9 @@ const DOMAIN_ERRORS = [
   PaymentProviderRefused,
   InvalidStripeSignature,
   CheckoutNotFound,
-  DevCheckoutUnavailable
+  DevCheckoutUnavailable,
+  WebhookEndpointNotFound,
+  WebhookDeliveryNotFound
 ] as const
 
 export const isDomainError = (u: unknown): u is DomainError => DOMAIN_ERRORS.some((error) => u instanceof error)
@@ -100,6 +105,10 @@ export const domainErrorToApiError = (error: DomainError): ApiError => {
       return new ApiError({ status: 404, code: "not_found", message: "No such pending checkout." })
     case "DevCheckoutUnavailable":
       return new ApiError({ status: 404, code: "not_found", message: "Not found." })
+    case "WebhookEndpointNotFound":
+      return new ApiError({ status: 404, code: "not_found", message: "No webhook endpoint with this id in your organisation." })
+    case "WebhookDeliveryNotFound":
+      return new ApiError({ status: 404, code: "not_found", message: "No webhook delivery with this id in your organisation." })
     case "TreeSizeOutOfRange": {
       const { first, second, treeSize } = error
       return new ApiError({

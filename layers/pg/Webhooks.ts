@@ -5,12 +5,13 @@ import { KeyEncryption } from "../../services/KeyEncryption.ts"
 import {
   type WebhookAttemptView,
   type WebhookDeliveryDetail,
+  WebhookDeliveryNotFound,
   type WebhookDeliveryView,
+  WebhookEndpointNotFound,
   type WebhookEndpointView,
   Webhooks
 } from "../../services/Webhooks.ts"
 import { base32Encode } from "../../src/crypto/base32.ts"
-import { ApiError } from "../../src/http/ApiError.ts"
 import { webhookSettings } from "../webhooks/settings.ts"
 
 /** `whsec_` + lowercase base32 of 32 random bytes: 256 bits, like gateway keys. */
@@ -23,10 +24,8 @@ const iso = (value: unknown): string => new Date(value as string | Date).toISOSt
 const isoOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : iso(value))
 const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value))
 
-const endpointNotFound = () =>
-  new ApiError({ status: 404, code: "not_found", message: "No webhook endpoint with this id in your organisation." })
-const deliveryNotFound = () =>
-  new ApiError({ status: 404, code: "not_found", message: "No webhook delivery with this id in your organisation." })
+const endpointNotFound = () => new WebhookEndpointNotFound()
+const deliveryNotFound = () => new WebhookDeliveryNotFound()
 
 const ENDPOINT_COLUMNS = "id::text AS id, url, events, status, paused_reason, created_at, updated_at"
 const DELIVERY_COLUMNS =

@@ -19,6 +19,7 @@ import {
 import { ReceiptKeyFromFile } from "../../../services/ReceiptKeys.ts"
 import { TreeSizeOutOfRange } from "../../../services/TransparencyLog.ts"
 import { OrganisationNotFound } from "../../../services/Wallets.ts"
+import { WebhookDeliveryNotFound, WebhookEndpointNotFound } from "../../../services/Webhooks.ts"
 import { ApiError } from "../../../src/http/ApiError.ts"
 import { documentedErrors } from "../../support/errorCatalogue.ts"
 
@@ -37,7 +38,9 @@ const EXAMPLES: ReadonlyArray<readonly [DomainError, number, string]> = [
   [new PaymentProviderRefused(), 502, "payment_provider_error"],
   [new InvalidStripeSignature({ missing: true }), 400, "invalid_signature"],
   [new CheckoutNotFound({ checkoutId: "chk_1" }), 404, "not_found"],
-  [new DevCheckoutUnavailable(), 404, "not_found"]
+  [new DevCheckoutUnavailable(), 404, "not_found"],
+  [new WebhookEndpointNotFound(), 404, "not_found"],
+  [new WebhookDeliveryNotFound(), 404, "not_found"]
 ]
 
 describe("domain errors to HTTP", () => {

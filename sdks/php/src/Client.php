@@ -33,11 +33,13 @@ final class Client
     public readonly Rest $rest;
     public readonly Engine $engine;
     private ?string $apiKey;
+    private ?string $portalToken;
     private Transport $transport;
     private ?array $jwks = null;
 
     /**
      * gatewayUrl: https, or http to a loopback address. apiKey or apiKeyFile (a file only you can read).
+     * portalToken (spt_...): for the portal REST routes (keys, receipts list/get, webhooks, billing).
      * library: the engine library's path (else PRIVACY_RELAY_LIB, the package's native/, a checkout's build).
      * names: "builtin" (default) or "off". retries after the first attempt on 429, 5xx and network errors;
      * timeout per attempt (seconds). deviceKey: a P-256 private JWK (default: the device's, created on first use).
@@ -51,6 +53,7 @@ final class Client
         string $gatewayUrl,
         ?string $apiKey = null,
         ?string $apiKeyFile = null,
+        ?string $portalToken = null,
         ?string $library = null,
         string $names = 'builtin',
         int $retries = 2,
@@ -70,6 +73,10 @@ final class Client
             throw new ConfigurationException('apiKey is not a gateway key (svc_...).', 0, 'configuration_error');
         }
         $this->apiKey = $key;
+        if ($portalToken !== null && !preg_match('/^spt_[A-Za-z0-9_-]+$/', $portalToken)) {
+            throw new ConfigurationException('portalToken is not a portal token (spt_...).', 0, 'configuration_error');
+        }
+        $this->portalToken = $portalToken;
         Native::load($library);
         $this->engine = new Engine($names, $deviceKey, $stableEmbeddingAliases, $mediaPolicy, $passthroughPaths);
         $this->transport = $transport ?? new Transport($retries, $timeout);
@@ -142,13 +149,17 @@ final class Client
     }
 
     /**
-     * @internal A REST call: $withKey sends the gateway key; a write carries an Idempotency-Key.
+     * @internal A REST call; $auth: 'key' (the gateway key), 'portal' (the portal token) or 'none'. A write
+     * carries an Idempotency-Key (the same on every retry).
      */
-    public function call(string $method, string $path, bool $withKey, mixed $body = null, array $options = []): array
+    public function call(string $method, string $path, string $auth, mixed $body = null, array $options = []): array
     {
         $this->ready();
-        $headers = $withKey ? $this->baseHeaders($options['traceparent'] ?? null)
-            : ['accept' => 'application/json', 'traceparent' => $options['traceparent'] ?? Transport::traceparent()];
+        $headers = match ($auth) {
+            'key' => $this->baseHeaders($options['traceparent'] ?? null),
+            'portal' => $this->portalHeaders($options['traceparent'] ?? null),
+            'none' => ['accept' => 'application/json', 'traceparent' => $options['traceparent'] ?? Transport::traceparent()],
+        };
         $text = null;
         if ($method !== 'GET') {
             $headers['content-type'] = 'application/json';
@@ -180,6 +191,16 @@ final class Client
             throw new ConfigurationException('This call needs a gateway key: give apiKey or apiKeyFile.', 0, 'configuration_error');
         }
         return ['authorization' => 'Bearer ' . $this->apiKey, 'accept' => 'application/json',
+            'traceparent' => $traceparent ?? Transport::traceparent()];
+    }
+
+    /** @return array<string,string> */
+    private function portalHeaders(?string $traceparent): array
+    {
+        if ($this->portalToken === null) {
+            throw new ConfigurationException('This call needs a portal token: give portalToken (spt_...) to the client.', 0, 'configuration_error');
+        }
+        return ['authorization' => 'Bearer ' . $this->portalToken, 'accept' => 'application/json',
             'traceparent' => $traceparent ?? Transport::traceparent()];
     }
 

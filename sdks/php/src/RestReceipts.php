@@ -21,17 +21,37 @@ final class RestReceipts
     public function verifyOnline(array|string $receipt, array $options = []): array
     {
         $body = is_string($receipt) ? ['receipt' => $receipt] : $receipt;
-        return $this->client->call('POST', '/api/v1/receipts/verify', false, $body, $options);
+        return $this->client->call('POST', '/api/v1/receipts/verify', 'none', $body, $options);
+    }
+
+    /** The organisation's receipts (portal token), newest first; page with the answer's cursor. */
+    public function list(?int $limit = null, ?string $cursor = null, ?string $from = null, ?string $to = null, ?string $model = null,
+        array $options = []): array
+    {
+        $q = http_build_query(array_filter(['limit' => $limit, 'cursor' => $cursor, 'from' => $from, 'to' => $to, 'model' => $model],
+            static fn ($v) => $v !== null));
+        return $this->client->call('GET', '/api/v1/receipts' . ($q === '' ? '' : "?$q"), 'portal', null, $options);
+    }
+
+    public function get(string $jti, array $options = []): array
+    {
+        return $this->client->call('GET', '/api/v1/receipts/' . rawurlencode($jti), 'portal', null, $options);
+    }
+
+    /** The relay's countersignature over a receipt (gateway key). */
+    public function countersign(array $body, array $options = []): array
+    {
+        return $this->client->call('POST', '/api/v1/receipts/countersign', 'key', $body, $options);
     }
 
     public function signedTreeHead(array $options = []): array
     {
-        return $this->client->call('GET', '/api/v1/transparency/sth', false, null, $options);
+        return $this->client->call('GET', '/api/v1/transparency/sth', 'none', null, $options);
     }
 
     public function inclusionProof(string $jti, array $options = []): array
     {
-        return $this->client->call('GET', '/api/v1/transparency/proof/' . rawurlencode($jti), false, null, $options);
+        return $this->client->call('GET', '/api/v1/transparency/proof/' . rawurlencode($jti), 'none', null, $options);
     }
 
     /**

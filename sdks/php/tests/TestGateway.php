@@ -142,6 +142,12 @@ final class TestGateway
         return $json ?? [];
     }
 
+    /** A portal token (spt_...) for the organisation of $keyPrefix with these abilities. */
+    public function portalToken(string $keyPrefix, array $abilities): string
+    {
+        return $this->admin('/api/admin/portal-tokens', ['key_prefix' => $keyPrefix, 'abilities' => implode(',', $abilities)])['token'];
+    }
+
     /** A self-service key whose wallet holds $usd: [apiKey, keyPrefix]. */
     public function fundedKey(string $usd = '10'): array
     {

@@ -10,6 +10,8 @@ use PrivacyRelay\Exception\AuthenticationException;
 use PrivacyRelay\Exception\ConfigurationException;
 use PrivacyRelay\Exception\InvalidRequestException;
 use PrivacyRelay\Exception\NotFoundException;
+use PrivacyRelay\Native;
+use PrivacyRelay\WebhookDeduper;
 
 /** The portal-token half of the REST capability set against a real gateway process. */
 final class RestEndToEndTest extends TestCase
@@ -124,5 +126,37 @@ final class RestEndToEndTest extends TestCase
     {
         $demo = $this->client->rest->demoKey();
         $this->assertMatchesRegularExpression('/^svc_/', $demo['api_key']);
+    }
+
+    public function testAWebhookTestEventIsDeliveredToAPhpReceiverVerifiedAndDeduplicated(): void
+    {
+        $proc = proc_open([PHP_BINARY, __DIR__ . '/fixtures/webhook-receiver.php'], [1 => ['pipe', 'w'], 2 => ['pipe', 'w']], $pipes);
+        $this->assertIsResource($proc);
+        try {
+            $port = (int) trim((string) fgets($pipes[1]));
+            $this->assertGreaterThan(0, $port);
+            $endpoint = $this->client->rest->webhooks->endpoints->create("http://127.0.0.1:$port/hooks", ['webhook.test']);
+            $this->client->rest->webhooks->endpoints->test($endpoint['id']);
+            stream_set_timeout($pipes[1], 60);
+            $got = json_decode((string) fgets($pipes[1]), true);
+            $this->assertIsArray($got, 'the receiver got a delivery: ' . stream_get_contents($pipes[2]));
+        } finally {
+            foreach ($pipes as $p) {
+                fclose($p);
+            }
+            proc_terminate($proc);
+            proc_close($proc);
+        }
+        [$body, $headers, $secret] = [$got['body'], $got['headers'], $endpoint['secret']];
+        $this->assertSame(['ok' => true], Client::verifyWebhook($body, $headers, $secret));
+        $this->assertSame('bad_signature', Client::verifyWebhook(str_replace('webhook.test', 'webhook.tesT', $body), $headers, $secret)['code']);
+        $this->assertSame('stale_timestamp', Native::verifyWebhook($body, $headers, $secret, ['now_seconds' => time() + 3600])['code']);
+        $this->assertFalse(Client::verifyWebhook($body, $headers, 'whsec_wrong')['ok']);
+        $dedupe = new WebhookDeduper();
+        $id = WebhookDeduper::eventIdOf($body, $headers);
+        $this->assertNotNull($id);
+        $this->assertFalse($dedupe->seen($id));
+        $this->assertTrue($dedupe->seen($id), 'a redelivery is recognised');
+        $this->assertStringContainsString('webhook.test', json_encode($this->client->rest->webhooks->deliveries->list()));
     }
 }

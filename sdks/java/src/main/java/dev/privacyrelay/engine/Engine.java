@@ -185,6 +185,30 @@ public final class Engine {
         return json(result(lib.pr_generate_device_key(out), out));
     }
 
+    /**
+     * A hash as lowercase hex: {@code kind} "sha256", "json_body_sha256" (of the JCS form of a JSON body),
+     * "merkle_leaf" (SHA-256(0x00||data)) or "merkle_node" (SHA-256(0x01||left||right), data the 64 bytes).
+     */
+    public String hash(String kind, byte[] data) {
+        PointerByReference out = new PointerByReference();
+        return result(lib.pr_hash(kind, data, data.length, out), out);
+    }
+
+    /**
+     * A webhook signature header: scheme "v1" ({@code body} the exact text sent; options {@code timestamp}) gives
+     * "t=&lt;timestamp&gt;,v1=&lt;hex&gt;", "v0" ({@code body} the payload's JSON text) gives "sha256=&lt;hex&gt;".
+     */
+    public String signWebhook(String scheme, String body, String secret, Map<String, ?> options) {
+        PointerByReference out = new PointerByReference();
+        return result(lib.pr_sign_webhook(scheme, body, secret, optionsText(options), out), out);
+    }
+
+    /** An RFC 9162 Merkle proof on bare hex hashes, {@code kind} "inclusion" or "consistency": {"valid":bool}. */
+    public JsonNode verifyMerkleProof(String kind, JsonNode input) {
+        PointerByReference out = new PointerByReference();
+        return json(result(lib.pr_verify_merkle_proof(kind, text(input), out), out));
+    }
+
     /** RFC 8785 canonical JSON text of {@code jsonText}. */
     public String canonicalize(String jsonText) {
         PointerByReference out = new PointerByReference();

@@ -44,5 +44,11 @@ interface NativeLibraryBinding extends Library {
 
     int pr_canonicalize(String jsonText, PointerByReference out);
 
+    int pr_hash(String kind, byte[] data, long len, PointerByReference out);
+
+    int pr_sign_webhook(String scheme, String body, String secret, String optionsJson, PointerByReference out);
+
+    int pr_verify_merkle_proof(String kind, String inputJson, PointerByReference out);
+
     void pr_string_free(Pointer s);
 }

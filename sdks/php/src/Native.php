@@ -26,8 +26,8 @@ final class Native
     public const ABI_VERSION = 1;
     private const LIB_NAMES = ['libprivacy_relay.so', 'libprivacy_relay.dylib', 'privacy_relay.dll'];
 
-    // The header's declarations (uint8_t* body of pr_verify_webhook declared as char*: same ABI, lets PHP pass
-    // a string with its length).
+    // The header's declarations (the uint8_t* data of pr_verify_webhook, pr_hash and pr_alias_tag declared as char*: same ABI,
+    // lets PHP pass a string with its length).
     private const CDEF = <<<'C'
 typedef struct PrDetokeniser pr_detokeniser;
 int pr_abi_version(void);
@@ -44,7 +44,14 @@ int pr_verify_receipt(const char *receipt, const char *jwks_json, const char *op
 int pr_verify_chain(const char *receipts_json, const char *jwks_json, const char *options_json, char **out);
 int pr_verify_webhook(const char *body, size_t body_len, const char *headers_json, const char *secret, const char *options_json, char **out);
 int pr_verify_inclusion_proof(const char *proof_json, const char *sth_json, const char *jwks_json, const char *options_json, char **out);
+int pr_verify_consistency_proof(const char *proof_json, const char *old_head_json, const char *jwks_json, const char *options_json, char **out);
+int pr_verify_chain_export(const char *exported, const char *jwks_json, const char *options_json, char **out);
 int pr_build_attestation(const char *input_json, const char *private_jwk_json, char **out);
+int pr_hash(const char *kind, const char *data, size_t len, char **out);
+int pr_sign_webhook(const char *scheme, const char *body, const char *secret, const char *options_json, char **out);
+int pr_verify_merkle_proof(const char *kind, const char *input_json, char **out);
+int pr_alias_tag(const char *kind, const char *secret_hex, const char *message, size_t len, char **out);
+int pr_is_alias(const char *text, char **out);
 int pr_generate_device_key(char **out);
 int pr_canonicalize(const char *json_text, char **out);
 void pr_string_free(char *s);
@@ -214,6 +221,70 @@ C;
             self::jsonText($options));
     }
 
+    /**
+     * A transparency-log consistency proof from the signed tree head you kept ($oldHead) to a newer one
+     * ($options['new_head'], default the proof's "sth"), both given as decoded values: ['valid', 'reason', 'checks'].
+     * @return array<string,mixed>
+     */
+    public static function verifyConsistencyProof(mixed $proof, mixed $oldHead, mixed $jwks, mixed $options = null): array
+    {
+        // the proof and the head are values, always encoded (null, a string: the engine answers a verdict naming them)
+        return self::jsonCall('pr_verify_consistency_proof', self::jsonValue($proof), self::jsonValue($oldHead), self::jsonText($jwks),
+            self::jsonText($options));
+    }
+
+    /**
+     * An export of receipt chains (the gateway's receipt_chain_export as JSON text or value, its JSON Lines text, or a
+     * list of receipts); options ['now_seconds', 'allow_gaps']: ['valid', 'chains' => [per chain as verifyChain]].
+     * A string is taken as the export's text as it is (JSON or JSON Lines).
+     * @return array<string,mixed>
+     */
+    public static function verifyChainExport(mixed $exported, mixed $jwks, mixed $options = null): array
+    {
+        return self::jsonCall('pr_verify_chain_export', self::jsonText($exported), self::jsonText($jwks), self::jsonText($options));
+    }
+
+    /**
+     * A hash of $data as lowercase hex: kind "sha256", "json_body_sha256" (of the JCS form of a JSON body),
+     * "merkle_leaf" (SHA-256(0x00||data)) or "merkle_node" (SHA-256(0x01||left||right), $data the 64 bytes).
+     */
+    public static function hash(string $kind, string $data): string
+    {
+        return self::call('pr_hash', self::cstr($kind), $data, strlen($data));
+    }
+
+    /**
+     * The signature header a webhook sender puts on a delivery: scheme "v1" ("t=<timestamp>,v1=<hex>" of the exact
+     * body; options ['timestamp']) or "v0" ("sha256=<hex>" of the payload's JCS form; $body the payload's JSON text).
+     */
+    public static function signWebhook(string $scheme, string $body, string $secret, mixed $options = null): string
+    {
+        return self::call('pr_sign_webhook', self::cstr($scheme), self::cstr($body), self::cstr($secret), self::jsonText($options));
+    }
+
+    /**
+     * An RFC 9162 Merkle proof on bare hex hashes: kind "inclusion" (['leaf_index', 'tree_size', 'leaf_hash',
+     * 'root_hash', 'audit_path']) or "consistency" (['first', 'second', 'first_root', 'second_root',
+     * 'consistency_path']): ['valid' => bool].
+     * @return array<string,mixed>
+     */
+    public static function verifyMerkleProof(string $kind, mixed $input): array
+    {
+        return self::jsonCall('pr_verify_merkle_proof', self::cstr($kind), self::jsonText($input));
+    }
+
+    /** An alias tag: kind "request" (4 characters) or "stable" (10) of $message under the hex secret: ['hmac_sha256', 'tag']. */
+    public static function aliasTag(string $kind, string $secretHex, string $message): array
+    {
+        return self::jsonCall('pr_alias_tag', self::cstr($kind), self::cstr($secretHex), $message, strlen($message));
+    }
+
+    /** Whether $text is exactly one alias. */
+    public static function isAlias(string $text): bool
+    {
+        return self::call('pr_is_alias', self::cstr($text)) === 'true';
+    }
+
     /** @return array<string,mixed> */
     public static function buildAttestation(mixed $input, mixed $privateJwk): array
     {
@@ -240,6 +311,12 @@ C;
         if ($value === null || is_string($value)) {
             return self::cstr($value);
         }
+        return json_encode($value, JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE | JSON_THROW_ON_ERROR);
+    }
+
+    /** Any PHP value (a string too) as JSON text. */
+    public static function jsonValue(mixed $value): string
+    {
         return json_encode($value, JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE | JSON_THROW_ON_ERROR);
     }
 

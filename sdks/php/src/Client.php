@@ -101,6 +101,17 @@ final class Client
     }
 
     /**
+     * A run of receipts (header values or envelopes, oldest first) verified offline as one chain against this gateway's
+     * keys: ['valid' => bool, 'verified' => n, 'break' => null|['index', 'seq', 'kind', 'reason'], 'gaps' => [...]].
+     * allowGaps: a client's own receipts of a chain its organisation shares (missing seqs reported, not a break).
+     * @param list<mixed> $receipts
+     */
+    public function verifyReceiptChain(array $receipts, bool $allowGaps = false): array
+    {
+        return Native::verifyChain($receipts, $this->ready(), ['allow_gaps' => $allowGaps]);
+    }
+
+    /**
      * A webhook delivery's signature (v1 with tolerance, v0 fallback), offline: ['ok' => true] or
      * ['ok' => false, 'code' => ..., 'message' => ...].
      * @param array<string,string> $headers

@@ -75,6 +75,21 @@ final class RestEndToEndTest extends TestCase
             'the proof is bound to its own receipt');
     }
 
+    public function testThisKeysReceiptsVerifyAsOneChainAndAGapIsABreak(): void
+    {
+        $receipts = [];
+        foreach (['one', 'two', 'three'] as $text) {
+            $receipts[] = $this->client->chat->completions->create(['model' => 'local-chat', 'messages' => [['role' => 'user', 'content' => $text]]])->receipt;
+        }
+        $intact = $this->client->verifyReceiptChain($receipts);
+        $this->assertTrue($intact['valid'], json_encode($intact));
+        $this->assertSame(3, $intact['verified']);
+        $gap = $this->client->verifyReceiptChain([$receipts[0], $receipts[2]]);
+        $this->assertFalse($gap['valid']);
+        $this->assertSame('gap', $gap['break']['kind']);
+        $this->assertTrue($this->client->verifyReceiptChain([$receipts[0], $receipts[2]], allowGaps: true)['valid']);
+    }
+
     public function testBillingTopUpThroughTheDevCheckoutCreditsTheWallet(): void
     {
         $before = $this->client->rest->billing->balance();

@@ -36,6 +36,9 @@ final class Client
     private ?string $portalToken;
     private Transport $transport;
     private ?array $jwks = null;
+    private ?float $jwksRefetchedAt = null;
+    /** After a receipt names a kid the held JWKS lacks, it is fetched again at most once in this many seconds. */
+    private const JWKS_REFETCH_INTERVAL = 60.0;
 
     /**
      * gatewayUrl: https, or http to a loopback address. apiKey or apiKeyFile (a file only you can read).
@@ -97,7 +100,7 @@ final class Client
     /** Offline verification of a receipt (v1, v2, failed, v3) against this gateway's keys. */
     public function verifyReceipt(mixed $receipt): array
     {
-        return Native::verifyReceipt($receipt, $this->ready());
+        return Native::verifyReceipt($receipt, $this->jwksFor($receipt));
     }
 
     /**
@@ -191,7 +194,7 @@ final class Client
         if ($receipt === null) {
             return [null, null];
         }
-        $r = Native::verifyReceipt($receipt, $this->ready());
+        $r = Native::verifyReceipt($receipt, $this->jwksFor($receipt));
         return [($r['valid'] ?? false) === true, $r];
     }
 
@@ -203,6 +206,31 @@ final class Client
         }
         return ['authorization' => 'Bearer ' . $this->apiKey, 'accept' => 'application/json',
             'traceparent' => $traceparent ?? Transport::traceparent()];
+    }
+
+    /**
+     * The JWKS to verify this receipt with: the one held, or a fresh one when it lacks the receipt's kid (a key the
+     * gateway rotated in since the probe) and no refetch happened in the last JWKS_REFETCH_INTERVAL (so a forged kid
+     * cannot turn every verification into a request). Rotated-out keys stay published, so no kid is ever dropped.
+     */
+    private function jwksFor(mixed $receipt): array
+    {
+        $held = $this->ready();
+        $kid = is_array($receipt) && is_string($receipt['kid'] ?? null) ? $receipt['kid'] : null;
+        if ($kid === null || in_array($kid, array_column($held['keys'], 'kid'), true)) {
+            return $held;
+        }
+        $now = microtime(true);
+        if ($this->jwksRefetchedAt !== null && $now - $this->jwksRefetchedAt < self::JWKS_REFETCH_INTERVAL) {
+            return $held;
+        }
+        $this->jwksRefetchedAt = $now;
+        $this->jwks = null;
+        try {
+            return $this->ready();
+        } catch (GatewayIdentityException) {
+            return $this->jwks = $held;
+        }
     }
 
     /** @return array<string,string> */

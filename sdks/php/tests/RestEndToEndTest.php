@@ -90,6 +90,20 @@ final class RestEndToEndTest extends TestCase
         $this->assertTrue($this->client->verifyReceiptChain([$receipts[0], $receipts[2]], allowGaps: true)['valid']);
     }
 
+    public function testAReceiptSignedAfterAGatewayKeyRotationVerifiesAfterOneJwksRefetch(): void
+    {
+        $before = array_column($this->client->jwks()['keys'], 'kid');
+        $admin = $this->relay->portalToken($this->prefix, ['ability:admin']);
+        [$status, $rotation] = $this->relay->http('POST', "{$this->relay->url}/api/admin/receipts/keys/rotate", new \stdClass(),
+            ['authorization' => "Bearer $admin"]);
+        $this->assertSame(200, $status, json_encode($rotation));
+        $this->assertNotContains($rotation['kid'], $before);
+        $answer = $this->client->chat->completions->create(['model' => 'local-chat', 'messages' => [['role' => 'user', 'content' => 'after the rotation']]]);
+        $this->assertSame($rotation['kid'], $answer->receipt['kid']);
+        $this->assertTrue($answer->receiptVerified, json_encode($answer->receiptVerification));
+        $this->assertContains($rotation['kid'], array_column($this->client->jwks()['keys'], 'kid'));
+    }
+
     public function testBillingTopUpThroughTheDevCheckoutCreditsTheWallet(): void
     {
         $before = $this->client->rest->billing->balance();

@@ -10,6 +10,7 @@ use PrivacyRelay\Exception\AuthenticationException;
 use PrivacyRelay\Exception\ConfigurationException;
 use PrivacyRelay\Exception\InvalidRequestException;
 use PrivacyRelay\Exception\NotFoundException;
+use PrivacyRelay\JwksCache;
 use PrivacyRelay\Native;
 use PrivacyRelay\WebhookDeduper;
 
@@ -102,6 +103,28 @@ final class RestEndToEndTest extends TestCase
         $this->assertSame($rotation['kid'], $answer->receipt['kid']);
         $this->assertTrue($answer->receiptVerified, json_encode($answer->receiptVerification));
         $this->assertContains($rotation['kid'], array_column($this->client->jwks()['keys'], 'kid'));
+    }
+
+    public function testACachedJwksFileVerifiesALiveReceiptOfflineAndABadFileIsRefused(): void
+    {
+        $answer = $this->client->chat->completions->create(['model' => 'local-chat', 'messages' => [['role' => 'user', 'content' => 'hi']]]);
+        $path = sys_get_temp_dir() . '/pr-php-jwks-' . bin2hex(random_bytes(4)) . '.json';
+        try {
+            $this->assertNull(JwksCache::load($path), 'no cache yet');
+            JwksCache::save($path, $this->client->jwks());
+            $cached = JwksCache::load($path);
+            $this->assertTrue(Native::verifyReceipt($answer->receipt, $cached)['valid']);
+            $this->assertFalse(Native::verifyReceipt(['model' => 'other'] + $answer->receipt, $cached)['valid']);
+            file_put_contents($path, '{"keys":[{"kty":"EC","crv":"P-256","kid":"k","x":"a","y":"b","d":"secret"}]}');
+            try {
+                JwksCache::load($path);
+                $this->fail('a private key in the cache is refused');
+            } catch (ConfigurationException $e) {
+                $this->assertSame('invalid_jwks', $e->errorCode);
+            }
+        } finally {
+            @unlink($path);
+        }
     }
 
     public function testBillingTopUpThroughTheDevCheckoutCreditsTheWallet(): void

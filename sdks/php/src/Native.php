@@ -28,38 +28,6 @@ final class Native
 
     // The header's declarations (the uint8_t* data of pr_verify_webhook, pr_hash and pr_alias_tag declared as char*: same ABI,
     // lets PHP pass a string with its length).
-    private const CDEF = <<<'C'
-typedef struct PrDetokeniser pr_detokeniser;
-int pr_abi_version(void);
-int pr_engine_info(char **out);
-int pr_tokenise_request(const char *route, const char *body_json, const char *options_json, char **out);
-int pr_tokenise_text(const char *text, const char *options_json, char **out);
-int pr_detect_spans(const char *text, const char *options_json, char **out);
-int pr_detokenise(const char *text, const char *map_json, char **out);
-int pr_detokeniser_new(const char *map_json, pr_detokeniser **out_handle, char **out);
-int pr_detokeniser_push(pr_detokeniser *detokeniser, const char *chunk, char **out);
-int pr_detokeniser_finish(pr_detokeniser *detokeniser, char **out);
-void pr_detokeniser_free(pr_detokeniser *detokeniser);
-int pr_verify_receipt(const char *receipt, const char *jwks_json, const char *options_json, char **out);
-int pr_verify_chain(const char *receipts_json, const char *jwks_json, const char *options_json, char **out);
-int pr_verify_webhook(const char *body, size_t body_len, const char *headers_json, const char *secret, const char *options_json, char **out);
-int pr_verify_inclusion_proof(const char *proof_json, const char *sth_json, const char *jwks_json, const char *options_json, char **out);
-int pr_verify_consistency_proof(const char *proof_json, const char *old_head_json, const char *jwks_json, const char *options_json, char **out);
-int pr_verify_chain_export(const char *exported, const char *jwks_json, const char *options_json, char **out);
-int pr_build_attestation(const char *input_json, const char *private_jwk_json, char **out);
-int pr_hash(const char *kind, const char *data, size_t len, char **out);
-int pr_sign_webhook(const char *scheme, const char *body, const char *secret, const char *options_json, char **out);
-int pr_verify_merkle_proof(const char *kind, const char *input_json, char **out);
-int pr_alias_tag(const char *kind, const char *secret_hex, const char *message, size_t len, char **out);
-int pr_is_alias(const char *text, char **out);
-int pr_generate_device_key(char **out);
-int pr_canonicalize(const char *json_text, char **out);
-void pr_string_free(char *s);
-char *pr_last_error(void);
-const char *pr_error_code_name(int number);
-int pr_debug_panic(char **out);
-C;
-
     private static ?\FFI $ffi = null;
     private static ?string $path = null;
 
@@ -128,7 +96,7 @@ C;
             throw self::unavailable("$from $path is not a file; point it at libprivacy_relay.so (sdks/rust/target/release).");
         }
         try {
-            $ffi = \FFI::cdef(self::CDEF, $path);
+            $ffi = \FFI::cdef(self::declarations($path), $path);
         } catch (\FFI\Exception $e) {
             throw self::unavailable("the engine library $path cannot be loaded or is not the Privacy Relay engine "
                 . '(an older build?): ' . $e->getMessage());
@@ -212,6 +180,26 @@ C;
     {
         return self::jsonCall('pr_verify_webhook', $body, $body === null ? 0 : strlen($body),
             self::jsonText((object) $headers), self::cstr($secret), self::jsonText($options));
+    }
+
+    /**
+     * The C declarations, read from the engine's one header (sdks/rust/ffi/include/privacy_relay.h) so they have a
+     * single copy: next to the library, in the package's native/, or in a source checkout. FFI::cdef takes no
+     * preprocessor, so its directives and the C++ extern "C" wrapper are dropped, byte buffers read as char * (the #define'd codes are mirrored
+     * as PHP constants where used).
+     */
+    private static function declarations(string $library): string
+    {
+        foreach ([dirname($library) . '/privacy_relay.h', dirname(__DIR__) . '/native/privacy_relay.h',
+            dirname(__DIR__, 2) . '/rust/ffi/include/privacy_relay.h'] as $header) {
+            if (is_file($header)) {
+                // const uint8_t * (byte buffers) as const char *: the same ABI, and PHP FFI passes a string only to char *
+                return str_replace('const uint8_t *', 'const char *',
+                    (string) preg_replace(['/^\s*#.*$/m', '/^extern "C" \{$/m', '/^\}$/m'], '', (string) file_get_contents($header)));
+            }
+        }
+        throw self::unavailable('the engine header privacy_relay.h was not found next to the library, in the package\'s '
+            . 'native/ or in sdks/rust/ffi/include; copy it next to libprivacy_relay.so.');
     }
 
     /** @return array<string,mixed> */

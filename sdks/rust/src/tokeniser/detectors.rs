@@ -24,11 +24,11 @@ pub fn spans_from_regex(text: &str, re: &Regex, ty: EntityType, mut accept: impl
     spans
 }
 
-fn g<'t>(c: &Captures<'t>, i: usize) -> &'t str {
+pub(crate) fn g<'t>(c: &Captures<'t>, i: usize) -> &'t str {
     c.get(i).map_or("", |m| m.as_str())
 }
 
-fn whole(c: &Captures<'_>) -> (usize, usize) {
+pub(crate) fn whole(c: &Captures<'_>) -> (usize, usize) {
     let m = c.get(0).expect("match");
     (m.start(), m.end())
 }

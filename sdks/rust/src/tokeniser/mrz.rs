@@ -4,7 +4,7 @@
 //! composite check digit holds, or two of the three field checks (document number, birth date, expiry) do: one
 //! misread character breaks its field and the composite, and the zone is still the holder's data.
 
-use super::detectors::spans_from_regex;
+use super::detectors::{g as group, spans_from_regex, whole};
 use super::fields::Ctx;
 use super::types::{EntityType, Span};
 use crate::re;
@@ -49,15 +49,6 @@ fn td1_valid(first: &str, second: &str) -> bool {
     let (f, s) = (first.as_bytes(), second.as_bytes());
     let composite = format!("{}{}{}{}", &first[5..30], &second[0..7], &second[8..15], &second[18..29]);
     enough_hold(checks(&first[5..14], f[14]), checks(&second[0..6], s[6]), checks(&second[8..14], s[14]), checks(&composite, s[29]))
-}
-
-fn group<'t>(c: &super::jsre::Captures<'t>, i: usize) -> &'t str {
-    c.get(i).map_or("", |m| m.as_str())
-}
-
-fn whole(c: &super::jsre::Captures<'_>) -> (usize, usize) {
-    let m = c.get(0).expect("match");
-    (m.start(), m.end())
 }
 
 pub fn mrz(ctx: &Ctx<'_>) -> Vec<Span> {

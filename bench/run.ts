@@ -398,7 +398,9 @@ const main = async () => {
           const gatewayCpuBefore = cpuMsOf(servers.gateway.pid)
           const storageCpuBefore = cpuMsOfCommands(STORAGE_COMMANDS)
           const runPids = [...new Set(Object.values(pidOf))]
-          const ownBefore = ownCpuMs() + runPids.reduce((n, pid) => n + cpuMsOf(pid), 0) + storageCpuBefore
+          /** CPU time of the run's own processes so far: the load generator, every server and the storage. */
+          const runCpuMs = (storageCpu: number) => ownCpuMs() + runPids.reduce((n, pid) => n + cpuMsOf(pid), 0) + storageCpu
+          const ownBefore = runCpuMs(storageCpuBefore)
           const busyBefore = machineBusyMs()
           const wallStart = performance.now()
           const result = await runPhase({ ...base(urls[target]!, CHAT_PATH[target], concurrency, settings.seconds), next })
@@ -408,7 +410,7 @@ const main = async () => {
           const storageCpuAfter = cpuMsOfCommands(STORAGE_COMMANDS)
           const foreignCpuCores = foreignCores(
             machineBusyMs() - busyBefore,
-            ownCpuMs() + runPids.reduce((n, pid) => n + cpuMsOf(pid), 0) + storageCpuAfter - ownBefore,
+            runCpuMs(storageCpuAfter) - ownBefore,
             performance.now() - wallStart
           )
           const loadAvg1 = load1()

@@ -72,6 +72,26 @@ class TestNative < Minitest::Test
     200.times { N::Detokeniser.new({ "<EMAIL_1_ynha>" => "x" }) } # left to the finalizer
     GC.start
   end
+
+  # Ruby may run a finalizer in trap context (a signal handler), where no Mutex can be taken: freeing a forgotten
+  # handle there must not raise ThreadError (it did, printed as "Exception in finalizer" under minitest's handler).
+  def test_forgotten_detokeniser_is_freed_from_trap_context
+    d = N::Detokeniser.new({ "<EMAIL_1_ynha>" => "x" })
+    release = N::Detokeniser.releaser(d.instance_variable_get(:@state))
+    raised = :not_run
+    previous = Signal.trap("USR2") do
+      release.call
+      raised = nil
+    rescue StandardError, ThreadError => e
+      raised = e
+    end
+    Process.kill("USR2", Process.pid)
+    deadline = Time.now + 5
+    sleep 0.01 while raised == :not_run && Time.now < deadline
+    Signal.trap("USR2", previous || "DEFAULT")
+    assert_nil raised
+    assert d.closed?
+  end
 end
 
 class TestEngine < Minitest::Test

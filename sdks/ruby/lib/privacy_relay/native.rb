@@ -265,11 +265,14 @@ module PrivacyRelay
         ObjectSpace.define_finalizer(self, self.class.releaser(@state))
       end
 
+      # The free function is looked up here, not inside the proc: a finalizer may run in trap context, where
+      # Native.load!'s Mutex cannot be taken (ThreadError "can't be called from trap context").
       def self.releaser(state)
+        free = Native.fn(:pr_detokeniser_free)
         proc do
           ptr = state[0]
           state[0] = nil
-          Native.fn(:pr_detokeniser_free).call(ptr) if ptr
+          free.call(ptr) if ptr
         end
       end
 

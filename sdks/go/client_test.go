@@ -406,3 +406,44 @@ func TestEscapedMapEscapesOriginalsForJSONText(t *testing.T) {
 		t.Fatalf("%s", m[0][1])
 	}
 }
+
+// A non-streamed answer: a content string takes the original as it is, and a tool call's "arguments" (JSON text
+// inside a JSON string) takes it so that the arguments still parse and hold the original, even when the original
+// has a quote or a backslash; the answer's key order is kept.
+func TestNonStreamedAnswerRestoresOriginalsInContentAndToolArguments(t *testing.T) {
+	original := `Jo "Q" O'Neil \ <b>`
+	mapJSON := string(marshalNoEscape([][2]string{{"<PERSON_1_abcd>", original}}))
+	answer := `{"z":1,"choices":[{"message":{"content":"Hi <PERSON_1_abcd>!","tool_calls":[{"function":{"name":"mail","arguments":"{\"to\":\"<PERSON_1_abcd>\",\"n\":2}"}}]}}],"a":[true,null,1.5e3]}`
+	restored, err := detokeniseJSON([]byte(answer), mapJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Choices []struct {
+			Message struct {
+				Content   string `json:"content"`
+				ToolCalls []struct {
+					Function struct{ Arguments string } `json:"function"`
+				} `json:"tool_calls"`
+			} `json:"message"`
+		} `json:"choices"`
+	}
+	if err := json.Unmarshal(restored, &got); err != nil {
+		t.Fatalf("%v: %s", err, restored)
+	}
+	if got.Choices[0].Message.Content != "Hi "+original+"!" {
+		t.Fatalf("content %q", got.Choices[0].Message.Content)
+	}
+	var args map[string]any
+	if err := json.Unmarshal([]byte(got.Choices[0].Message.ToolCalls[0].Function.Arguments), &args); err != nil || args["to"] != original {
+		t.Fatalf("arguments %q (%v)", got.Choices[0].Message.ToolCalls[0].Function.Arguments, err)
+	}
+	if !strings.HasPrefix(string(restored), `{"z":1,"choices":`) || !strings.HasSuffix(string(restored), `"a":[true,null,1.5e3]}`) {
+		t.Fatalf("order or numbers changed: %s", restored)
+	}
+	for _, bad := range []string{`{"a":`, `{"a":1}x`, `[1,2`} {
+		if _, err := detokeniseJSON([]byte(bad), mapJSON); err == nil {
+			t.Fatalf("%q accepted", bad)
+		}
+	}
+}

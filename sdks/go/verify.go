@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
+	"io"
 	"strings"
 	"time"
 
@@ -174,21 +176,89 @@ func marshalNoEscape(v any) []byte {
 	return bytes.TrimRight(buf.Bytes(), "\n")
 }
 
-// detokeniseJSON restores the originals in a JSON answer's text (aliases sit inside JSON strings, so the
-// originals go in JSON-escaped), and checks the result is JSON.
+// detokeniseJSON restores the originals in a JSON answer, value by value, keeping the answer's key order. A
+// string value takes the originals as they are; an "arguments" value is JSON text inside a JSON string, so its
+// originals go in JSON-escaped once for the inner text (the outer escaping is the encoder's). A text-level
+// replace cannot tell the two apart and broke arguments whose original held a quote or a backslash.
 func detokeniseJSON(answer []byte, mapJSON string) ([]byte, error) {
 	var aliases [][2]string
 	_ = json.Unmarshal([]byte(mapJSON), &aliases)
-	text := string(answer)
-	if len(aliases) > 0 {
-		var err error
-		if text, err = engine.Detokenise(text, escapedMap(aliases)); err != nil {
+	if len(aliases) == 0 {
+		var probe any
+		if err := json.Unmarshal(answer, &probe); err != nil {
 			return nil, err
 		}
+		return answer, nil
 	}
-	var probe any
-	if err := json.Unmarshal([]byte(text), &probe); err != nil {
+	escaped := escapedMap(aliases)
+	dec := json.NewDecoder(bytes.NewReader(answer))
+	dec.UseNumber()
+	var out bytes.Buffer
+	if err := restoreValue(dec, &out, "", mapJSON, escaped); err != nil {
 		return nil, err
 	}
-	return []byte(text), nil
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("trailing data after the JSON value")
+	}
+	return out.Bytes(), nil
+}
+
+// restoreValue copies the next JSON value from dec to out, restoring aliases in its strings; key is the object
+// key the value sits under ("" in an array or at the top).
+func restoreValue(dec *json.Decoder, out *bytes.Buffer, key, mapJSON, escaped string) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		out.WriteByte(byte(t))
+		closing := json.Delim('}')
+		if t == '[' {
+			closing = ']'
+		}
+		for first := true; dec.More(); first = false {
+			if !first {
+				out.WriteByte(',')
+			}
+			childKey := ""
+			if t == '{' {
+				k, err := dec.Token()
+				if err != nil {
+					return err
+				}
+				childKey, _ = k.(string)
+				out.Write(marshalNoEscape(childKey))
+				out.WriteByte(':')
+			}
+			if err := restoreValue(dec, out, childKey, mapJSON, escaped); err != nil {
+				return err
+			}
+		}
+		end, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		if end != closing {
+			return errors.New("unbalanced JSON")
+		}
+		out.WriteByte(byte(closing))
+	case string:
+		m := mapJSON
+		if key == "arguments" {
+			m = escaped
+		}
+		restored, err := engine.Detokenise(t, m)
+		if err != nil {
+			return err
+		}
+		out.Write(marshalNoEscape(restored))
+	case json.Number:
+		out.WriteString(t.String())
+	case bool:
+		out.Write(marshalNoEscape(t))
+	case nil:
+		out.WriteString("null")
+	}
+	return nil
 }

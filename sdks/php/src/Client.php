@@ -149,7 +149,7 @@ final class Client
         }
         $receipt = self::decodeHeader($h['x-service-receipt-v2'] ?? null);
         [$ok, $verification] = $this->verify($receipt);
-        return new Response($this->detokeniseValue($data, $prepared->map), $h['x-request-id'] ?? null, $receipt, $ok,
+        return new Response(JsonRestore::restore($data, $prepared->map), $h['x-request-id'] ?? null, $receipt, $ok,
             $verification, self::decodeHeader($h['x-service-receipt-v3'] ?? null), $prepared->tokenisedBody, $prepared->passthrough);
     }
 
@@ -278,20 +278,6 @@ final class Client
         }
         $v = json_decode((string) base64_decode(strtr($value, '-_', '+/')), true);
         return is_array($v) ? $v : null;
-    }
-
-    /** @param array<string,string> $map */
-    private function detokeniseValue(mixed $value, array $map): mixed
-    {
-        if (is_string($value)) {
-            return $map === [] ? $value : Native::detokenise($value, $map);
-        }
-        if (is_array($value)) {
-            foreach ($value as $k => $v) {
-                $value[$k] = $this->detokeniseValue($v, $map);
-            }
-        }
-        return $value;
     }
 
     private static function uuid(): string

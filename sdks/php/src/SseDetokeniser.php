@@ -30,9 +30,7 @@ final class SseDetokeniser
     /** @param array<string,string> $map */
     public function __construct(private string $route, private array $map)
     {
-        foreach ($map as $alias => $original) {
-            $this->escaped[$alias] = substr(json_encode($original, JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE), 1, -1);
-        }
+        $this->escaped = JsonRestore::escapedMap($map);
     }
 
     /** @return list<array{0:?string,1:string,2:mixed}> */
@@ -291,20 +289,6 @@ final class SseDetokeniser
         return [$this->event($deltaType, $ev)];
     }
 
-    private function detokeniseDeep(mixed $value, bool $jsonText = false): mixed
-    {
-        if (is_string($value)) {
-            $map = $jsonText ? $this->escaped : $this->map;
-            return $map === [] ? $value : Native::detokenise($value, $map);
-        }
-        if (is_array($value)) {
-            foreach ($value as $k => $v) {
-                $value[$k] = $this->detokeniseDeep($v, $k === 'arguments');
-            }
-        }
-        return $value;
-    }
-
     /** @return list<array{0:?string,1:string,2:mixed}> */
     private function responsesFrame(?string $name, array $v): array
     {
@@ -325,7 +309,7 @@ final class SseDetokeniser
             }
             $this->completed = true;
         }
-        $before[] = $this->event($name, $this->detokeniseDeep($this->renumbered($v)));
+        $before[] = $this->event($name, JsonRestore::restore($this->renumbered($v), $this->map, $this->escaped));
         return $before;
     }
 }

@@ -89,3 +89,12 @@ def test_whole_answers_are_detokenised_as_json_so_quotes_stay_valid() -> None:
     restored = json.loads(detokenise_response_text(answer, ALIASES))
     assert restored["choices"][0]["message"]["content"] == 'Dear Jan "JJ" Smit, see <EMAIL_9_zzzz>'
     assert detokenise_response_text("plain <EMAIL_1_ynha>", ALIASES) == "plain jane.doe@example.com"
+
+
+def test_whole_answers_restore_tool_call_arguments_so_they_still_parse() -> None:
+    args = json.dumps({"to": "<PERSON_1_m2qd>", "cc": "<EMAIL_1_ynha>"})
+    chat_answer = json.dumps({"choices": [{"message": {"tool_calls": [{"type": "function", "function": {"name": "mail", "arguments": args}}]}}]})
+    call = json.loads(detokenise_response_text(chat_answer, ALIASES))["choices"][0]["message"]["tool_calls"][0]["function"]
+    assert json.loads(call["arguments"]) == {"to": 'Jan "JJ" Smit', "cc": "jane.doe@example.com"}
+    responses_answer = json.dumps({"output": [{"type": "function_call", "name": "mail", "arguments": args}]})
+    assert json.loads(json.loads(detokenise_response_text(responses_answer, ALIASES))["output"][0]["arguments"])["to"] == 'Jan "JJ" Smit'

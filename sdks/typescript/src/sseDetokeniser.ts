@@ -13,7 +13,7 @@
  * `response.output_item.done`, `response.completed` with the whole output, and event types this code does not
  * know) is whole in one frame: each string in it is restored as it is, `arguments` JSON texts with escaped originals.
  */
-import { detokenise } from "./tokeniser/detokenise.ts"
+import { detokeniseJsonValue, jsonEscapedMap } from "./tokeniser/detokeniseJsonValue.ts"
 import { createStreamingDetokeniser, type StreamingDetokeniser } from "./tokeniser/streamingDetokeniser.ts"
 import type { AliasMap } from "./tokeniser/types.ts"
 import { StreamError } from "./errors.ts"
@@ -39,25 +39,10 @@ export interface SseDetokeniser {
   readonly completed: () => boolean
 }
 
-/** Originals escaped for the inside of a JSON string (tool arguments and partial_json stream JSON text). */
-const jsonEscapedMap = (map: AliasMap): AliasMap => new Map([...map].map(([alias, original]) => [alias, JSON.stringify(original).slice(1, -1)]))
-
 const isRecord = (v: unknown): v is Record<string, any> => typeof v === "object" && v !== null && !Array.isArray(v)
 
 /** The events that end a Responses stream. */
 const RESPONSES_TERMINAL: ReadonlySet<string> = new Set(["response.completed", "response.incomplete", "response.failed"])
-
-/** Every string of a whole JSON value restored; the value of an `arguments` key (a JSON text) with escaped originals. */
-const detokeniseDeep = (value: unknown, map: AliasMap, escaped: AliasMap, key?: string): unknown => {
-  if (typeof value === "string") return detokenise(value, key === "arguments" ? escaped : map)
-  if (Array.isArray(value)) return value.map((item) => detokeniseDeep(item, map, escaped))
-  if (isRecord(value)) {
-    const out: Record<string, unknown> = {}
-    for (const [k, item] of Object.entries(value)) out[k] = detokeniseDeep(item, map, escaped, k)
-    return out
-  }
-  return value
-}
 
 export const serialiseEvent = (e: SseEvent): string => `${e.event === undefined ? "" : `event: ${e.event}\n`}data: ${e.data}\n\n`
 
@@ -184,7 +169,7 @@ export const createSseDetokeniser = (route: StreamRoute, map: AliasMap): SseDeto
       for (const key of [...fields.keys()]) before.push(...responsesRelease(key, json.sequence_number))
       completed = true
     }
-    return [...before, event(name, detokeniseDeep(renumbered(json), map, escaped))]
+    return [...before, event(name, detokeniseJsonValue(renumbered(json), map, escaped))]
   }
 
   const handle = (raw: string): Array<SseEvent> => {

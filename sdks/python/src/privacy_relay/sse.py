@@ -270,25 +270,14 @@ def _detokenise_deep(value: Any, aliases: Mapping[str, str], escaped: Mapping[st
     return value
 
 
-def detokenise_value(value: Any, aliases: Mapping[str, str]) -> Any:
-    from .tokeniser.detokenise import detokenise
-
-    if isinstance(value, str):
-        return detokenise(value, aliases)
-    if isinstance(value, list):
-        return [detokenise_value(v, aliases) for v in value]
-    if isinstance(value, dict):
-        return {k: detokenise_value(v, aliases) for k, v in value.items()}
-    return value
-
-
 def detokenise_response_text(text: str, aliases: Mapping[str, str]) -> str:
-    """A response body with this request's originals restored: JSON is parsed, every string detokenised and
-    re-serialised (splicing into raw JSON text could break it); other bodies are detokenised as text."""
+    """A response body with this request's originals restored: JSON is parsed, every string detokenised (a tool
+    call's `arguments`, JSON text, with JSON-escaped originals so it still parses) and re-serialised (splicing into
+    raw JSON text could break it); other bodies are detokenised as text."""
     from .tokeniser.detokenise import detokenise
 
     try:
         parsed = json.loads(text)
     except ValueError:
         return detokenise(text, aliases)
-    return _compact(detokenise_value(parsed, aliases))
+    return _compact(_detokenise_deep(parsed, aliases, _json_escaped(aliases)))

@@ -168,7 +168,7 @@ module PrivacyRelay
         return Stream.new(self, route, prepared, send)
       end
       _, h, text = @transport.send_request("POST", url, headers: headers, body: prepared.body_text, timeout: timeout)
-      answer = Response.new.merge!(detokenise_value(JSON.parse(text), prepared.map))
+      answer = Response.new.merge!(JsonRestore.restore(JSON.parse(text), prepared.map))
       answer.request_id = h["x-request-id"]
       answer.receipt = decode_header(h["x-service-receipt-v2"])
       answer.receipt_verified, answer.receipt_verification = verify(answer.receipt)
@@ -295,15 +295,6 @@ module PrivacyRelay
       decoded.is_a?(Hash) ? decoded : nil
     rescue JSON::ParserError
       nil
-    end
-
-    def detokenise_value(value, map)
-      case value
-      when String then map.empty? ? value : Native.detokenise(value, map)
-      when Array then value.map { |v| detokenise_value(v, map) }
-      when Hash then value.transform_values { |v| detokenise_value(v, map) }
-      else value
-      end
     end
 
     # client.chat.completions.create(model:, messages:, stream: false, **extra)

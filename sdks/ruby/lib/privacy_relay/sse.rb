@@ -21,7 +21,7 @@ module PrivacyRelay
     def initialize(route, map)
       @route = route
       @map = map
-      @escaped = map.transform_values { |v| JSON.generate(v)[1..-2] } # originals inside a JSON string
+      @escaped = JsonRestore.escaped_map(map) # originals inside a JSON string
       @fields = {}
       @buffer = +"".b
       @receipt = nil
@@ -193,17 +193,7 @@ module PrivacyRelay
         @fields.keys.each { |key| before.concat(responses_release(key, value["sequence_number"])) }
         @completed = true
       end
-      before << event(name, detokenise_deep(renumbered(value)))
-    end
-
-    # Every string of a whole JSON value restored; an "arguments" value (JSON text) with JSON-escaped originals.
-    def detokenise_deep(value, key = nil)
-      case value
-      when String then @map.empty? ? value : Native.detokenise(value, key == "arguments" ? @escaped : @map)
-      when Array then value.map { |v| detokenise_deep(v) }
-      when Hash then value.to_h { |k, v| [k, detokenise_deep(v, k)] }
-      else value
-      end
+      before << event(name, JsonRestore.restore(renumbered(value), @map, @escaped))
     end
 
     def handle(raw)

@@ -19,6 +19,15 @@ describe("detokeniseResponseText", () => {
     expect(JSON.parse(detokeniseResponseText(body, map)).content[0].text).toBe("<EMAIL_2_zzzz> and jane@example.com")
   })
 
+  it("restores originals inside tool-call arguments (JSON text in a JSON string) so the arguments still parse", () => {
+    const args = JSON.stringify({ to: "<PERSON_1_abcd>", cc: "<EMAIL_1_wxyz>" })
+    const chat = JSON.stringify({ choices: [{ message: { tool_calls: [{ type: "function", function: { name: "mail", arguments: args } }] } }] })
+    const call = JSON.parse(detokeniseResponseText(chat, map)).choices[0].message.tool_calls[0].function
+    expect(JSON.parse(call.arguments)).toEqual({ to: 'Jane "JD" O\\Doe', cc: "jane@example.com" })
+    const responses = JSON.stringify({ output: [{ type: "function_call", name: "mail", arguments: args }] })
+    expect(JSON.parse(JSON.parse(detokeniseResponseText(responses, map)).output[0].arguments).to).toBe('Jane "JD" O\\Doe')
+  })
+
   it("detokenises non-JSON text as text", () => {
     expect(detokeniseResponseText("plain <EMAIL_1_wxyz>", map)).toBe("plain jane@example.com")
   })

@@ -138,17 +138,33 @@ pub(crate) fn new_uuid() -> String {
     format!("{}-{}-{}-{}-{}", &h[..8], &h[8..12], &h[12..16], &h[16..20], &h[20..])
 }
 
-/// Restores aliases inside a JSON text: each original is written JSON-escaped, so the text stays JSON.
-pub fn detokenise_json_text(text: &str, map: &HashMap<String, String>) -> String {
-    alias_regex()
-        .replace_all(text, |c: &regex::Captures<'_>| match map.get(&c[0]) {
-            Some(original) => {
-                let quoted = Value::String(original.clone()).to_string();
-                quoted[1..quoted.len() - 1].to_string()
-            }
-            None => c[0].to_string(),
-        })
-        .into_owned()
+/// Restores aliases in a parsed JSON answer, string by string. The value of an `arguments` key (a tool call's
+/// arguments: JSON text inside a JSON string) takes each original JSON-escaped, so it still parses when an
+/// original holds a quote, a backslash or a newline; every other string takes the original as it is.
+pub fn detokenise_json_value(value: &mut Value, map: &HashMap<String, String>) {
+    fn restore(text: &str, map: &HashMap<String, String>, json_text: bool) -> String {
+        alias_regex()
+            .replace_all(text, |c: &regex::Captures<'_>| match map.get(&c[0]) {
+                Some(original) if json_text => {
+                    let quoted = Value::String(original.clone()).to_string();
+                    quoted[1..quoted.len() - 1].to_string()
+                }
+                Some(original) => original.clone(),
+                None => c[0].to_string(),
+            })
+            .into_owned()
+    }
+    fn walk(value: &mut Value, map: &HashMap<String, String>, json_text: bool) {
+        match value {
+            Value::String(s) => *s = restore(s, map, json_text),
+            Value::Array(items) => items.iter_mut().for_each(|v| walk(v, map, false)),
+            Value::Object(fields) => fields.iter_mut().for_each(|(k, v)| walk(v, map, k == "arguments")),
+            _ => {}
+        }
+    }
+    if !map.is_empty() {
+        walk(value, map, false);
+    }
 }
 
 impl RelayClient {
@@ -281,7 +297,8 @@ impl RelayClient {
         let receipt = res.headers().get("x-service-receipt-v2").and_then(|v| v.to_str().ok()).and_then(decode_json_header);
         let text = res.text().await.map_err(|e| local(0, "connection_error", e.to_string()))?;
         let map: HashMap<String, String> = t.map.iter().cloned().collect();
-        let body: Value = serde_json::from_str(&detokenise_json_text(&text, &map)).map_err(|e| local(502, "invalid_response", format!("the answer is not JSON: {e}")))?;
+        let mut body: Value = serde_json::from_str(&text).map_err(|e| local(502, "invalid_response", format!("the answer is not JSON: {e}")))?;
+        detokenise_json_value(&mut body, &map);
         let verification = match &receipt {
             Some(r) => Some(self.verify_receipt(r).await?),
             None => None,
@@ -610,9 +627,16 @@ mod tests {
     }
 
     #[test]
-    fn json_text_detokenisation_escapes_the_originals() {
-        let m: HashMap<String, String> = [("<PERSON_1_abcd>".to_string(), "Jo \"Q\" \\ Smith".to_string())].into_iter().collect();
-        let out = detokenise_json_text(r#"{"a":"hi <PERSON_1_abcd>"}"#, &m);
-        assert_eq!(serde_json::from_str::<Value>(&out).unwrap()["a"], "hi Jo \"Q\" \\ Smith");
+    fn answers_are_restored_as_is_in_strings_and_escaped_inside_tool_call_arguments() {
+        let original = "Jo \"Q\" \\ Smith";
+        let m: HashMap<String, String> = [("<PERSON_1_abcd>".to_string(), original.to_string())].into_iter().collect();
+        let args = r#"{"to":"<PERSON_1_abcd>"}"#;
+        let mut answer = serde_json::json!({"a": "hi <PERSON_1_abcd>", "b": ["<PERSON_9_zzzz>"],
+            "choices": [{"message": {"tool_calls": [{"function": {"name": "mail", "arguments": args}}]}}]});
+        detokenise_json_value(&mut answer, &m);
+        assert_eq!(answer["a"], format!("hi {original}"));
+        assert_eq!(answer["b"][0], "<PERSON_9_zzzz>");
+        let restored: Value = serde_json::from_str(answer["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"].as_str().unwrap()).unwrap();
+        assert_eq!(restored["to"], original);
     }
 }

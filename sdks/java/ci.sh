@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # sdks/java CI (DESIGN.md section 10): builds the engine library (sdks/rust/build-ffi.sh), runs the whole JUnit 5 suite
-# with Maven (`mvn test`: the binding, every vector file the C ABI runs, bad input), then packages the jar and checks
-# that it carries the library (linux-x86-64/libprivacy_relay.so) where JNA finds it. Last line "N passed, M failed",
-# counted from Surefire's reports (a skipped test is not a pass); exits non-zero on any failure. Needs a JDK 17+,
-# Maven and cargo; dependencies come from Maven Central.
+# with Maven (`mvn test`: the binding, every vector file through the C ABI, the client against a stand-in gateway, bad
+# input, and end to end against a real gateway process and the fake provider started by the tests), then packages the
+# jar and checks that it carries the library (linux-x86-64/libprivacy_relay.so) where JNA finds it. Last line
+# "N passed, M failed", counted from Surefire's reports (a skipped test is not a pass); exits non-zero on any failure.
+# Needs a JDK 17+, Maven, cargo and the repository's node_modules (npm ci); dependencies come from Maven Central.
 set -uo pipefail
 cd "$(dirname "$0")"
 passed=0
@@ -14,9 +15,15 @@ echo "== engine library (sdks/rust/build-ffi.sh)"
 LIB=$(../rust/build-ffi.sh) || { echo "cargo build failed"; failed=$((failed + 1)); finish; }
 echo "using $LIB"
 
+REPO=$(cd ../.. && pwd)
+if [ ! -x "$REPO/node_modules/.bin/node" ]; then
+  echo "== npm ci (the end-to-end tests start programs/gateway.ts and programs/fake-provider.ts)"
+  (cd "$REPO" && npm ci --no-audit --no-fund) || { echo "npm ci failed"; failed=$((failed + 1)); }
+fi
+
 echo "== mvn test"
 rm -rf target/surefire-reports
-mvn -B -q -T1 -Dengine.lib.dir="$(dirname "$LIB")" test
+env -u DATABASE_URL -u REDIS_URL mvn -B -q -T1 -Dengine.lib.dir="$(dirname "$LIB")" test
 rc=$?
 counts=$(python3 - <<'PY'
 import glob, xml.etree.ElementTree as ET

@@ -165,6 +165,36 @@ public final class Engine {
     }
 
     /**
+     * Verifies a transparency-log consistency proof from the signed tree head you kept ({@code oldHead}) to the
+     * proof's newer head (options {@code new_head} to name another): a verdict as {@link #verifyReceipt}.
+     */
+    public JsonNode verifyConsistencyProof(JsonNode proof, JsonNode oldHead, JsonNode jwks, Map<String, ?> options) {
+        PointerByReference out = new PointerByReference();
+        return json(result(lib.pr_verify_consistency_proof(text(proof), text(oldHead), text(jwks), optionsText(options), out), out));
+    }
+
+    /**
+     * Verifies an export of receipt chains (receipt_chain_export's JSON, its JSON Lines text, or a JSON array of
+     * receipts): {"valid","chains":[as verifyChain]}.
+     */
+    public JsonNode verifyChainExport(String exported, JsonNode jwks, Map<String, ?> options) {
+        PointerByReference out = new PointerByReference();
+        return json(result(lib.pr_verify_chain_export(exported, text(jwks), optionsText(options), out), out));
+    }
+
+    /** An alias tag: {@code kind} "request" (4 characters) or "stable" (10): {"hmac_sha256","tag"}. */
+    public JsonNode aliasTag(String kind, String secretHex, byte[] message) {
+        PointerByReference out = new PointerByReference();
+        return json(result(lib.pr_alias_tag(kind, secretHex, message, message.length, out), out));
+    }
+
+    /** Whether {@code text} is exactly one alias. */
+    public boolean isAlias(String text) {
+        PointerByReference out = new PointerByReference();
+        return "true".equals(result(lib.pr_is_alias(text, out), out));
+    }
+
+    /**
      * Verifies a webhook delivery's signature (v1 within the tolerance, v0 fallback), in constant time:
      * {"ok":true} or {"ok":false,"code":...}.
      */

@@ -35,6 +35,14 @@ interface NativeLibraryBinding extends Library {
 
     int pr_verify_inclusion_proof(String proofJson, String sthJson, String jwksJson, String optionsJson, PointerByReference out);
 
+    int pr_verify_consistency_proof(String proofJson, String oldHeadJson, String jwksJson, String optionsJson, PointerByReference out);
+
+    int pr_verify_chain_export(String exported, String jwksJson, String optionsJson, PointerByReference out);
+
+    int pr_alias_tag(String kind, String secretHex, byte[] message, long len, PointerByReference out);
+
+    int pr_is_alias(String text, PointerByReference out);
+
     /** body_len is a size_t: 64 bits on the LP64 platforms the jar carries a library for. */
     int pr_verify_webhook(byte[] body, long bodyLen, String headersJson, String secret, String optionsJson, PointerByReference out);
 

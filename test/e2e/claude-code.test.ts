@@ -7,37 +7,23 @@
  * the gateway only ever saw aliases, and every relayed call is receipted.
  */
 import { spawn } from "node:child_process"
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { startFakeProvider, type FakeProvider } from "../../programs/fake-provider.ts"
-import { startProxy, type StartedProxy } from "../../sdks/typescript/src/proxy/startProxy.ts"
+import type { FakeProvider } from "../../programs/fake-provider.ts"
+import type { StartedProxy } from "../../sdks/typescript/src/proxy/startProxy.ts"
 import { verifyReceipt } from "../../sdks/typescript/src/verify/receipt.ts"
-import { startTestGateway, type TestGateway } from "../support/gateway.ts"
-import { fundedKey } from "../support/tenant.ts"
-import { gatewayFront, type GatewayFront } from "../sdks/typescript/proxy/gatewayFront.ts"
+import type { TestGateway } from "../support/gateway.ts"
+import { startProxyFixture, type ProxyFixture } from "../support/proxyFixture.ts"
 
 const CLAUDE = join(import.meta.dirname, "../../node_modules/.bin/claude")
 const EMAIL = "jane.doe@example.com"
 const NAME = "Margaret Thornbury"
 const PROMPT = `Draft a short reply to ${NAME} at ${EMAIL} confirming Tuesday.`
 
+let fx: ProxyFixture
 let provider: FakeProvider
 let gw: TestGateway
-let front: GatewayFront
-let dir: string
 let proxy: StartedProxy
-let relayed: Array<{ path: string; body: string; answer: Promise<string> }>
-
-/** The proxy's calls to the gateway, recorded as they leave the device. */
-const recordingFetch: typeof fetch = async (input, init) => {
-  const body = init?.body instanceof Uint8Array ? new TextDecoder().decode(init.body) : String(init?.body ?? "")
-  const response = await fetch(input, init)
-  // A copy of the answer, read alongside the proxy, for its receipt.
-  if ((init?.method ?? "GET") === "POST") relayed.push({ path: new URL(String(input)).pathname, body, answer: response.clone().text() })
-  return response
-}
 
 interface ClaudeRun {
   readonly code: number | null
@@ -48,9 +34,9 @@ interface ClaudeRun {
 /** `claude -p <prompt>` against the proxy; killed (and failed) after `timeoutMs`. */
 const runClaude = (args: ReadonlyArray<string>, timeoutMs = 90_000): Promise<ClaudeRun> =>
   new Promise((resolve, reject) => {
-    const home = join(dir, "home")
+    const home = join(fx.dir, "home")
     const child = spawn(CLAUDE, ["-p", ...args], {
-      cwd: dir,
+      cwd: fx.dir,
       stdio: ["ignore", "pipe", "pipe"],
       env: {
         PATH: process.env.PATH,
@@ -84,42 +70,15 @@ const runClaude = (args: ReadonlyArray<string>, timeoutMs = 90_000): Promise<Cla
   })
 
 beforeAll(async () => {
-  provider = await startFakeProvider({ port: 0, streamPieceChars: 5 })
-  gw = await startTestGateway({ LOCAL_PROVIDER_URL: provider.url })
-  front = await gatewayFront(gw.url)
-  const { apiKey } = await fundedKey(gw)
-  dir = mkdtempSync(join(tmpdir(), "claude-code-e2e-"))
-  const keyFile = join(dir, "gateway-key")
-  writeFileSync(keyFile, `${apiKey}\n`, { mode: 0o600 })
-  chmodSync(keyFile, 0o600)
-  relayed = []
-  proxy = await startProxy(
-    {
-      PROXY_HOST: "127.0.0.1",
-      PROXY_PORT: "0",
-      GATEWAY_URL: front.url,
-      GATEWAY_KEY_FILE: keyFile,
-      PRIVACY_RELAY_CONFIG_DIR: join(dir, "config"),
-      NAME_MODEL: "builtin"
-    },
-    { fetch: recordingFetch }
-  )
+  fx = await startProxyFixture({ name: "claude-code-e2e", provider: { streamPieceChars: 5 } })
+  ;({ provider, gw, proxy } = fx)
 }, 60_000)
-
 afterAll(async () => {
-  await proxy?.close()
-  await front?.close()
-  await gw?.close()
-  await provider?.close()
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
+  await fx?.close()
 })
+beforeEach(() => fx.reset())
 
-beforeEach(() => {
-  provider.reset()
-  relayed = []
-})
-
-const providerSaw = () => provider.received.map((r) => r.body.toString("utf8")).join("\n")
+const providerSaw = () => fx.providerSaw()
 
 describe("Claude Code (headless) through the local proxy", () => {
   it("answers a prompt holding an e-mail and a name: originals printed, only aliases upstream, every call receipted", async () => {
@@ -137,6 +96,7 @@ describe("Claude Code (headless) through the local proxy", () => {
     expect(saw).not.toContain(EMAIL)
     expect(saw).not.toContain("Thornbury")
     expect(saw).toMatch(/<EMAIL_1_[a-z2-9]{4}>/)
+    const relayed = fx.relayEgress()
     for (const call of relayed) {
       expect(call.body).not.toContain(EMAIL)
       expect(call.body).not.toContain("Thornbury")

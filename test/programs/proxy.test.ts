@@ -8,13 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startFakeProvider, type FakeProvider } from "../../programs/fake-provider.ts"
 import { startTestGateway, type TestGateway } from "../support/gateway.ts"
 import { fundedKey } from "../support/tenant.ts"
-import { gatewayFront, type GatewayFront } from "../sdks/typescript/proxy/gatewayFront.ts"
 
 const PROGRAM = join(import.meta.dirname, "../../programs/proxy.ts")
 
 let provider: FakeProvider
 let gw: TestGateway
-let front: GatewayFront
 let dir: string
 let apiKey: string
 let keyFile: string
@@ -23,7 +21,6 @@ const children: Array<ChildProcess> = []
 beforeAll(async () => {
   provider = await startFakeProvider({ port: 0 })
   gw = await startTestGateway({ LOCAL_PROVIDER_URL: provider.url })
-  front = await gatewayFront(gw.url)
   ;({ apiKey } = await fundedKey(gw))
   dir = mkdtempSync(join(tmpdir(), "proxy-program-"))
   keyFile = join(dir, "gateway-key")
@@ -32,7 +29,6 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null) child.kill("SIGTERM")
-  await front?.close()
   await gw?.close()
   await provider?.close()
   rmSync(dir, { recursive: true, force: true })
@@ -58,7 +54,7 @@ const runProxy = (env: Record<string, string>, args: Array<string> = []): Promis
         PATH: process.env.PATH ?? "",
         HOME: dir,
         PRIVACY_RELAY_CONFIG_DIR: join(dir, "config"),
-        GATEWAY_URL: front.url,
+        GATEWAY_URL: gw.url,
         GATEWAY_KEY_FILE: keyFile,
         PROXY_HOST: "127.0.0.1",
         PROXY_PORT: "0",
@@ -141,7 +137,7 @@ describe("programs/proxy.ts", () => {
     const port = (probe.address() as AddressInfo).port
     await new Promise<void>((resolve) => probe.close(() => resolve()))
     const config = join(dir, "proxy.json")
-    writeFileSync(config, JSON.stringify({ host: "127.0.0.1", port, gateway_url: front.url, gateway_key_file: keyFile, name_model: "off" }))
+    writeFileSync(config, JSON.stringify({ host: "127.0.0.1", port, gateway_url: gw.url, gateway_key_file: keyFile, name_model: "off" }))
     const run = await runProxy({ PROXY_CONFIG: config, PROXY_PORT: "", GATEWAY_URL: "", GATEWAY_KEY_FILE: "" })
     expect(run.stderr).toBe("")
     expect(run.code).toBeNull()

@@ -2,67 +2,35 @@
 // provider with the address painted over (the same on-device OCR finds no e-mail in what the provider received), and
 // the v3 attestation declares `image-redacted` at the part's path. A corrupt image and a 20 MB image are refused with
 // nothing sent.
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { startFakeProvider, type FakeProvider } from "../../../../programs/fake-provider.ts"
+import type { FakeProvider } from "../../../../programs/fake-provider.ts"
 import { createOcr } from "../../../../sdks/typescript/src/ocr/onDeviceOcr.ts"
 import { detectStructured } from "../../../../sdks/typescript/src/tokeniser/detectStructured.ts"
 import { decodeAttestationHeader, verifyV3Signature, type V3Envelope } from "../../../../sdks/typescript/src/wire/attestation/v3.ts"
-import { startProxy, type StartedProxy } from "../../../../sdks/typescript/src/proxy/startProxy.ts"
-import { startTestGateway, type TestGateway } from "../../../support/gateway.ts"
-import { fundedKey } from "../../../support/tenant.ts"
+import type { StartedProxy } from "../../../../sdks/typescript/src/proxy/startProxy.ts"
+import { startProxyFixture, type ProxyFixture } from "../../../support/proxyFixture.ts"
 
 const EMAIL_PNG = readFileSync(join(import.meta.dirname, "../../../fixtures/images/email.png"))
 
+let fx: ProxyFixture
 let provider: FakeProvider
-let gw: TestGateway
-let dir: string
 let proxy: StartedProxy
-let attestations: Array<string>
 const ocr = createOcr({ timeoutMs: 60_000, idleMs: 1_000 })
 
-// Records the attestation header of every relayed call (the egress seen from the device).
-const recordingFetch: typeof fetch = async (input, init) => {
-  const header = new Headers(init?.headers).get("x-service-attestation")
-  if (header !== null) attestations.push(header)
-  return fetch(input, init)
-}
+/** The attestation header of every relayed call (the egress seen from the device). */
+const attestations = () => fx.egress.flatMap((e) => e.headers.get("x-service-attestation") ?? [])
 
 beforeAll(async () => {
-  provider = await startFakeProvider({ port: 0 })
-  gw = await startTestGateway({ LOCAL_PROVIDER_URL: provider.url })
-  const { apiKey } = await fundedKey(gw)
-  dir = mkdtempSync(join(tmpdir(), "proxy-redact-"))
-  const keyFile = join(dir, "gateway-key")
-  writeFileSync(keyFile, `${apiKey}\n`, { mode: 0o600 })
-  chmodSync(keyFile, 0o600)
-  attestations = []
-  proxy = await startProxy(
-    {
-      PROXY_HOST: "127.0.0.1",
-      PROXY_PORT: "0",
-      GATEWAY_URL: gw.url,
-      GATEWAY_KEY_FILE: keyFile,
-      PRIVACY_RELAY_CONFIG_DIR: join(dir, "config"),
-      NAME_MODEL: "builtin",
-      MEDIA_POLICY: "redact"
-    },
-    { fetch: recordingFetch }
-  )
+  fx = await startProxyFixture({ name: "proxy-redact", proxyEnv: { MEDIA_POLICY: "redact" } })
+  ;({ provider, proxy } = fx)
 }, 60_000)
 afterAll(async () => {
-  await proxy?.close()
-  await gw?.close()
-  await provider?.close()
+  await fx?.close()
   await ocr.close()
-  rmSync(dir, { recursive: true, force: true })
 })
-beforeEach(() => {
-  provider.reset()
-  attestations = []
-})
+beforeEach(() => fx.reset())
 
 const chat = (imageUrl: string) =>
   fetch(`${proxy.url}/v1/chat/completions`, {
@@ -94,8 +62,8 @@ describe("local proxy, MEDIA_POLICY=redact", () => {
     expect(seen).not.toMatch(/@|lovelace/i)
     expect(seen).toContain("Tuesday")
 
-    expect(attestations).toHaveLength(1)
-    const envelope = decodeAttestationHeader(attestations[0]!) as V3Envelope
+    expect(attestations()).toHaveLength(1)
+    const envelope = decodeAttestationHeader(attestations()[0]!) as V3Envelope
     expect(await verifyV3Signature(envelope)).toBe(true)
     expect(envelope.claims["v3-attestation"].passthrough).toEqual([{ path: "/messages/0/content/1", kind: "image-redacted" }])
   }, 60_000)
@@ -108,7 +76,7 @@ describe("local proxy, MEDIA_POLICY=redact", () => {
     expect(answer.error.code).toBe("unsupported_content")
     expect(answer.error.message).toMatch(/^The image at \/messages\/0\/content\/1 is not sent: it is a damaged PNG image/)
     expect(provider.received).toHaveLength(0)
-    expect(attestations).toHaveLength(0)
+    expect(attestations()).toHaveLength(0)
   })
 
   // The proxy's request body limit (8 MiB) answers first, before a byte of the body is read; the redactor's own 20 MiB
@@ -120,6 +88,6 @@ describe("local proxy, MEDIA_POLICY=redact", () => {
     expect(res.status).toBe(413)
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("payload_too_large")
     expect(provider.received).toHaveLength(0)
-    expect(attestations).toHaveLength(0)
+    expect(attestations()).toHaveLength(0)
   })
 })

@@ -1,17 +1,13 @@
 import Anthropic from "@anthropic-ai/sdk"
 import { createOpenAI } from "@ai-sdk/openai"
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from "ai"
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import OpenAI from "openai"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { fakeReplyText, startFakeProvider, type FakeProvider } from "../../../../programs/fake-provider.ts"
+import { fakeReplyText, type FakeProvider } from "../../../../programs/fake-provider.ts"
 import { verifyReceipt } from "../../../../sdks/typescript/src/verify/receipt.ts"
-import { startProxy, type StartedProxy } from "../../../../sdks/typescript/src/proxy/startProxy.ts"
-import { startTestGateway, type TestGateway } from "../../../support/gateway.ts"
-import { fundedKey } from "../../../support/tenant.ts"
-import { gatewayFront, type GatewayFront } from "./gatewayFront.ts"
+import type { StartedProxy } from "../../../../sdks/typescript/src/proxy/startProxy.ts"
+import type { TestGateway } from "../../../support/gateway.ts"
+import { startProxyFixture, type ProxyFixture } from "../../../support/proxyFixture.ts"
 
 /**
  * Real clients of OpenAI's Responses API and Anthropic's token counting, unmodified, pointed at the local proxy
@@ -20,65 +16,23 @@ import { gatewayFront, type GatewayFront } from "./gatewayFront.ts"
  * the Anthropic SDK's `messages.countTokens`. Each gets its originals back while the gateway and the provider only
  * ever see aliases; receipts verify.
  */
-interface Egress {
-  readonly url: string
-  readonly method: string
-  readonly body: string
-}
-
+let fx: ProxyFixture
 let provider: FakeProvider
 let gw: TestGateway
-let front: GatewayFront
-let dir: string
 let proxy: StartedProxy
-let egress: Array<Egress>
 
-const recordingFetch: typeof fetch = async (input, init) => {
-  egress.push({
-    url: String(input),
-    method: init?.method ?? "GET",
-    body: init?.body instanceof Uint8Array ? new TextDecoder().decode(init.body) : String(init?.body ?? "")
-  })
-  return fetch(input, init)
-}
-
-const relayEgress = () => egress.filter((e) => e.method === "POST")
-const providerSaw = () => provider.received.map((r) => r.body.toString("utf8")).join("\n")
+const relayEgress = () => fx.relayEgress()
+const providerSaw = () => fx.providerSaw()
 
 beforeAll(async () => {
   // Streams come in 5-character frames, so aliases are cut across events.
-  provider = await startFakeProvider({ port: 0, streamPieceChars: 5 })
-  gw = await startTestGateway({ LOCAL_PROVIDER_URL: provider.url })
-  front = await gatewayFront(gw.url)
-  const { apiKey } = await fundedKey(gw)
-  dir = mkdtempSync(join(tmpdir(), "proxy-responses-"))
-  const keyFile = join(dir, "gateway-key")
-  writeFileSync(keyFile, `${apiKey}\n`, { mode: 0o600 })
-  chmodSync(keyFile, 0o600)
-  egress = []
-  proxy = await startProxy(
-    {
-      PROXY_HOST: "127.0.0.1",
-      PROXY_PORT: "0",
-      GATEWAY_URL: front.url,
-      GATEWAY_KEY_FILE: keyFile,
-      PRIVACY_RELAY_CONFIG_DIR: join(dir, "config"),
-      NAME_MODEL: "builtin"
-    },
-    { fetch: recordingFetch }
-  )
+  fx = await startProxyFixture({ name: "proxy-responses", provider: { streamPieceChars: 5 } })
+  ;({ provider, gw, proxy } = fx)
 })
 afterAll(async () => {
-  await proxy?.close()
-  await front?.close()
-  await gw?.close()
-  await provider?.close()
-  rmSync(dir, { recursive: true, force: true })
+  await fx?.close()
 })
-beforeEach(() => {
-  provider.reset()
-  egress = []
-})
+beforeEach(() => fx.reset())
 
 const EMAIL = "jane.doe@example.com"
 const PHONE = "+44 20 7946 0958"

@@ -1,53 +1,22 @@
 import Anthropic from "@anthropic-ai/sdk"
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import OpenAI from "openai"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { fakeReplyText, startFakeProvider, type FakeProvider } from "../../../../programs/fake-provider.ts"
+import { fakeReplyText, type FakeProvider } from "../../../../programs/fake-provider.ts"
 import { decodeAttestationHeader, verifyV3Signature, type V3Envelope } from "../../../../sdks/typescript/src/wire/attestation/v3.ts"
 import { ENGINE } from "../../../../sdks/typescript/src/client/engine.ts"
-import { startProxy, type StartedProxy } from "../../../../sdks/typescript/src/proxy/startProxy.ts"
-import { startTestGateway, type TestGateway } from "../../../support/gateway.ts"
-import { fundedKey } from "../../../support/tenant.ts"
-import { gatewayFront, type GatewayFront } from "./gatewayFront.ts"
+import type { StartedProxy } from "../../../../sdks/typescript/src/proxy/startProxy.ts"
+import type { TestGateway } from "../../../support/gateway.ts"
+import { startProxyFixture, type ProxyFixture } from "../../../support/proxyFixture.ts"
 
-/** Every call the proxy makes to the gateway, with the answer's headers: the egress seen from the device. */
-interface Egress {
-  readonly url: string
-  readonly method: string
-  readonly headers: Headers
-  readonly body: string
-  responseHeaders?: Headers
-  status?: number
-}
-
+let fx: ProxyFixture
 let provider: FakeProvider
 let gw: TestGateway
-let front: GatewayFront
-let dir: string
-let baseEnv: Record<string, string>
 let proxy: StartedProxy
-let egress: Array<Egress>
 
-const recordingFetch: typeof fetch = async (input, init) => {
-  const entry: Egress = {
-    url: String(input),
-    method: init?.method ?? "GET",
-    headers: new Headers(init?.headers),
-    body: init?.body instanceof Uint8Array ? new TextDecoder().decode(init.body) : String(init?.body ?? "")
-  }
-  egress.push(entry)
-  const response = await fetch(input, init)
-  entry.responseHeaders = response.headers
-  entry.status = response.status
-  return response
-}
-
-const relayEgress = () => egress.filter((e) => e.method === "POST")
-const providerSaw = () => provider.received.map((r) => r.body.toString("utf8")).join("\n")
+const relayEgress = () => fx.relayEgress()
+const providerSaw = () => fx.providerSaw()
 
 const closedPort = async (): Promise<number> => {
   const server = createServer()
@@ -59,36 +28,13 @@ const closedPort = async (): Promise<number> => {
 
 beforeAll(async () => {
   // Streams come in 5-character frames, so aliases are cut across frames.
-  provider = await startFakeProvider({ port: 0, streamPieceChars: 5 })
-  gw = await startTestGateway({ LOCAL_PROVIDER_URL: provider.url })
-  front = await gatewayFront(gw.url)
-  const { apiKey } = await fundedKey(gw)
-  dir = mkdtempSync(join(tmpdir(), "proxy-server-"))
-  const keyFile = join(dir, "gateway-key")
-  writeFileSync(keyFile, `${apiKey}\n`, { mode: 0o600 })
-  chmodSync(keyFile, 0o600)
-  baseEnv = {
-    PROXY_HOST: "127.0.0.1",
-    PROXY_PORT: "0",
-    GATEWAY_URL: front.url,
-    GATEWAY_KEY_FILE: keyFile,
-    PRIVACY_RELAY_CONFIG_DIR: join(dir, "config"),
-    NAME_MODEL: "builtin"
-  }
-  egress = []
-  proxy = await startProxy(baseEnv, { fetch: recordingFetch })
+  fx = await startProxyFixture({ name: "proxy-server", provider: { streamPieceChars: 5 } })
+  ;({ provider, gw, proxy } = fx)
 })
 afterAll(async () => {
-  await proxy?.close()
-  await front?.close()
-  await gw?.close()
-  await provider?.close()
-  rmSync(dir, { recursive: true, force: true })
+  await fx?.close()
 })
-beforeEach(() => {
-  provider.reset()
-  egress = []
-})
+beforeEach(() => fx.reset())
 
 const EMAIL = "jane.doe@example.com"
 const PHONE = "+44 20 7946 0958"
@@ -198,7 +144,7 @@ describe("local proxy with the official SDKs, unmodified", () => {
     const openai = new OpenAI({ apiKey: "client-key-that-must-not-travel", baseURL: `${proxy.url}/v1`, maxRetries: 0 })
     await openai.chat.completions.create({ model: "local-chat", messages: [{ role: "user", content: `hi ${EMAIL}` }] })
     const sent = relayEgress()[0]
-    expect(sent.url).toBe(`${front.url}/api/v1/chat/completions`)
+    expect(sent.url).toBe(`${gw.url}/api/v1/chat/completions`)
     expect(sent.headers.get("authorization")).toMatch(/^Bearer svc_/)
     expect(JSON.stringify([...sent.headers])).not.toContain("client-key-that-must-not-travel")
     expect(sent.headers.get("x-service-engine")).toBe(`relay-ts/${ENGINE.version}`)
@@ -218,7 +164,7 @@ describe("local proxy with the official SDKs, unmodified", () => {
       body: JSON.stringify({ model: "local-chat", messages: [{ role: "user", content: "hello" }] })
     })
     expect(res.status).toBe(200)
-    const fromGateway = relayEgress()[0].responseHeaders!
+    const fromGateway = relayEgress()[0].responseHeaders
     expect(fromGateway.get("x-request-id")).toBeTruthy()
     expect(res.headers.get("x-request-id")).toBe(fromGateway.get("x-request-id"))
     const receiptNames = [...fromGateway.keys()].filter((name) => name.startsWith("x-service-receipt"))
@@ -284,9 +230,9 @@ describe("local proxy 0.4: streaming", () => {
 
 describe("local proxy refusals", () => {
   it("with PROXY_STREAMING=off, stream: true answers 501 with a clear error and sends nothing (the 0.3 behaviour)", async () => {
-    const off = await startProxy({ ...baseEnv, PROXY_STREAMING: "off" }, { fetch: recordingFetch })
+    const off = await fx.startAnother({ PROXY_STREAMING: "off" })
     try {
-      egress = []
+      fx.reset()
       const res = await fetch(`${off.url}/v1/chat/completions`, {
         method: "POST",
         headers: { "content-type": "application/json" },
@@ -304,12 +250,9 @@ describe("local proxy refusals", () => {
   })
 
   it("fail-closed: an unreachable name model endpoint refuses with 503 and nothing reaches the gateway", async () => {
-    const down = await startProxy(
-      { ...baseEnv, NAME_MODEL: `http://127.0.0.1:${await closedPort()}/names` },
-      { fetch: recordingFetch }
-    )
+    const down = await fx.startAnother({ NAME_MODEL: `http://127.0.0.1:${await closedPort()}/names` })
     try {
-      egress = [] // the start-up identity probe is not a relay call
+      fx.reset() // the start-up identity probe is not a relay call
       const openai = new OpenAI({ apiKey: "anything", baseURL: `${down.url}/v1`, maxRetries: 0 })
       const error = await openai.chat.completions
         .create({ model: "local-chat", messages: [{ role: "user", content: `I am Jane Doe, ${EMAIL}` }] })
@@ -320,7 +263,7 @@ describe("local proxy refusals", () => {
       expect(error).toBeInstanceOf(OpenAI.APIError)
       expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(503)
       expect((error as InstanceType<typeof OpenAI.APIError>).message).toMatch(/name model is unavailable.*not sent/)
-      expect(egress).toHaveLength(0)
+      expect(fx.egress).toHaveLength(0)
       expect(provider.received).toHaveLength(0)
     } finally {
       await down.close()
@@ -331,7 +274,7 @@ describe("local proxy refusals", () => {
     const res = await fetch(`${proxy.url}/v1/messages`, { method: "POST", body: "not json" })
     expect(res.status).toBe(400)
     expect((await res.json()).error.code).toBe("invalid_request")
-    expect(egress).toHaveLength(0)
+    expect(fx.egress).toHaveLength(0)
   })
 
   it("a gateway error is passed through with its status and body", async () => {
@@ -353,7 +296,7 @@ describe("local proxy refusals", () => {
     })
     expect(res.status).toBe(403)
     expect((await res.json()).error.code).toBe("origin_not_allowed")
-    expect(egress).toHaveLength(0)
+    expect(fx.egress).toHaveLength(0)
   })
 
   it("a request naming another Host (DNS rebinding) is refused", async () => {
@@ -367,7 +310,7 @@ describe("local proxy refusals", () => {
       req.end()
     })
     expect(status).toBe(403)
-    expect(egress).toHaveLength(0)
+    expect(fx.egress).toHaveLength(0)
   })
 
   it("unknown paths are 404 not_found", async () => {
@@ -381,7 +324,7 @@ describe("local proxy informational routes", () => {
   it("GET /healthz answers ok with the engine and gateway", async () => {
     const res = await fetch(`${proxy.url}/healthz`)
     expect(res.status).toBe(200)
-    expect(await res.json()).toEqual({ status: "ok", engine: `relay-ts/${ENGINE.version}`, gateway: front.url })
+    expect(await res.json()).toEqual({ status: "ok", engine: `relay-ts/${ENGINE.version}`, gateway: gw.url })
   })
 
   it("GET /v1/models lists the models the gateway routes (openai SDK)", async () => {

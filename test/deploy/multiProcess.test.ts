@@ -511,8 +511,12 @@ describe.skipIf(!PG_AND_REDIS)("two gateway processes on PostgreSQL + Redis behi
     expect(maxHold).toBeGreaterThan(0n)
     expect(BigInt(after!)).toBeGreaterThanOrEqual(-maxHold)
     expect(held).toBe("0")
-    const bothNodes = new Set(results.filter((r) => ok(r.attempts[0]!)).map((r) => servedBy(r.attempts[0]!.requestId)))
+    // Both nodes decided calls against the one wallet (admitted or refused with 402). Which node won the few calls
+    // the wallet could pay for is a race: on a loaded machine one node can take them all, so that is only logged.
+    const bothNodes = new Set(results.map((r) => servedBy(r.attempts[0]!.requestId)))
     expect(bothNodes).toEqual(new Set([0, 1]))
+    const paidBy = new Set(results.filter((r) => ok(r.attempts[0]!)).map((r) => servedBy(r.attempts[0]!.requestId)))
+    expect(paidBy.size).toBeGreaterThan(0)
     const settled = await checkSettlements([tenant.orgId], results)
     expect(settled.billedUnanswered).toEqual([])
     const [{ spent }] = await query<{ spent: string }>(
@@ -528,6 +532,7 @@ describe.skipIf(!PG_AND_REDIS)("two gateway processes on PostgreSQL + Redis behi
       final_balance_micros: after,
       one_hold_micros: String(maxHold),
       served_by_nodes: [...bothNodes],
+      paid_calls_served_by_nodes: [...paidBy],
       receipts: settled.receipts,
       chains: chains.chains
     }))

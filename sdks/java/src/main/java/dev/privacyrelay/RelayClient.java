@@ -257,13 +257,14 @@ public final class RelayClient {
         String answer = new String(res.body(), StandardCharsets.UTF_8);
         JsonNode restored;
         try {
-            restored = json.readTree(p.aliases().isEmpty() ? answer : engine.detokenise(answer, jsonEscaped(p.aliases())));
+            restored = json.readTree(answer);
         } catch (IOException e) {
             restored = null;
         }
         if (restored == null || !restored.isContainerNode()) {
             throw new RelayException("invalid_answer", "The gateway's answer is not JSON.", res.statusCode(), requestId, null);
         }
+        restored = JsonRestore.restore(engine, restored, p.aliases(), jsonEscaped(p.aliases()), null);
         JsonNode receipt = decodeHeader(res.headers().firstValue("x-service-receipt-v2").orElse(null));
         JsonNode countersignature = decodeHeader(res.headers().firstValue("x-service-receipt-v3").orElse(null));
         String attestation = p.headers().get("x-service-attestation");

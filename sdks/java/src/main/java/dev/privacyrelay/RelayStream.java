@@ -3,7 +3,6 @@ package dev.privacyrelay;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.databind.node.TextNode;
 import dev.privacyrelay.engine.StreamingDetokeniser;
 import dev.privacyrelay.errors.StreamException;
 import java.io.BufferedReader;
@@ -404,25 +403,10 @@ public final class RelayStream implements Iterator<StreamEvent>, Iterable<Stream
             releaseAllResponses(v.get("sequence_number")); // whatever a provider left open without its .done event
             ended = true;
         }
-        emit(name, restoreDeep(renumbered(v), ""), "");
+        emit(name, JsonRestore.restore(client.engine, renumbered(v), aliases, escaped, null), "");
     }
 
     private void releaseAllResponses(JsonNode next) {
         for (String key : new ArrayList<>(fields.keySet())) if (key.startsWith("r|")) responsesRelease(key, next);
-    }
-
-    /** Restores every string of a whole value; an "arguments" value is JSON text, so its originals go in JSON-escaped. */
-    private JsonNode restoreDeep(JsonNode v, String key) {
-        if (v.isTextual()) return TextNode.valueOf(client.engine.detokenise(v.asText(), key.equals("arguments") ? escaped : aliases));
-        if (v instanceof ArrayNode) {
-            ArrayNode a = (ArrayNode) v;
-            for (int i = 0; i < a.size(); i++) a.set(i, restoreDeep(a.get(i), ""));
-        } else if (v instanceof ObjectNode) {
-            ObjectNode o = (ObjectNode) v;
-            List<String> names = new ArrayList<>();
-            o.fieldNames().forEachRemaining(names::add);
-            for (String k : names) o.set(k, restoreDeep(o.get(k), k));
-        }
-        return v;
     }
 }

@@ -291,4 +291,21 @@ class RelayClientTest {
         assertEquals("He said \"hi\" to " + EMAIL, r.body().get("echo").asText());
         assertFalse(gateway.calls().get(0).body().contains(EMAIL));
     }
+
+    @Test
+    void toolCallArgumentsAreRestoredInsideTheirJsonTextAndStillParse() throws Exception {
+        gateway.on("/api/v1/chat/completions", (ex, body) -> {
+            String content = StubGateway.firstContent(body);
+            String alias = content.substring(content.indexOf('<'), content.indexOf('>') + 1);
+            ObjectNode answer = StubGateway.JSON.createObjectNode();
+            ObjectNode message = answer.putArray("choices").addObject().put("index", 0).putObject("message").put("role", "assistant");
+            message.putNull("content");
+            message.putArray("tool_calls").addObject().put("id", "call_1").put("type", "function").putObject("function")
+                    .put("name", "send_mail").put("arguments", "{\"to\":\"" + alias + "\"}");
+            StubGateway.answer(ex, 200, answer.toString());
+        });
+        RelayResponse r = client().build().chat().completions().create(chat("Mail " + EMAIL));
+        String args = r.body().at("/choices/0/message/tool_calls/0/function/arguments").asText();
+        assertEquals(EMAIL, StubGateway.JSON.readTree(args).get("to").asText());
+    }
 }

@@ -229,6 +229,14 @@ class RelayClientTest {
     }
 
     @Test
+    void anEngineLibraryOfAnotherAbiVersionIsAClearErrorAtConstruction() throws Exception {
+        String lib = dev.privacyrelay.engine.OtherAbiLibrary.build().toString();
+        EngineUnavailableException e = assertThrows(EngineUnavailableException.class, () -> client().engineLibrary(lib).build());
+        assertTrue(e.getMessage().contains("C ABI version"), e.getMessage());
+        assertTrue(gateway.seen.isEmpty());
+    }
+
+    @Test
     void aUrlThatIsNotAGatewayGetsNoKeyAndNoBody() {
         gateway.on(GatewayIdentity.PROBE_PATH, (ex, body) -> StubGateway.answer(ex, 404, "not here"));
         GatewayIdentityException e = assertThrows(GatewayIdentityException.class, () -> client().build().chat().completions().create(chat("Mail " + EMAIL)));

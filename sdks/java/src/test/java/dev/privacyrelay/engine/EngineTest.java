@@ -100,4 +100,13 @@ class EngineTest {
         d.close();
         assertThrows(IllegalStateException.class, () -> d.push("x"));
     }
+
+    @Test
+    void aLibraryOfAnotherAbiVersionIsEngineUnavailableNamingBothVersions() throws Exception {
+        Path lib = OtherAbiLibrary.build();
+        EngineUnavailableException e = assertThrows(EngineUnavailableException.class, () -> Engine.load(lib.toString()));
+        assertEquals("engine_unavailable", e.code());
+        assertTrue(e.getMessage().contains("C ABI version " + (Engine.ABI_VERSION + 1)), e.getMessage());
+        assertTrue(e.getMessage().contains("needs " + Engine.ABI_VERSION), e.getMessage());
+    }
 }

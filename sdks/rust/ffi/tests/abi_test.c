@@ -1,9 +1,11 @@
 /* The C ABI from C: results, error codes and error JSON for NULL, non-JSON and invalid UTF-8 arguments, the
  * streaming detokeniser handle, verification verdicts, a deterministic attestation equal to the vector, and a
  * panic contained by the boundary. Built and run by sdks/rust/ci.sh; prints "N passed, M failed". */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "privacy_relay.h"
 
 static int passed = 0, failed = 0;
@@ -246,10 +248,19 @@ int main(int argc, char **argv) {
   CHECK(rc == PR_OK && out && strcmp(out, "false") == 0, "is_alias anchored");
   pr_string_free(out);
 
-  /* A panic inside the library stays inside it. */
+  /* A panic inside the library stays inside it, and the deliberate one prints nothing (stderr goes to a file meanwhile). */
+  fflush(stderr);
+  FILE *caught = tmpfile();
+  int saved_stderr = dup(2);
+  CHECK(caught != NULL && saved_stderr >= 0 && dup2(fileno(caught), 2) >= 0, "stderr redirected");
   rc = pr_debug_panic(&out);
-  CHECK(rc == PR_E_INTERNAL && contains(out, "\"code\":\"internal_error\""), "panic is contained");
+  dup2(saved_stderr, 2);
+  close(saved_stderr);
+  CHECK(rc == PR_E_INTERNAL && contains(out, "\"code\":\"internal_error\"") && contains(out, "pr_debug_panic was called"),
+        "panic is contained");
   pr_string_free(out);
+  CHECK(caught != NULL && fseek(caught, 0, SEEK_END) == 0 && ftell(caught) == 0, "the deliberate panic printed nothing");
+  if (caught) fclose(caught);
   rc = pr_engine_info(&out);
   CHECK(rc == PR_OK, "the library works after a panic");
   pr_string_free(out);

@@ -138,6 +138,12 @@ pub(crate) fn new_uuid() -> String {
     format!("{}-{}-{}-{}-{}", &h[..8], &h[8..12], &h[12..16], &h[16..20], &h[20..])
 }
 
+/// An original as it appears inside a JSON string (quotes, backslashes and control characters escaped).
+fn escape_for_json_string(original: &str) -> String {
+    let quoted = Value::String(original.to_string()).to_string();
+    quoted[1..quoted.len() - 1].to_string()
+}
+
 /// Restores aliases in a parsed JSON answer, string by string. The value of an `arguments` key (a tool call's
 /// arguments: JSON text inside a JSON string) takes each original JSON-escaped, so it still parses when an
 /// original holds a quote, a backslash or a newline; every other string takes the original as it is.
@@ -145,10 +151,7 @@ pub fn detokenise_json_value(value: &mut Value, map: &HashMap<String, String>) {
     fn restore(text: &str, map: &HashMap<String, String>, json_text: bool) -> String {
         alias_regex()
             .replace_all(text, |c: &regex::Captures<'_>| match map.get(&c[0]) {
-                Some(original) if json_text => {
-                    let quoted = Value::String(original.clone()).to_string();
-                    quoted[1..quoted.len() - 1].to_string()
-                }
+                Some(original) if json_text => escape_for_json_string(original),
                 Some(original) => original.clone(),
                 None => c[0].to_string(),
             })
@@ -407,33 +410,54 @@ pub struct RelayStream {
 }
 
 impl RelayStream {
-    fn restore(&mut self, channel: String, text: &str) -> String {
-        let map = self.map.clone();
-        self.detokenisers.entry(channel).or_insert_with(|| StreamingDetokeniser::new(map)).push(text)
+    /// Pushes a piece of a streamed text field through its channel's detokeniser. A JSON-text channel (tool-call
+    /// arguments, Anthropic `partial_json`) restores originals JSON-escaped, so the assembled text still parses.
+    fn restore(&mut self, channel: String, text: &str, json_text: bool) -> String {
+        let pairs: Vec<(String, String)> = if json_text {
+            self.map.iter().map(|(alias, original)| (alias.clone(), escape_for_json_string(original))).collect()
+        } else {
+            self.map.clone()
+        };
+        self.detokenisers.entry(channel).or_insert_with(|| StreamingDetokeniser::new(pairs)).push(text)
     }
 
     fn restore_event(&mut self, mut event: Value) -> Value {
-        // OpenAI chunks: choices[i].delta.content; Anthropic: content_block_delta's delta.text.
+        // OpenAI chunks: each choice's delta.content and each tool call's function.arguments stream in pieces.
         if let Some(choices) = event.get_mut("choices").and_then(Value::as_array_mut) {
-            let mut restored = Vec::new();
+            let mut pieces = Vec::new();
             for (k, c) in choices.iter().enumerate() {
                 let index = c.get("index").and_then(Value::as_u64).unwrap_or(k as u64);
-                if let Some(text) = c.get("delta").and_then(|d| d.get("content")).and_then(Value::as_str) {
-                    restored.push((k, format!("choice{index}"), text.to_string()));
+                if let Some(text) = c.pointer("/delta/content").and_then(Value::as_str) {
+                    pieces.push((format!("/choices/{k}/delta/content"), format!("choice{index}"), text.to_string(), false));
+                }
+                for (t, call) in c.pointer("/delta/tool_calls").and_then(Value::as_array).into_iter().flatten().enumerate() {
+                    if let Some(args) = call.pointer("/function/arguments").and_then(Value::as_str) {
+                        let tool = call.get("index").and_then(Value::as_u64).unwrap_or(t as u64);
+                        pieces.push((format!("/choices/{k}/delta/tool_calls/{t}/function/arguments"), format!("tool{index}.{tool}"), args.to_string(), true));
+                    }
                 }
             }
-            for (k, channel, text) in restored {
-                let out = self.restore(channel, &text);
-                event["choices"][k]["delta"]["content"] = Value::String(out);
+            for (pointer, channel, text, json_text) in pieces {
+                let out = self.restore(channel, &text, json_text);
+                if let Some(slot) = event.pointer_mut(&pointer) {
+                    *slot = Value::String(out);
+                }
             }
+            return event;
         }
+        // Anthropic: a content block's text_delta.text or input_json_delta.partial_json streams in pieces.
         if event.get("type").and_then(Value::as_str) == Some("content_block_delta") {
             let index = event.get("index").and_then(Value::as_u64).unwrap_or(0);
-            if let Some(text) = event.get("delta").and_then(|d| d.get("text")).and_then(Value::as_str).map(str::to_string) {
-                let out = self.restore(format!("block{index}"), &text);
-                event["delta"]["text"] = Value::String(out);
+            if let Some(text) = event.pointer("/delta/text").and_then(Value::as_str).map(str::to_string) {
+                event["delta"]["text"] = Value::String(self.restore(format!("block{index}"), &text, false));
+            } else if let Some(json) = event.pointer("/delta/partial_json").and_then(Value::as_str).map(str::to_string) {
+                event["delta"]["partial_json"] = Value::String(self.restore(format!("json{index}"), &json, true));
             }
+            return event;
         }
+        // Every other event is whole in one frame (message_start, content_block_start with a tool_use input, ...).
+        let map: HashMap<String, String> = self.map.iter().cloned().collect();
+        detokenise_json_value(&mut event, &map);
         event
     }
 
@@ -595,6 +619,36 @@ mod tests {
         }
         assert_eq!(text, "to jane.doe@example.com ok");
         assert_eq!(s.receipt, Some(json!({"v": 2})));
+    }
+
+    #[tokio::test]
+    async fn streamed_tool_arguments_and_partial_json_are_restored_across_events_and_still_parse() {
+        let quoted = vec![("<PERSON_1_abcd>".to_string(), "Jo \"Q\" Smith".to_string())];
+        let mut s = stream_of(
+            vec![
+                "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{\\\"to\\\":\\\"<PERSON\"}}]}}]}\n\n",
+                "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"_1_abcd>\\\"}\"}}]}}]}\n\n",
+                "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"text\",\"text\":\"<PERSON_1_abcd>\"}}\n\n",
+                "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":2,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"to\\\":\\\"<PERSON_1_ab\"}}\n\n",
+                "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":2,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"cd>\\\"}\"}}\n\n",
+            ],
+            quoted,
+        );
+        let (mut args, mut partial, mut whole) = (String::new(), String::new(), Value::Null);
+        while let Some(e) = s.next().await {
+            let e = e.unwrap();
+            if let Some(a) = e.pointer("/choices/0/delta/tool_calls/0/function/arguments").and_then(Value::as_str) {
+                args.push_str(a);
+            } else if let Some(p) = e.pointer("/delta/partial_json").and_then(Value::as_str) {
+                partial.push_str(p);
+            } else {
+                whole = e;
+            }
+        }
+        assert_eq!(serde_json::from_str::<Value>(&args).unwrap()["to"], "Jo \"Q\" Smith");
+        assert_eq!(serde_json::from_str::<Value>(&partial).unwrap()["to"], "Jo \"Q\" Smith");
+        assert_eq!(whole["content_block"]["text"], "Jo \"Q\" Smith");
+        assert!(s.flush().is_empty());
     }
 
     #[tokio::test]

@@ -11,6 +11,7 @@ import { countersignAttestation } from "../../sdks/typescript/src/wire/receipts/
 import { decodeEnvelopeHeader } from "../../sdks/typescript/src/wire/receipts/header.ts"
 import { CHECK_LABELS, type VerificationCheck, type VerificationResult, verifyReceipt } from "../../sdks/typescript/src/wire/receipts/verify.ts"
 import { requireGatewayKey, requirePortal } from "./auth.ts"
+import { asApiError } from "./domainErrors.ts"
 import { readBodyBytes } from "./body.ts"
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -59,10 +60,8 @@ const LINKAGE = CHECK_LABELS[4]
 
 /** Portal routes here answer 401 `auth_required` (the spec's code for the JTI lookup) instead of portal_auth_required. */
 const requireReceiptReader = requirePortal(undefined).pipe(
-  Effect.catchIf(
-    (e): e is ApiError => e instanceof ApiError && e.status === 401,
-    (e) => Effect.fail(authRequired(e.message))
-  )
+  Effect.mapError(asApiError),
+  Effect.catchIf((e) => e.status === 401, (e) => Effect.fail(authRequired(e.message)))
 )
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/

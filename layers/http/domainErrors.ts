@@ -16,6 +16,7 @@ import {
   PaymentsNotConfigured,
   StripeNotConfigured
 } from "../../services/Payments.ts"
+import { PortalTokenNotValid, UnknownAbilities } from "../../services/PortalTokens.ts"
 import { ReceiptKeyFromFile } from "../../services/ReceiptKeys.ts"
 import { TreeSizeOutOfRange } from "../../services/TransparencyLog.ts"
 import { OrganisationNotFound } from "../../services/Wallets.ts"
@@ -40,6 +41,8 @@ export type DomainError =
   | DevCheckoutUnavailable
   | WebhookEndpointNotFound
   | WebhookDeliveryNotFound
+  | UnknownAbilities
+  | PortalTokenNotValid
 
 const DOMAIN_ERRORS = [
   OrganisationNotFound,
@@ -58,7 +61,9 @@ const DOMAIN_ERRORS = [
   CheckoutNotFound,
   DevCheckoutUnavailable,
   WebhookEndpointNotFound,
-  WebhookDeliveryNotFound
+  WebhookDeliveryNotFound,
+  UnknownAbilities,
+  PortalTokenNotValid
 ] as const
 
 export const isDomainError = (u: unknown): u is DomainError => DOMAIN_ERRORS.some((error) => u instanceof error)
@@ -109,6 +114,15 @@ export const domainErrorToApiError = (error: DomainError): ApiError => {
       return new ApiError({ status: 404, code: "not_found", message: "No webhook endpoint with this id in your organisation." })
     case "WebhookDeliveryNotFound":
       return new ApiError({ status: 404, code: "not_found", message: "No webhook delivery with this id in your organisation." })
+    case "UnknownAbilities":
+      return new ApiError({
+        status: 400,
+        code: "invalid_request",
+        message: `Unknown abilities: ${error.abilities.join(", ")}`,
+        extra: { details: { path: "abilities" } }
+      })
+    case "PortalTokenNotValid":
+      return new ApiError({ status: 401, code: "portal_auth_required", message: "This route needs a portal session or portal token (spt_...)." })
     case "TreeSizeOutOfRange": {
       const { first, second, treeSize } = error
       return new ApiError({

@@ -194,6 +194,21 @@ describe("operator flag", () => {
     expect(JSON.stringify(audit)).not.toContain(OPERATOR)
   })
 
+  it("POST /api/admin/portal-tokens refuses unknown abilities (400, naming them) and a missing organisation (404); nothing stored", async () => {
+    const post = (body: unknown) =>
+      fetch(`${gw.url}/api/admin/portal-tokens`, { method: "POST", headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" }, body: JSON.stringify(body) })
+    const before = await gw.query<{ n: number }>("SELECT count(*)::int AS n FROM portal_tokens")
+    const unknown = await post({ org_id: orgIds[1], abilities: ["ability:keys.read", "ability:nope", "ability:neither"] })
+    expect(unknown.status).toBe(400)
+    expect(await unknown.json()).toEqual({
+      error: { code: "invalid_request", message: "Unknown abilities: ability:nope, ability:neither", details: { path: "abilities" } }
+    })
+    const missing = await post({ org_id: "org_does_not_exist", abilities: ["ability:keys.read"] })
+    expect(missing.status).toBe(404)
+    expect(await missing.json()).toEqual({ error: { code: "not_found", message: "No such organisation." } })
+    expect(await gw.query<{ n: number }>("SELECT count(*)::int AS n FROM portal_tokens")).toEqual(before)
+  })
+
   it("POST /api/admin/accounts/operator: the admin API the CLI uses; bad input and unknown addresses refused", async () => {
     const post = (body: unknown, bearer = adminToken) =>
       fetch(`${gw.url}/api/admin/accounts/operator`, { method: "POST", headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json" }, body: JSON.stringify(body) })

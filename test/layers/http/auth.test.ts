@@ -56,6 +56,22 @@ describe("auth matrix on relay routes", () => {
     expect(fx.provider.received).toHaveLength(0)
   })
 
+  it("an unknown or malformed portal token -> 401 portal_auth_required on portal routes, auth_required on receipt reads", async () => {
+    for (const token of [`spt_${"a".repeat(52)}`, "spt_tooshort"]) {
+      const portal = await fetch(`${fx.gw.url}/api/v1/billing/balance`, { headers: { authorization: `Bearer ${token}` } })
+      expect(portal.status).toBe(401)
+      expect(await portal.json()).toEqual({
+        error: { code: "portal_auth_required", message: "This route needs a portal session or portal token (spt_...)." }
+      })
+      const receipts = await fetch(`${fx.gw.url}/api/v1/receipts`, { headers: { authorization: `Bearer ${token}` } })
+      expect(receipts.status).toBe(401)
+      expect(await receipts.json()).toEqual({
+        error: { code: "auth_required", message: "This route needs a portal session or portal token (spt_...)." }
+      })
+    }
+    expect(fx.provider.received).toHaveLength(0)
+  })
+
   it("a key whose permissions lack the route's scope -> 403 insufficient_scope with required and granted", async () => {
     const { apiKey, keyPrefix } = await fundedKey(fx.gw)
     await fx.gw.query(`UPDATE api_keys SET permissions = '["messages"]'::jsonb WHERE key_prefix = $1`, keyPrefix)

@@ -16,6 +16,7 @@ import {
   PaymentsNotConfigured,
   StripeNotConfigured
 } from "../../../services/Payments.ts"
+import { PortalTokenNotValid, UnknownAbilities } from "../../../services/PortalTokens.ts"
 import { ReceiptKeyFromFile } from "../../../services/ReceiptKeys.ts"
 import { TreeSizeOutOfRange } from "../../../services/TransparencyLog.ts"
 import { OrganisationNotFound } from "../../../services/Wallets.ts"
@@ -40,7 +41,8 @@ const EXAMPLES: ReadonlyArray<readonly [DomainError, number, string]> = [
   [new CheckoutNotFound({ checkoutId: "chk_1" }), 404, "not_found"],
   [new DevCheckoutUnavailable(), 404, "not_found"],
   [new WebhookEndpointNotFound(), 404, "not_found"],
-  [new WebhookDeliveryNotFound(), 404, "not_found"]
+  [new WebhookDeliveryNotFound(), 404, "not_found"],
+  [new PortalTokenNotValid(), 401, "portal_auth_required"]
 ]
 
 describe("domain errors to HTTP", () => {
@@ -61,6 +63,10 @@ describe("domain errors to HTTP", () => {
         message: "second (9) is beyond the log's tree size (5).",
         details: { first: 3, second: 9, tree_size: 5 }
       }
+    })
+    expect(domainErrorToApiError(new UnknownAbilities({ abilities: ["ability:x", "ability:y"] }))).toMatchObject({ status: 400 })
+    expect(domainErrorToApiError(new UnknownAbilities({ abilities: ["ability:x", "ability:y"] })).toBody()).toEqual({
+      error: { code: "invalid_request", message: "Unknown abilities: ability:x, ability:y", details: { path: "abilities" } }
     })
     expect(domainErrorToApiError(new TreeSizeOutOfRange({ first: 0, second: 5, treeSize: 5 })).message).toMatch(/^first must be at least 1/)
     expect(domainErrorToApiError(new TreeSizeOutOfRange({ first: 4, second: 2, treeSize: 5 })).message).toBe("first (4) must not be greater than second (2).")

@@ -3,7 +3,7 @@
 //! its position and its kind; and of what receipt_chain_export writes (or JSON Lines, or a list). Kinds, reasons and
 //! positions are the TypeScript SDK's (sdks/vectors/receipts.json `chains` and `chain_exports`).
 
-use super::js::{is_number, js_string, num};
+use super::js::{is_number, js_number, js_string, num};
 use super::jwks::{JwksError, KeyResolver};
 use super::receipt::{decode_envelope_input, verify_receipt, VerificationResult};
 use serde_json::{json, Value};
@@ -46,14 +46,14 @@ impl ChainVerification {
         json!({
             "valid": self.valid,
             "chain_id": self.chain_id,
-            "first_seq": self.first_seq,
-            "last_seq": self.last_seq,
+            "first_seq": self.first_seq.map(js_number),
+            "last_seq": self.last_seq.map(js_number),
             "count": self.count,
             "verified": self.verified,
             "break": self.break_.as_ref().map(|b| json!({
-                "index": b.index, "seq": b.seq, "jti": b.jti, "kind": b.kind, "reason": b.reason, "result": b.result.to_json()
+                "index": b.index, "seq": b.seq.map(js_number), "jti": b.jti, "kind": b.kind, "reason": b.reason, "result": b.result.to_json()
             })),
-            "gaps": self.gaps.iter().map(|g| json!({"index": g.index, "after_seq": g.after_seq, "seq": g.seq})).collect::<Vec<_>>()
+            "gaps": self.gaps.iter().map(|g| json!({"index": g.index, "after_seq": js_number(g.after_seq), "seq": js_number(g.seq)})).collect::<Vec<_>>()
         })
     }
 }

@@ -1,5 +1,4 @@
-import { Context, Effect } from "effect"
-import type { ApiError } from "../src/http/ApiError.ts"
+import { Context, Data, type Effect } from "effect"
 import type { ModelLookup } from "../src/providers/catalogue.ts"
 import type { Capability, ModelEntry, ProviderEntry, UpstreamEndpoint } from "../src/providers/provider.ts"
 import type { RoutingDecision } from "../src/routing/costRouter.ts"
@@ -39,16 +38,31 @@ export interface RoutingRequest {
   readonly maxOutputTokens: number | undefined
 }
 
+/** The requested model is not in the catalogue (`inCatalogue: false`), or is but does not serve the route asked. */
+export class ModelNotFound extends Data.TaggedError("ModelNotFound")<{ readonly modelId: string; readonly inCatalogue: boolean }> {}
+
+/** The key's model allowlist does not admit the requested model. */
+export class ModelNotAllowed extends Data.TaggedError("ModelNotAllowed")<{ readonly modelId: string; readonly allowed: ReadonlyArray<string> }> {}
+
+/** The routing header asks for a strategy the router does not have (`strategy` as sent). */
+export class UnknownRoutingStrategy extends Data.TaggedError("UnknownRoutingStrategy")<{ readonly strategy: string }> {}
+
 /**
- * Resolves a requested model for a principal: 404 `model_not_found` (not in the catalogue or not on this route),
- * 403 `model_not_allowed` (outside the key's allowlist), 400 `provider_not_configured` (no pooled key and no BYOK
- * credential, or no base URL: a status the official SDKs do not retry, since retrying cannot help). The organisation's own BYOK credential for the provider wins over the pooled key.
- * With `routing` asking for a strategy (400 `invalid_request` for an unknown one), the call may move to a cheaper
+ * The model's provider cannot be called for this organisation: the gateway has no pooled key or base URL for it and
+ * the organisation stored no own key. Retrying cannot help (the HTTP layer answers 400, which the SDKs do not retry).
+ */
+export class ProviderNotConfigured extends Data.TaggedError("ProviderNotConfigured")<{ readonly provider: string }> {}
+
+/**
+ * Resolves a requested model for a principal: `ModelNotFound` (not in the catalogue or not on this route),
+ * `ModelNotAllowed` (outside the key's allowlist), `ProviderNotConfigured` (no pooled key and no BYOK credential, or
+ * no base URL). The organisation's own BYOK credential for the provider wins over the pooled key.
+ * With `routing` asking for a strategy (`UnknownRoutingStrategy` for an unknown one), the call may move to a cheaper
  * provider serving the same model id.
  */
 export class ProviderRouter extends Context.Service<ProviderRouter, {
   readonly resolve: (input: { readonly modelId: string; readonly capability: Capability; readonly principal: GatewayPrincipal; readonly routing?: RoutingRequest }) =>
-    Effect.Effect<RouteTarget, ApiError>
+    Effect.Effect<RouteTarget, ModelNotFound | ModelNotAllowed | UnknownRoutingStrategy | ProviderNotConfigured>
   /**
    * Which catalogue models a key could call now (the model list): the provider has a base URL and a key (the
    * organisation's BYOK key or the gateway's pooled key), and the key's model allowlist admits the model.

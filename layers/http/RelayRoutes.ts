@@ -8,6 +8,7 @@ import { issuesReceipts } from "../../src/keys/demo.ts"
 import type { Scope } from "../../src/keys/scopes.ts"
 import type { RelayRoute } from "../../src/relay/requestShape.ts"
 import { countTokens } from "../relay/countTokens.ts"
+import { asApiError } from "./domainErrors.ts"
 import { createProviderHealth } from "../relay/providerHealth.ts"
 import { createKeyRotation } from "../relay/keyRotation.ts"
 import { relayCall } from "../relay/relayCall.ts"
@@ -36,6 +37,8 @@ export const RelayRoutes = HttpRouter.use(Effect.fn(function*(router) {
       // The Idempotency-Key (if any) is handled inside the call: its slot is part of the call's one admission step.
       const key = (yield* HttpServerRequest.HttpServerRequest).headers["idempotency-key"]
       return yield* Effect.andThen(checkScope(principal, scope), relayCall(route, principal, settings, key)).pipe(
+        // The services' own refusals (no such model, wallet empty, ...) carry a failed-call receipt like the rest.
+        Effect.mapError(asApiError),
         Effect.catchTag("ApiError", (error) =>
           Effect.gen(function*() {
             // A demo key gets no receipt of any kind, failed-call receipts included.

@@ -17,11 +17,13 @@ import {
   StripeNotConfigured
 } from "../../services/Payments.ts"
 import { PortalTokenNotValid, UnknownAbilities } from "../../services/PortalTokens.ts"
+import { ModelNotAllowed, ModelNotFound, ProviderNotConfigured, UnknownRoutingStrategy } from "../../services/ProviderRouter.ts"
 import { ReceiptKeyFromFile } from "../../services/ReceiptKeys.ts"
 import { TreeSizeOutOfRange } from "../../services/TransparencyLog.ts"
 import { OrganisationNotFound } from "../../services/Wallets.ts"
 import { WebhookDeliveryNotFound, WebhookEndpointNotFound } from "../../services/Webhooks.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
+import { ROUTING_HEADER } from "../../src/routing/strategy.ts"
 
 export type DomainError =
   | OrganisationNotFound
@@ -43,6 +45,10 @@ export type DomainError =
   | WebhookDeliveryNotFound
   | UnknownAbilities
   | PortalTokenNotValid
+  | ModelNotFound
+  | ModelNotAllowed
+  | UnknownRoutingStrategy
+  | ProviderNotConfigured
 
 const DOMAIN_ERRORS = [
   OrganisationNotFound,
@@ -63,7 +69,11 @@ const DOMAIN_ERRORS = [
   WebhookEndpointNotFound,
   WebhookDeliveryNotFound,
   UnknownAbilities,
-  PortalTokenNotValid
+  PortalTokenNotValid,
+  ModelNotFound,
+  ModelNotAllowed,
+  UnknownRoutingStrategy,
+  ProviderNotConfigured
 ] as const
 
 export const isDomainError = (u: unknown): u is DomainError => DOMAIN_ERRORS.some((error) => u instanceof error)
@@ -123,6 +133,32 @@ export const domainErrorToApiError = (error: DomainError): ApiError => {
       })
     case "PortalTokenNotValid":
       return new ApiError({ status: 401, code: "portal_auth_required", message: "This route needs a portal session or portal token (spt_...)." })
+    case "ModelNotFound":
+      return new ApiError({
+        status: 404,
+        code: "model_not_found",
+        message: error.inCatalogue
+          ? `Model "${error.modelId}" does not serve this route.`
+          : `Model "${error.modelId}" is not in the catalogue (GET /api/v1/models?include=unavailable lists it).`
+      })
+    case "ModelNotAllowed":
+      return new ApiError({ status: 403, code: "model_not_allowed", message: `This key may not use model "${error.modelId}".`, extra: { allowed: error.allowed } })
+    case "UnknownRoutingStrategy":
+      return new ApiError({
+        status: 400,
+        code: "invalid_request",
+        message: `Unknown routing strategy "${error.strategy.slice(0, 32)}" in X-Service-Routing (use "cost" or "off").`,
+        extra: { details: { path: ROUTING_HEADER } }
+      })
+    case "ProviderNotConfigured":
+      // 400, not 503: nothing changes by retrying, and the official SDKs retry every status >= 500 (docs/decisions.md).
+      return new ApiError({
+        status: 400,
+        code: "provider_not_configured",
+        message: `Provider "${error.provider}" is not configured for this organisation: the gateway has no ` +
+          `pooled key or base URL for it and no own key is stored (PUT /api/v1/byok/${error.provider}). ` +
+          `GET /api/v1/models lists the models this key can call.`
+      })
     case "TreeSizeOutOfRange": {
       const { first, second, treeSize } = error
       return new ApiError({

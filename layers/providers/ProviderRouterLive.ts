@@ -3,8 +3,14 @@ import { readFileSync } from "node:fs"
 import { AppConfig } from "../../services/AppConfig.ts"
 import { Byok } from "../../services/Byok.ts"
 import type { GatewayPrincipal } from "../../services/Keys.ts"
-import { ProviderRouter, type RouteTarget } from "../../services/ProviderRouter.ts"
-import { ApiError } from "../../src/http/ApiError.ts"
+import {
+  ModelNotAllowed,
+  ModelNotFound,
+  ProviderNotConfigured,
+  ProviderRouter,
+  type RouteTarget,
+  UnknownRoutingStrategy
+} from "../../services/ProviderRouter.ts"
 import {
   type Capability,
   findModel,
@@ -22,7 +28,7 @@ import { upstreamAuthHeaders, upstreamUrl } from "../../src/providers/upstream.t
 import { bedrockRuntimeOrigin, parseBedrockCredential } from "../../src/providers/bedrock/credentials.ts"
 import { bedrockRequestSigner } from "../../src/providers/bedrock/sigv4.ts"
 import { decideRoute, type RoutingCandidate } from "../../src/routing/costRouter.ts"
-import { parseRoutingStrategy, ROUTING_HEADER } from "../../src/routing/strategy.ts"
+import { parseRoutingStrategy } from "../../src/routing/strategy.ts"
 
 /** The built-in providers answer at LOCAL_PROVIDER_URL and need no real key (the fake provider accepts any). */
 const BUILT_IN = new Set([LOCAL_PROVIDER_SLUG, LOCAL_ECONOMY_PROVIDER_SLUG])
@@ -123,44 +129,17 @@ export const ProviderRouterLive = Layer.effect(
         Effect.gen(function*() {
           const lookup = findModel(modelId)
           if (lookup === undefined || !modelServesRoute(lookup, capability)) {
-            return yield* new ApiError({
-              status: 404,
-              code: "model_not_found",
-              message: lookup === undefined
-                ? `Model "${modelId}" is not in the catalogue (GET /api/v1/models?include=unavailable lists it).`
-                : `Model "${modelId}" does not serve this route.`
-            })
+            return yield* new ModelNotFound({ modelId, inCatalogue: lookup !== undefined })
           }
           const allow = principal.models
           if (allow !== null && allow.length > 0 && !allow.includes(lookup.model.id) && !allow.includes(modelId)) {
-            return yield* new ApiError({
-              status: 403,
-              code: "model_not_allowed",
-              message: `This key may not use model "${modelId}".`,
-              extra: { allowed: allow }
-            })
+            return yield* new ModelNotAllowed({ modelId, allowed: allow })
           }
           const strategy = parseRoutingStrategy(routing?.header)
-          if (typeof strategy === "object") {
-            return yield* new ApiError({
-              status: 400,
-              code: "invalid_request",
-              message: `Unknown routing strategy "${strategy.invalid.slice(0, 32)}" in X-Service-Routing (use "cost" or "off").`,
-              extra: { details: { path: ROUTING_HEADER } }
-            })
-          }
+          if (typeof strategy === "object") return yield* new UnknownRoutingStrategy({ strategy: strategy.invalid })
           const credentials = yield* byok.credentialsOf(principal.orgId)
           const target = targetOf(lookup, capability, credentials)
-          if (target === undefined) {
-            // 400, not 503: nothing changes by retrying, and the official SDKs retry every status >= 500 (docs/decisions.md).
-            return yield* new ApiError({
-              status: 400,
-              code: "provider_not_configured",
-              message: `Provider "${lookup.provider.slug}" is not configured for this organisation: the gateway has no ` +
-                `pooled key or base URL for it and no own key is stored (PUT /api/v1/byok/${lookup.provider.slug}). ` +
-                `GET /api/v1/models lists the models this key can call.`
-            })
-          }
+          if (target === undefined) return yield* new ProviderNotConfigured({ provider: lookup.provider.slug })
           // A `provider/model` request pins its provider: routing only moves calls that named a bare model id.
           if (strategy === undefined || routing === undefined || modelId !== lookup.model.id) return target
 

@@ -134,6 +134,57 @@ describe("relay admission", () => {
     expect(fx.provider.received).toHaveLength(0)
   })
 
+  it("answers the router's refusals with their envelope and a failed-call receipt, forwarding and debiting nothing", async () => {
+    const { apiKey, keyPrefix, orgId } = await fundedKey(fx.gw)
+    const before = await balanceMicros(fx.gw, orgId)
+    const refusal = async (body: string, headers: Record<string, string> = {}) => {
+      const res = await relayChat(apiKey, body, headers)
+      const failed = JSON.parse(Buffer.from(res.headers.get("x-service-receipt-failed")!, "base64").toString())
+      return { status: res.status, body: await res.json(), failed: { status: failed.status, error_code: failed.error_code } }
+    }
+    expect(await refusal(chatBody("x", { model: "no-such-model" }))).toEqual({
+      status: 404,
+      body: { error: { code: "model_not_found", message: "Model \"no-such-model\" is not in the catalogue (GET /api/v1/models?include=unavailable lists it)." } },
+      failed: { status: 404, error_code: "model_not_found" }
+    })
+    expect(await refusal(chatBody("x", { model: "local-embed" }))).toEqual({
+      status: 404,
+      body: { error: { code: "model_not_found", message: "Model \"local-embed\" does not serve this route." } },
+      failed: { status: 404, error_code: "model_not_found" }
+    })
+    expect(await refusal(chatBody("x", { model: "gpt-4o" }))).toEqual({
+      status: 400,
+      body: {
+        error: {
+          code: "provider_not_configured",
+          message: "Provider \"openai\" is not configured for this organisation: the gateway has no pooled key or base URL for it " +
+            "and no own key is stored (PUT /api/v1/byok/openai). GET /api/v1/models lists the models this key can call."
+        }
+      },
+      failed: { status: 400, error_code: "provider_not_configured" }
+    })
+    expect(await refusal(chatBody(), { "x-service-routing": "cheapest-please" })).toEqual({
+      status: 400,
+      body: {
+        error: {
+          code: "invalid_request",
+          message: "Unknown routing strategy \"cheapest-please\" in X-Service-Routing (use \"cost\" or \"off\").",
+          details: { path: "x-service-routing" }
+        }
+      },
+      failed: { status: 400, error_code: "invalid_request" }
+    })
+    await fx.gw.query(`UPDATE api_keys SET models = '["some-other-model"]'::jsonb WHERE key_prefix = $1`, keyPrefix)
+    expect(await refusal(chatBody())).toEqual({
+      status: 403,
+      body: { error: { code: "model_not_allowed", message: "This key may not use model \"local-chat\".", allowed: ["some-other-model"] } },
+      failed: { status: 403, error_code: "model_not_allowed" }
+    })
+    expect(fx.provider.received).toHaveLength(0)
+    expect(await balanceMicros(fx.gw, orgId)).toBe(before)
+    expect(await fx.gw.query("SELECT 1 FROM usage_records WHERE org_id = $1", orgId)).toHaveLength(0)
+  })
+
   it.each([
     ["messages missing", JSON.stringify({ model: "local-chat" }), "messages"],
     ["model not a string", JSON.stringify({ model: 7, messages: [{ role: "user", content: "x" }] }), "model"],

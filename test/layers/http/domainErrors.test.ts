@@ -17,6 +17,7 @@ import {
   StripeNotConfigured
 } from "../../../services/Payments.ts"
 import { PortalTokenNotValid, UnknownAbilities } from "../../../services/PortalTokens.ts"
+import { ModelNotAllowed, ModelNotFound, ProviderNotConfigured, UnknownRoutingStrategy } from "../../../services/ProviderRouter.ts"
 import { ReceiptKeyFromFile } from "../../../services/ReceiptKeys.ts"
 import { TreeSizeOutOfRange } from "../../../services/TransparencyLog.ts"
 import { OrganisationNotFound } from "../../../services/Wallets.ts"
@@ -42,7 +43,12 @@ const EXAMPLES: ReadonlyArray<readonly [DomainError, number, string]> = [
   [new DevCheckoutUnavailable(), 404, "not_found"],
   [new WebhookEndpointNotFound(), 404, "not_found"],
   [new WebhookDeliveryNotFound(), 404, "not_found"],
-  [new PortalTokenNotValid(), 401, "portal_auth_required"]
+  [new PortalTokenNotValid(), 401, "portal_auth_required"],
+  [new ModelNotFound({ modelId: "m", inCatalogue: false }), 404, "model_not_found"],
+  [new ModelNotFound({ modelId: "m", inCatalogue: true }), 404, "model_not_found"],
+  [new ModelNotAllowed({ modelId: "m", allowed: ["n"] }), 403, "model_not_allowed"],
+  [new UnknownRoutingStrategy({ strategy: "fastest" }), 400, "invalid_request"],
+  [new ProviderNotConfigured({ provider: "openai" }), 400, "provider_not_configured"]
 ]
 
 describe("domain errors to HTTP", () => {
@@ -68,6 +74,10 @@ describe("domain errors to HTTP", () => {
     expect(domainErrorToApiError(new UnknownAbilities({ abilities: ["ability:x", "ability:y"] })).toBody()).toEqual({
       error: { code: "invalid_request", message: "Unknown abilities: ability:x, ability:y", details: { path: "abilities" } }
     })
+    // The strategy is echoed at most 32 characters long, whatever length the header had.
+    expect(domainErrorToApiError(new UnknownRoutingStrategy({ strategy: "x".repeat(200) })).message).toBe(
+      `Unknown routing strategy "${"x".repeat(32)}" in X-Service-Routing (use "cost" or "off").`
+    )
     expect(domainErrorToApiError(new TreeSizeOutOfRange({ first: 0, second: 5, treeSize: 5 })).message).toMatch(/^first must be at least 1/)
     expect(domainErrorToApiError(new TreeSizeOutOfRange({ first: 4, second: 2, treeSize: 5 })).message).toBe("first (4) must not be greater than second (2).")
   })

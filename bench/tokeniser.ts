@@ -5,7 +5,8 @@
  * repeated text, with the built-in name model on, exactly as the local proxy does (tokeniseRequest in its
  * worker thread, workerTokeniser). For each it prints the time, the time per MB (constant when the cost is
  * linear), the longest stall of this thread's event loop (what the proxy's `/healthz` or SIGTERM would wait
- * for) and the values found, checks the 1 MB <= 2 s target, and writes bench/results/tokeniser-<timestamp>.json
+ * for) and the values found, checks the 1 MB <= 2 s target, times the built-in name model alone (2 KB prompt p50,
+ * 10 KB / 100 KB / 1 MB; issue 40's targets), and writes bench/results/tokeniser-<timestamp>.json
  * and bench/results/latest-tokeniser.md.
  *
  * Settings (environment): BENCH_SIZES ("10KB,100KB,1MB,10MB"), BENCH_RUNS (runs per size up to 1 MB,
@@ -21,6 +22,7 @@ import { workerTokeniser } from "../sdks/typescript/src/proxy/workerTokeniser.ts
 import { digitRunText, proseText, repeatedText } from "./lib/sampleText.ts"
 import { label, MB, tokeniserReport, type Measurement, type TokeniserRun } from "./lib/tokeniserReport.ts"
 import { median } from "./lib/stats.ts"
+import { timeNameModel } from "./lib/nameModelTiming.ts"
 
 const root = join(import.meta.dirname, "..")
 const resultsDir = join(root, "bench", "results")
@@ -91,8 +93,12 @@ for (const kind of kinds) {
     )
   }
 }
-const loadAtEnd = loadavg()
 await tokeniser.close()
+const nameModel = await timeNameModel(runs)
+process.stderr.write(
+  `[bench:engine] name model: 2 KB p50 ${nameModel.prompt2kP50Ms.toFixed(3)} ms; ${nameModel.sizes.map((s) => `${label(s.bytes)} ${s.ms.toFixed(1)} ms`).join(", ")}\n`
+)
+const loadAtEnd = loadavg()
 
 const run: TokeniserRun = {
   startedAt: startedAt.toISOString(),
@@ -103,7 +109,8 @@ const run: TokeniserRun = {
   loadAtStart,
   loadAtEnd,
   runs,
-  results
+  results,
+  nameModel
 }
 const report = tokeniserReport(run)
 process.stdout.write(`${report}\n`)

@@ -2,6 +2,8 @@
  * The markdown report of `npm run bench:engine` (bench/tokeniser.ts), from the run's JSON record, so a report
  * can be rebuilt from a stored bench/results/tokeniser-*.json.
  */
+import type { NameModelTiming } from "./nameModelTiming.ts"
+
 export const MB = 1024 * 1024
 const TARGET_MS_PER_MB = 2000
 
@@ -29,6 +31,43 @@ export interface TokeniserRun {
   readonly loadAtEnd: ReadonlyArray<number>
   readonly runs: number
   readonly results: ReadonlyArray<Measurement>
+  /** The built-in name model alone (absent from runs before issue 40). */
+  readonly nameModel?: NameModelTiming
+}
+
+const NAME_TARGET_2K_MS = 0.3
+const NAME_TARGET_100K_MS = 30
+
+const nameModelSection = (t: NameModelTiming | undefined): Array<string> => {
+  if (t === undefined) return []
+  const at100k = t.sizes.find((s) => s.bytes === 100 * 1024)
+  const at1m = t.sizes.find((s) => s.bytes === MB)
+  return [
+    "",
+    "## The built-in name model alone",
+    "",
+    "The portable name model (sdks/vectors/name-model.json), called on the calling thread on the same prose: a 2 KB prompt",
+    "1,000 times after 200 warm-up calls, then each size at least 3 times (median). Linear when ms/MB stays flat. CPU is",
+    "this process's; when the load average is above the number of cores, wall time includes waiting for a core.",
+    "",
+    "| text | wall ms | CPU ms | wall ms/MB | CPU ms/MB | names found |",
+    "|---|---|---|---|---|---|",
+    `| 2 KB prompt | p50 ${t.prompt2kP50Ms.toFixed(3)}, p95 ${t.prompt2kP95Ms.toFixed(3)} | p50 ${(t.prompt2kCpuP50Ms ?? Number.NaN).toFixed(3)} | | | |`,
+    ...t.sizes.map((s) => `| ${label(s.bytes)} | ${s.ms.toFixed(2)} | ${(s.cpuMs ?? Number.NaN).toFixed(2)} | ${s.msPerMB.toFixed(0)} | ${(s.cpuMsPerMB ?? Number.NaN).toFixed(0)} | ${s.names} |`),
+    "",
+    "| target | value | limit | verdict |",
+    "|---|---|---|---|",
+    `| names, 2 KB prompt p50 (wall) | ${t.prompt2kP50Ms.toFixed(3)} ms | <= ${NAME_TARGET_2K_MS} ms | **${t.prompt2kP50Ms <= NAME_TARGET_2K_MS ? "PASS" : "FAIL"}** |`,
+    ...(at100k === undefined
+      ? []
+      : [
+          `| names, 100 KB (wall) | ${at100k.ms.toFixed(1)} ms | <= ${NAME_TARGET_100K_MS} ms | **${at100k.ms <= NAME_TARGET_100K_MS ? "PASS" : "FAIL"}** |`,
+          `| names, 100 KB (CPU) | ${(at100k.cpuMs ?? Number.NaN).toFixed(1)} ms | <= ${NAME_TARGET_100K_MS} ms | **${at100k.cpuMs <= NAME_TARGET_100K_MS ? "PASS" : "FAIL"}** |`
+        ]),
+    ...(at100k === undefined || at1m === undefined
+      ? []
+      : [`| names, 1 MB CPU ms/MB over 100 KB CPU ms/MB (linear: about 1) | ${(at1m.cpuMsPerMB / at100k.cpuMsPerMB).toFixed(2)} | | |`])
+  ]
 }
 
 export const label = (bytes: number) => (bytes >= MB ? `${bytes / MB} MB` : `${bytes / 1024} KB`)
@@ -70,6 +109,7 @@ export const tokeniserReport = (run: TokeniserRun): string => {
     "| target | value | limit | verdict |",
     "|---|---|---|---|",
     ...verdicts,
+    ...nameModelSection(run.nameModel),
     ""
   ].join("\n")
 }

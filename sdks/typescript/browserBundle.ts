@@ -132,7 +132,7 @@ export const splitBrowserBundle = async (options: { readonly engine?: EngineIden
   }
   const entry = Object.keys(outputs).find((file) => outputs[file]!.entryPoint !== undefined && file.endsWith("browser.js"))!
   const atStart = staticClosure([entry])
-  const namesChunks = Object.keys(outputs).filter((file) => Object.keys(outputs[file]!.inputs).some((input) => input.endsWith("tokeniser/builtinNames.ts")))
+  const namesChunks = Object.keys(outputs).filter((file) => Object.keys(outputs[file]!.inputs).some((input) => input.endsWith("tokeniser/names/nameRules.ts")))
   if (namesChunks.some((file) => atStart.has(file))) throw new Error("the built-in name model is in the bundle's start-up files: it must load lazily")
   const nameModel = [...staticClosure(namesChunks)].filter((file) => !atStart.has(file))
   const size = (files: Iterable<string>): BundleSize => {

@@ -13,6 +13,7 @@ import {
 import {
   type AliasMap,
   builtinNameModel,
+  compromiseNameModel,
   httpNameModel,
   EgressRefusal,
   idempotentAliasSecret,
@@ -27,8 +28,8 @@ import { ConfigurationError, EgressRefusedError, InvalidRequestError, NameModelU
 import { inlineFiles, type InlinedFile } from "./files/inlineFiles.ts"
 import type { FileLimits } from "./files/limits.ts"
 
-/** `builtin` (the default), `off`, or the http(s) URL of a name model service. */
-export type NameModelSetting = "builtin" | "off" | (string & {})
+/** `builtin` (the default), `compromise` (the built-in model plus the compromise library), `off`, or the http(s) URL of a name model service. */
+export type NameModelSetting = "builtin" | "compromise" | "off" | (string & {})
 
 export interface Engine {
   readonly identity: EngineIdentity
@@ -78,11 +79,12 @@ export interface TokenisedBody {
 export const nameModelOf = (setting: NameModelSetting | undefined, fetchImpl?: typeof fetch): NameModel | "off" => {
   if (setting === undefined || setting === "builtin") return builtinNameModel
   if (setting === "off") return "off"
+  if (setting === "compromise") return compromiseNameModel
   let url: URL
   try {
     url = new URL(setting)
   } catch {
-    throw new ConfigurationError({ status: 0, code: "configuration_error", message: `nameModel must be "builtin", "off" or an http(s) URL, not ${JSON.stringify(setting)}.` })
+    throw new ConfigurationError({ status: 0, code: "configuration_error", message: `nameModel must be "builtin", "compromise", "off" or an http(s) URL, not ${JSON.stringify(setting)}.` })
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new ConfigurationError({ status: 0, code: "configuration_error", message: "A name model URL must be http(s)." })

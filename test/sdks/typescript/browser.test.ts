@@ -163,7 +163,7 @@ describe("the SDK's browser bundle, split as an application's bundler splits it"
     // splitBrowserBundle refuses a build whose start-up files hold the name model's code.
     const split = await splitBrowserBundle()
     expect(split.nameModel.files).toBeGreaterThanOrEqual(1)
-    // compromise, the gazetteer and the rules are most of the engine's weight: far more than what is left at start.
+    // The name model's data (gazetteers, word lists, cue words) is most of the engine's weight: far more than what is left at start.
     expect(split.nameModel.bytes).toBeGreaterThan(split.atStart.bytes)
   })
 })

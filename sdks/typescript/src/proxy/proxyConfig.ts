@@ -14,6 +14,7 @@ export const DEFAULT_PROXY_PORT = 8799
 
 export type NameModelSetting =
   | { readonly kind: "builtin" }
+  | { readonly kind: "compromise" }
   | { readonly kind: "off" }
   | { readonly kind: "http"; readonly url: string }
 
@@ -106,11 +107,12 @@ const parseFileMaxBytes = (raw: string): number => {
   return Number(raw)
 }
 
-/** `builtin` (default), `off`, or an http(s) URL of a name-model endpoint. */
+/** `builtin` (default), `compromise` (the built-in model plus the compromise library), `off`, or an http(s) URL of a name-model endpoint. */
 export const parseNameModelSetting = (raw: string | undefined): NameModelSetting => {
   const value = raw?.trim() ?? ""
   if (value === "" || value === "builtin") return { kind: "builtin" }
   if (value === "off") return { kind: "off" }
+  if (value === "compromise") return { kind: "compromise" }
   if (/^https?:\/\//i.test(value)) {
     try {
       return { kind: "http", url: new URL(value).toString() }
@@ -118,7 +120,7 @@ export const parseNameModelSetting = (raw: string | undefined): NameModelSetting
       // fall through to the error below
     }
   }
-  throw new ProxyStartError(`NAME_MODEL ${JSON.stringify(value)} must be builtin, off, or an http(s) URL of a name-model endpoint.`)
+  throw new ProxyStartError(`NAME_MODEL ${JSON.stringify(value)} must be builtin, compromise, off, or an http(s) URL of a name-model endpoint.`)
 }
 
 /** PROXY_STREAMING: `on` (default) or `off`. */

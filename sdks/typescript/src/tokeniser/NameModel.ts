@@ -2,7 +2,8 @@ import type { Span } from "./types.ts"
 
 /**
  * A service that finds free-form personal names. Implementations: the built-in on-device model
- * (`builtinNameModel`, compromise) and an HTTP model endpoint (`httpNameModel`). Any rejection means
+ * (`builtinNameModel`, the portable name model), the opt-in `compromiseNameModel` (the built-in model plus the
+ * compromise library) and an HTTP model endpoint (`httpNameModel`). Any rejection means
  * "unavailable": the tokeniser then fails closed unless the caller opted into fail-open.
  */
 export interface NameModel {

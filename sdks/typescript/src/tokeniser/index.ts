@@ -5,6 +5,7 @@
  */
 export { ALIAS_PATTERN } from "./alias.ts"
 export { builtinNameModel, loadBuiltinNameModel } from "./builtinNameModel.ts"
+export { compromiseNameModel, loadCompromiseNameModel } from "./compromiseNameModel.ts"
 export { detectStructured, PRIORITY, resolveOverlaps, structuredDetectors } from "./detectStructured.ts"
 export type { StructuredOptions } from "./detectStructured.ts"
 export type { Detector } from "./detectors/Detector.ts"

@@ -99,11 +99,12 @@ describe("proxy settings", () => {
     expect(() => loadProxySettings({ TOKENISE_TIMEOUT_MS: "1.5s" })).toThrow(/TOKENISE_TIMEOUT_MS/)
   })
 
-  it("NAME_MODEL is builtin, off or an http(s) URL", () => {
+  it("NAME_MODEL is builtin, compromise, off or an http(s) URL", () => {
     expect(parseNameModelSetting(undefined)).toEqual({ kind: "builtin" })
     expect(parseNameModelSetting("builtin")).toEqual({ kind: "builtin" })
+    expect(parseNameModelSetting("compromise")).toEqual({ kind: "compromise" })
     expect(parseNameModelSetting("https://ner.example/v1")).toEqual({ kind: "http", url: "https://ner.example/v1" })
-    expect(() => parseNameModelSetting("spacy")).toThrow(/must be builtin, off, or an http\(s\) URL/)
+    expect(() => parseNameModelSetting("spacy")).toThrow(/must be builtin, compromise, off, or an http\(s\) URL/)
   })
 
   it("EMBEDDING_ALIASES is stable (default) or per-request, also as embedding_aliases in the file", () => {

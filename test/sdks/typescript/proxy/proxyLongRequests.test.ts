@@ -1,7 +1,7 @@
 import { request } from "node:http"
 import { describe, expect, it } from "vitest"
 import { inProcessTokeniser } from "../../../../sdks/typescript/src/proxy/RequestTokeniser.ts"
-import { detectNamesWithCompromise } from "../../../../sdks/typescript/src/tokeniser/builtinNames.ts"
+import { detectNamesWithCompromise } from "../../../../sdks/typescript/src/tokeniser/compromiseNames.ts"
 import type { NameModel } from "../../../../sdks/typescript/src/tokeniser/index.ts"
 import { scanInWindows } from "../../../../sdks/typescript/src/tokeniser/textWindows.ts"
 import { startStubbedProxy } from "./stubbedProxy.ts"

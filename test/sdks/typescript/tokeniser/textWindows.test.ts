@@ -7,7 +7,7 @@ import {
   type NameModel,
   type Span
 } from "../../../../sdks/typescript/src/tokeniser/index.ts"
-import { detectNamesWithCompromise } from "../../../../sdks/typescript/src/tokeniser/builtinNames.ts"
+import { detectNamesWithCompromise } from "../../../../sdks/typescript/src/tokeniser/compromiseNames.ts"
 import { mergeWindowSpans, scanInWindows, textWindows } from "../../../../sdks/typescript/src/tokeniser/textWindows.ts"
 
 /** A stand-in name finder: every "Ada Lovelace" is a PERSON. */

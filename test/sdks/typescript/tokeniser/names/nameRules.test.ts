@@ -4,7 +4,7 @@ import { combineNames, detectNamesByRules } from "../../../../../sdks/typescript
 
 const names = async (text: string): Promise<Array<string>> => (await builtinNameModel.detect(text)).map((s) => text.slice(s.start, s.end))
 
-describe("built-in names: compromise plus gazetteers, titles, labelled fields and negative lists", () => {
+describe("built-in names: the portable name model (gazetteers, cue words, labelled fields and negative lists)", () => {
   it("table cells and labelled fields: Name:, JSON name, vCard FN, mail headers, cardholder and patient fields", async () => {
     expect(await names("name,phone\nAoife Brennan,+353 87 214 9960\nNiamh Keane,+353 86 550 1723")).toEqual(["Aoife Brennan", "Niamh Keane"])
     expect(await names('{"name": "Bridget Kowalski", "city": "Lyon"}')).toEqual(["Bridget Kowalski"])
@@ -58,6 +58,61 @@ describe("built-in names: compromise plus gazetteers, titles, labelled fields an
     expect(await names("Ford, Dell and Johnson & Johnson reported earnings; Porsche did not.")).toEqual([])
     expect(await names("Dear Sir or Madam, thank you for your letter.")).toEqual([])
     expect(await names("Dear Anna, thanks.")).toEqual(["Anna"])
+  })
+
+  it("column headers and JSON keys written as one word or in camelCase name a name field", async () => {
+    expect(await names('{"firstname": "Mei", "lastName": "Okonkwo", "status": "Active"}')).toEqual(["Mei", "Okonkwo"])
+    expect(await names("- customer_id: 6654762\n  first_name: Gareth\n  city: Leeds")).toEqual(["Gareth"])
+    expect(await names("nom_titulaire;ville\nAmélie Garnier;Lyon")).toEqual(["Amélie Garnier"])
+  })
+
+  it("lone given names mid-sentence, in quoted values and after possessive words; not beside an ampersand", async () => {
+    expect(await names("Numéro de sécurité sociale de Camille : 191038124954878.")).toEqual(["Camille"])
+    expect(await names("I spoke with Ingrid yesterday.")).toEqual(["Ingrid"])
+    expect(await names('INSERT INTO customers VALUES ("Thomas", 42)')).toEqual(["Thomas"])
+    expect(await names("Brands: Johnson & Johnson, Procter & Gamble.")).toEqual([])
+  })
+
+  it("signatures: name lines after a sign-off or a -- delimiter, even with names in no list", async () => {
+    expect(await names("Mit freundlichen Grüßen\nAnneliese Brandenstein\nVertrieb")).toEqual(["Anneliese Brandenstein"])
+    expect(await names("Cheers,\nGrace Callaghan\nHead of Finance")).toEqual(["Grace Callaghan"])
+    expect(await names("--\nGrace Ashworth\nVertriebsleiter")).toEqual(["Grace Ashworth"])
+    expect(await names("Met vriendelijke groet,\nFloor de Wit")).toEqual(["Floor de Wit"])
+  })
+
+  it("place words and particles inside a name: a given name pulls a surname that is also a place", async () => {
+    expect(await names("The tenant, James Wilson, paid late again.")).toEqual(["James Wilson"])
+    expect(await names("Sophie Martin habite à Bordeaux.")).toEqual(["Sophie Martin"])
+    expect(await names("Cordialement,\nInès Le Goff")).toEqual(["Inès Le Goff"])
+    expect(await names("[09:49] Lukas: Anneliese von Brandenstein, Reisepass-Nr. folgt")).toEqual(["Lukas", "Anneliese von Brandenstein"])
+  })
+
+  it("not names: given names that are ordinary words before ordinary words, brands, places, stations (hard negatives)", async () => {
+    for (const text of [
+      "The Grace Period ends on Friday.",
+      "An Amber Alert was issued.",
+      "Crystal Palace won again.",
+      "She painted it Olive Green.",
+      "The Summer Sale starts Monday.",
+      "We parked near Victoria Station.",
+      "Upgrade to Ruby 3.3 and Python 3.12.",
+      "Sydney Opera House tickets are sold out.",
+      "Austin and Dallas offices will close.",
+      "Hope Street is closed for works.",
+      "Paris Saint-Germain won the match.",
+      "The Chase Bank branch closed.",
+      "Mark the date in your calendar.",
+      "Will you send the file?",
+      "Die Firma Engel & Völkers verkauft Häuser.",
+      "Das Hotel Adler liegt an der Rosa-Luxemburg-Straße.",
+      "Nous avons reçu la Commande pour la Maison Blanche.",
+      "La Rochelle est une belle ville."
+    ]) expect(await names(text), text).toEqual([])
+  })
+
+  it("ordinary-word given names still start a name before a known surname", async () => {
+    expect(await names("Grace Murphy and Elizabeth Warren debated.")).toEqual(["Grace Murphy", "Elizabeth Warren"])
+    expect(await names("Paris Hilton is in this sentence.")).toEqual(["Paris Hilton"])
   })
 
   it("rules alone run in linear time over a long text", () => {

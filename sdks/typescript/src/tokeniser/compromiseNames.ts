@@ -56,10 +56,10 @@ export const detectNamesWithCompromise = (text: string): Array<Span> => {
 }
 
 /**
- * compromise's names, found window by window (textWindows.ts: its cost grows faster than linearly with the
- * length of what it is given), refined and combined with the gazetteer, title and labelled-field rules
- * (names/nameRules.ts), which read the whole text: a `name` column's header may be far above its values.
- * Loaded on first use by builtinNameModel.ts.
+ * The opt-in `compromise` name model: compromise's names, found window by window (textWindows.ts: its cost grows
+ * faster than linearly with the length of what it is given), refined and combined with the portable model's
+ * names (names/nameRules.ts), which read the whole text: a `name` column's header may be far above its values.
+ * Loaded on first use by compromiseNameModel.ts.
  */
-export const detectBuiltinNames: NameModel["detect"] = async (text, options) =>
+export const detectCompromiseNames: NameModel["detect"] = async (text, options) =>
   combineNames(text, await scanInWindows(text, detectNamesWithCompromise, { signal: options?.signal }))

@@ -150,7 +150,10 @@ final class VectorsTest extends TestCase
         }
     }
 
-    /** valid, verified, gaps and the break (index, seq, kind, reason) of one chain verdict, as the Rust suite compares them. */
+    /**
+     * valid, verified, gaps and the break (index, seq, kind, reason) of one chain verdict, as the Rust suite compares
+     * them; compared with assertSame, so a seq must come back as the integer the vector writes (not 4.0).
+     */
     private static function chainVerdict(array $chain, array $extra = []): array
     {
         $out = [];
@@ -168,7 +171,7 @@ final class VectorsTest extends TestCase
         $this->assertNotEmpty($r->chains);
         foreach ($r->chains as $c) {
             $got = Native::verifyChain($c->receipts, $r->jwks, ['now_seconds' => $c->now_seconds, 'allow_gaps' => ($c->allow_gaps ?? false) === true]);
-            $this->assertEquals(self::chainVerdict(self::arr($c->expected)), self::chainVerdict($got), $c->name);
+            $this->assertSame(self::chainVerdict(self::arr($c->expected)), self::chainVerdict($got), $c->name);
         }
     }
 
@@ -180,7 +183,7 @@ final class VectorsTest extends TestCase
             $got = Native::verifyChainExport($c->input, $r->jwks, ['now_seconds' => $c->now_seconds, 'allow_gaps' => ($c->allow_gaps ?? false) === true]);
             $want = self::arr($c->expected);
             $this->assertSame($want['valid'], $got['valid'], $c->name);
-            $this->assertEquals(array_map(static fn ($x) => self::chainVerdict($x, ['chain_id', 'count']), $want['chains']),
+            $this->assertSame(array_map(static fn ($x) => self::chainVerdict($x, ['chain_id', 'count']), $want['chains']),
                 array_map(static fn ($x) => self::chainVerdict($x, ['chain_id', 'count']), $got['chains']), $c->name);
         }
     }

@@ -163,6 +163,35 @@ final class TestGateway
         return [$key['api_key'], $key['key_prefix']];
     }
 
+    /**
+     * A client of a new organisation (a funded self-service key) holding a portal token with these abilities, over
+     * $transport (default the SDK's own, no retries): [client, keyPrefix].
+     * @param list<string> $abilities
+     * @return array{0:\PrivacyRelay\Client,1:string}
+     */
+    public function portalClient(array $abilities, ?\PrivacyRelay\Transport $transport = null): array
+    {
+        [$apiKey, $prefix] = $this->fundedKey();
+        return [new \PrivacyRelay\Client(gatewayUrl: $this->url, apiKey: $apiKey, portalToken: $this->portalToken($prefix, $abilities),
+            names: 'off', retries: 0, transport: $transport), $prefix];
+    }
+
+    /**
+     * Asks $probe again until it answers something other than null (what the gateway does in the background, such as a
+     * webhook delivery's outcome, is visible only by asking), at most $timeout seconds; answers that value.
+     */
+    public static function eventually(callable $probe, string $what, float $timeout = 30.0): mixed
+    {
+        $deadline = microtime(true) + $timeout;
+        while (($value = $probe()) === null) {
+            if (microtime(true) > $deadline) {
+                throw new \RuntimeException("not within $timeout s: $what");
+            }
+            usleep(50000);
+        }
+        return $value;
+    }
+
     /** A 0600 key file holding a funded key. */
     public function keyFile(): string
     {

@@ -26,7 +26,9 @@ final class ClientTest extends TestCase
         $this->assertSame('https://relay.example/base', Device::parseGatewayUrl('https://relay.example/base/'));
         $this->assertSame('http://127.0.0.1:8080', Device::parseGatewayUrl('http://127.0.0.1:8080'));
         $this->assertSame('http://localhost:1', Device::parseGatewayUrl('http://localhost:1'));
-        foreach (['http://relay.example', 'ftp://x', '', 'https://u:p@relay.example', 'https://relay.example/?a=1', 'relay.example'] as $bad) {
+        $this->assertSame('http://[::1]:8080', Device::parseGatewayUrl('http://[::1]:8080'));
+        foreach (['http://relay.example', 'ftp://x', '', 'https://u:p@relay.example', 'https://relay.example/?a=1', 'relay.example',
+            'http://10.0.0.1', 'http://0.0.0.0:8080', 'http://127.0.0.1.relay.example', 'http://localhost.relay.example'] as $bad) {
             try {
                 new Client(gatewayUrl: $bad, apiKey: 'svc_abc');
                 $this->fail("accepted $bad");
@@ -40,12 +42,17 @@ final class ClientTest extends TestCase
     {
         $f = tempnam(sys_get_temp_dir(), 'pr-php-key');
         file_put_contents($f, "svc_abcdefgh\n");
-        chmod($f, 0644);
-        try {
-            new Client(gatewayUrl: 'https://relay.example', apiKeyFile: $f);
-            $this->fail('accepted a 0644 key file');
-        } catch (ConfigurationException $e) {
-            $this->assertStringContainsString('chmod 600', $e->getMessage());
+        foreach ([0644, 0640, 0604, 0660] as $mode) {
+            chmod($f, $mode);
+            try {
+                new Client(gatewayUrl: 'https://relay.example', apiKeyFile: $f);
+                $this->fail(sprintf('accepted a %03o key file', $mode));
+            } catch (ConfigurationException $e) {
+                $this->assertSame('configuration_error', $e->errorCode);
+                $this->assertStringContainsString(sprintf('(mode %03o)', $mode), $e->getMessage());
+                $this->assertStringContainsString('chmod 600', $e->getMessage());
+                $this->assertStringNotContainsString('svc_abcdefgh', $e->getMessage(), 'the key is never in a message');
+            }
         }
         chmod($f, 0600);
         $this->assertSame('svc_abcdefgh', Device::readGatewayKeyFile($f));

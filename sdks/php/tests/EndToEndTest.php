@@ -82,6 +82,33 @@ final class EndToEndTest extends TestCase
         }
     }
 
+    public function testAStreamTheUpstreamCutsMidAliasIsAStreamExceptionWithNoOriginalMadeUp(): void
+    {
+        // the fake provider (pieces of 5 characters) drops the connection after 4 frames: inside the echoed alias
+        $this->relay->http('POST', "{$this->relay->providerUrl}/_fake/behaviour", ['kind' => 'cut-stream', 'afterChunks' => 4]);
+        try {
+            $s = $this->client->chat->completions->create(['model' => 'local-chat', 'stream' => true,
+                'messages' => [['role' => 'user', 'content' => 'Mail ' . self::EMAIL . ' today.']]]);
+            $text = '';
+            try {
+                foreach ($s as $chunk) {
+                    $text .= $chunk['choices'][0]['delta']['content'] ?? '';
+                }
+                $this->fail('a cut stream ended without an error');
+            } catch (StreamException $e) {
+                $this->assertSame('stream_error', $e->errorCode);
+                $this->assertNotNull($e->requestId);
+            }
+            $this->assertStringStartsWith('Echo: Mail ', $text);
+            $this->assertStringContainsString('<EMAIL_', $text, 'the cut alias comes out as it came');
+            $this->assertStringNotContainsString(self::EMAIL, $text, 'no original restored from half an alias');
+            $this->assertNull($s->receipt, 'no receipt for a cut answer');
+            $this->assertNoOriginal();
+        } finally {
+            $this->relay->resetProvider();
+        }
+    }
+
     public function testMessagesJsonAndStream(): void
     {
         $body = ['model' => 'local-chat', 'max_tokens' => 64, 'messages' => [['role' => 'user', 'content' => 'Call ' . self::PHONE . '.']]];

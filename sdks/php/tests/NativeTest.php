@@ -5,6 +5,7 @@ declare(strict_types=1);
 namespace PrivacyRelay\Tests;
 
 use PHPUnit\Framework\TestCase;
+use PrivacyRelay\Client;
 use PrivacyRelay\Detokeniser;
 use PrivacyRelay\Exception\EngineException;
 use PrivacyRelay\Exception\EngineUnavailableException;
@@ -159,23 +160,75 @@ final class NativeTest extends TestCase
         $this->assertMatchesRegularExpression('/FFI (is disabled|extension is not loaded)/', $text);
     }
 
-    public function testWrongAbiVersionIsRefused(): void
+    /** A library exporting every function the header declares (so it loads), whose pr_abi_version() answers $abi. */
+    private static function stubEngine(int $abi): string
     {
-        // A library that answers pr_abi_version() = 2: a tiny C build when cc is present.
-        $cc = trim((string) shell_exec('command -v cc'));
-        if ($cc === '') {
-            $this->markTestSkipped('no C compiler');
-        }
+        $header = (string) file_get_contents(dirname(__DIR__, 2) . '/rust/ffi/include/privacy_relay.h');
+        preg_match_all('/\b(pr_[a-z0-9_]+)\s*\(/', $header, $m);
+        $names = array_values(array_unique($m[1]));
+        self::assertContains('pr_abi_version', $names);
+        $c = implode("\n", array_map(static fn ($n) => $n === 'pr_abi_version' ? "int $n(void){return $abi;}" : "void $n(void){}", $names));
         $dir = sys_get_temp_dir() . '/pr-php-abi-' . bin2hex(random_bytes(3));
         mkdir($dir);
-        file_put_contents("$dir/x.c", 'int pr_abi_version(void){return 2;}');
-        exec("$cc -shared -fPIC -o $dir/libx.so $dir/x.c 2>&1", $o, $rc);
-        $this->assertSame(0, $rc, implode("\n", $o));
+        file_put_contents("$dir/stub.c", $c);
+        // cc is there: sdks/php/ci.sh builds the engine with cargo, which links with it
+        exec('cc -shared -fPIC -o ' . escapeshellarg("$dir/libprivacy_relay.so") . ' ' . escapeshellarg("$dir/stub.c") . ' 2>&1', $out, $rc);
+        self::assertSame(0, $rc, 'cc: ' . implode("\n", $out));
+        return "$dir/libprivacy_relay.so";
+    }
+
+    public function testAnEngineOfAnotherAbiVersionIsRefusedAtClientConstruction(): void
+    {
+        $stub = self::stubEngine(2);
+        Native::load();
+        $loaded = Native::path();
         try {
-            Native::load("$dir/libx.so");
-            $this->fail('no exception');
+            new Client(gatewayUrl: 'https://relay.example', apiKey: 'svc_abc', library: $stub);
+            $this->fail('an engine of ABI version 2 was accepted');
         } catch (EngineUnavailableException $e) {
-            $this->assertMatchesRegularExpression('/ABI version 2|cannot be loaded/', $e->getMessage());
+            $this->assertSame('engine_unavailable', $e->errorCode);
+            $this->assertStringContainsString("the engine library $stub has ABI version 2; this SDK", $e->getMessage());
+            $this->assertStringContainsString('needs ' . Native::ABI_VERSION, $e->getMessage());
+        } finally {
+            exec('rm -rf ' . escapeshellarg(dirname($stub)));
         }
+        $this->assertSame($loaded, Native::path(), 'the engine loaded before stays in use');
+        $this->assertSame('{"a":1}', Native::canonicalize('{ "a" : 1 }'));
+    }
+
+    /**
+     * The header privacy_relay.h is read next to the library, else in the package's native/, else in a source
+     * checkout: a copy of the package outside the checkout, the library in a folder of its own.
+     * @return array<string,mixed> what tests/fixtures/load-engine.php printed
+     */
+    private static function loadFromACopy(?string $headerIn): array
+    {
+        $root = sys_get_temp_dir() . '/pr-php-vendored-' . bin2hex(random_bytes(3));
+        mkdir("$root/pkg/native", 0700, true);
+        mkdir("$root/lib");
+        exec('cp -R ' . escapeshellarg(dirname(__DIR__) . '/src') . ' ' . escapeshellarg(dirname(__DIR__) . '/autoload.php') . ' '
+            . escapeshellarg("$root/pkg/"), $o, $rc);
+        self::assertSame(0, $rc);
+        Native::load();
+        copy((string) Native::path(), "$root/lib/libprivacy_relay.so");
+        if ($headerIn !== null) {
+            copy(dirname(__DIR__, 2) . '/rust/ffi/include/privacy_relay.h', "$root/$headerIn/privacy_relay.h");
+        }
+        $out = [];
+        exec(implode(' ', array_map('escapeshellarg', [PHP_BINARY, __DIR__ . '/fixtures/load-engine.php', "$root/pkg/autoload.php",
+            "$root/lib/libprivacy_relay.so"])) . ' 2>&1', $out, $rc);
+        exec('rm -rf ' . escapeshellarg($root));
+        self::assertSame(0, $rc, implode("\n", $out));
+        return json_decode(implode("\n", $out), true) ?? ['unreadable' => $out];
+    }
+
+    public function testAMissingHeaderIsAClearErrorAndTheHeaderIsFoundNextToTheLibraryOrInNative(): void
+    {
+        $missing = self::loadFromACopy(null);
+        $this->assertSame(EngineUnavailableException::class, $missing['class'] ?? null, json_encode($missing));
+        $this->assertSame('engine_unavailable', $missing['code']);
+        $this->assertStringContainsString('privacy_relay.h was not found', $missing['message']);
+        $this->assertSame(['loaded' => Native::ABI_VERSION], self::loadFromACopy('lib'), 'next to the library');
+        $this->assertSame(['loaded' => Native::ABI_VERSION], self::loadFromACopy('pkg/native'), "in the package's native/");
     }
 }

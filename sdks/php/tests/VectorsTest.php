@@ -283,6 +283,18 @@ final class VectorsTest extends TestCase
             Native::engineInfo()['egress_policy']);
     }
 
+    /**
+     * The builtin name model's lists compiled into the engine are name-model.json's lexicon (faker): as many given
+     * names, surnames, place and calendar words. The engine does not read the file's cue words and ambiguity lists
+     * yet (issue 40, the Rust engine), so the lists are what passes through the binding.
+     */
+    public function testTheEnginesNameListsAreTheNameModelsLexicon(): void
+    {
+        $faker = self::v('name-model')->lexicon->faker;
+        $this->assertSame(['given_names' => count($faker->given), 'surnames' => count($faker->surnames),
+            'place_words' => count($faker->places), 'calendar_words' => count($faker->calendar)], Native::engineInfo()['gazetteer']);
+    }
+
     /** A vector file added to sdks/vectors fails here until a test of this file reads it. */
     public function testEveryVectorFileIsReadHere(): void
     {

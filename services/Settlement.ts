@@ -1,6 +1,5 @@
-import { Context, Effect } from "effect"
+import { Context, Data, type Effect } from "effect"
 import type { RelayRoute } from "../src/relay/requestShape.ts"
-import type { ApiError } from "../src/http/ApiError.ts"
 import type { RenderAnswer, ResponseRecord, StoredResponse } from "./Idempotency.ts"
 import type { GatewayPrincipal } from "./Keys.ts"
 import type { RouteTarget } from "./ProviderRouter.ts"
@@ -12,6 +11,9 @@ export interface Hold {
   readonly orgId: string
   readonly amountMicros: bigint
 }
+
+/** The wallet's available balance (balance minus holds) is not positive: no call may be admitted until a top-up. */
+export class InsufficientBalance extends Data.TaggedError("InsufficientBalance")<{}> {}
 
 /** Everything metered about one completed (or partially delivered) relay call. */
 export interface CompletedCall {
@@ -54,8 +56,8 @@ export interface Settled {
  * ledger row, releases the hold and seals the receipts in ONE transaction, so none can exist without the others.
  */
 export class Settlement extends Context.Service<Settlement, {
-  /** 402 `insufficient_balance` when nothing is available. */
-  readonly hold: (orgId: string, amountMicros: bigint) => Effect.Effect<Hold, ApiError>
+  /** `InsufficientBalance` when nothing is available. */
+  readonly hold: (orgId: string, amountMicros: bigint) => Effect.Effect<Hold, InsufficientBalance>
   readonly release: (hold: Hold) => Effect.Effect<void>
   readonly settle: (call: CompletedCall) => Effect.Effect<Settled>
   /**

@@ -2,20 +2,12 @@ import { Effect, Layer, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
 import { AppConfig } from "../../services/AppConfig.ts"
 import { ReceiptSealer } from "../../services/ReceiptSealer.ts"
-import { Settlement } from "../../services/Settlement.ts"
+import { InsufficientBalance, Settlement } from "../../services/Settlement.ts"
 import { billCall } from "../../src/billing/pricing.ts"
-import { ApiError } from "../../src/http/ApiError.ts"
 import { issuesReceipts } from "../../src/keys/demo.ts"
 
 /** A hold lives at most this long; the sweep returns holds of calls that never settled (a crashed node). */
 const HOLD_TTL_MS = 15 * 60_000
-
-const insufficientBalance = () =>
-  new ApiError({
-    status: 402,
-    code: "insufficient_balance",
-    message: "The wallet balance is not positive (or fully reserved by calls in flight). Top up to relay calls."
-  })
 
 export const SettlementPg = Layer.effect(
   Settlement,
@@ -34,7 +26,7 @@ export const SettlementPg = Layer.effect(
       Effect.gen(function*() {
         const id = `hold_${crypto.randomUUID().replaceAll("-", "")}`
         const taken = yield* sealer.hold({ orgId, id, amountMicros, expiresAt: new Date(Date.now() + HOLD_TTL_MS) })
-        if (!taken) return yield* insufficientBalance()
+        if (!taken) return yield* new InsufficientBalance()
         return { id, orgId, amountMicros }
       })
 

@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ReceiptSealer } from "../../../services/ReceiptSealer.ts"
-import { Settlement } from "../../../services/Settlement.ts"
+import { InsufficientBalance, Settlement } from "../../../services/Settlement.ts"
 import { startTestGateway, type TestGateway } from "../../support/gateway.ts"
 import { fundedKey } from "../../support/tenant.ts"
 
@@ -28,7 +28,7 @@ describe("Settlement holds", () => {
     const first = await run(Effect.flatMap(Effect.service(Settlement), (s) => s.hold(orgId, 1_000_000n)))
     expect(first.amountMicros).toBe(1_000_000n)
     const refused = await run(Effect.flatMap(Effect.service(Settlement), (s) => Effect.flip(s.hold(orgId, 1n))))
-    expect(refused).toMatchObject({ status: 402, code: "insufficient_balance" })
+    expect(refused).toBeInstanceOf(InsufficientBalance)
     expect(await wallet(orgId)).toEqual({ held: "1000000", balance: "1000000" })
     expect(await holdRows(orgId)).toEqual([first.id])
     await run(Effect.flatMap(Effect.service(Settlement), (s) => s.release(first)))

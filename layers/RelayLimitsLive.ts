@@ -2,13 +2,12 @@ import { Effect, Layer } from "effect"
 import { type AdmissionCount, AdmissionCounters, type WindowSpec } from "../services/AdmissionCounters.ts"
 import { AppConfig } from "../services/AppConfig.ts"
 import { OrgLimits } from "../services/OrgLimits.ts"
-import { RelayLimits } from "../services/RelayLimits.ts"
-import type { Hold } from "../services/Settlement.ts"
+import { QuotaExceeded, RateLimited, RelayLimits } from "../services/RelayLimits.ts"
+import { type Hold, InsufficientBalance } from "../services/Settlement.ts"
 import { Wallets } from "../services/Wallets.ts"
 import type { WindowVerdict } from "../services/RateWindows.ts"
 import { limitsForTier } from "../src/billing/limits.ts"
 import { monthKey, secondsUntilNextMonth } from "../src/billing/month.ts"
-import { ApiError } from "../src/http/ApiError.ts"
 
 /** IETF httpapi RateLimit headers (draft-ietf-httpapi-ratelimit-headers): one policy item per window. */
 const rateLimitHeaders = (named: ReadonlyArray<readonly [string, number, WindowVerdict]>) => ({
@@ -22,13 +21,6 @@ const rateLimitHeaders = (named: ReadonlyArray<readonly [string, number, WindowV
 const HOLD_TTL_MS = 15 * 60_000
 /** Re-reads of the mirror one admission may make (each races at most one debit) before it refuses. */
 const MAX_SEEDS = 4
-
-const insufficientBalance = () =>
-  new ApiError({
-    status: 402,
-    code: "insufficient_balance",
-    message: "The wallet balance is not positive (or fully reserved by calls in flight). Top up to relay calls."
-  })
 
 export const RelayLimitsLive = Layer.effect(
   RelayLimits,
@@ -99,12 +91,12 @@ export const RelayLimitsLive = Layer.effect(
           }
           if (counted._tag === "QuotaExceeded") {
             // Only a call with a quota can be refused for it, so `quota` and `quotaHeaders` are set.
-            return yield* new ApiError({
-              status: 429,
-              code: "quota_exceeded",
-              message: `The monthly token quota for ${capability} (${quota!.limit} tokens) is used up; it resets at the start of next month (UTC).`,
-              extra: { quota_tokens: quota!.limit, used_tokens: counted.used },
-              headers: { "ratelimit-policy": quotaHeaders!.policy, ratelimit: quotaHeaders!.state, "retry-after": String(reset) }
+            return yield* new QuotaExceeded({
+              capability,
+              quotaTokens: quota!.limit,
+              usedTokens: counted.used,
+              retryAfterSeconds: reset,
+              rateLimit: { "ratelimit-policy": quotaHeaders!.policy, ratelimit: quotaHeaders!.state }
             })
           }
           const verdicts = counted.windows
@@ -116,15 +108,9 @@ export const RelayLimitsLive = Layer.effect(
           if (!verdicts[0].allowed) {
             const retryAfter = Math.ceil(Math.max(...verdicts.map((v) => v.retryAfterMs)) / 1000)
             const full = specs.filter((_, i) => verdicts[i].full).map(([name]) => name)
-            return yield* new ApiError({
-              status: 429,
-              code: "rate_limited",
-              message: `Rate limit reached (${full.join(", ")}). Retry after ${retryAfter} s.`,
-              extra: { limits: full },
-              headers: { ...headers, "retry-after": String(Math.max(1, retryAfter)) }
-            })
+            return yield* new RateLimited({ windows: full, retryAfterSeconds: retryAfter, rateLimit: headers })
           }
-          if (counted.hold !== "granted") return yield* insufficientBalance()
+          if (counted.hold !== "granted") return yield* new InsufficientBalance()
           return { _tag: "Admitted", headers, hold } as const
         })
     })

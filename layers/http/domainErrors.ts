@@ -18,6 +18,8 @@ import {
 } from "../../services/Payments.ts"
 import { PortalTokenNotValid, UnknownAbilities } from "../../services/PortalTokens.ts"
 import { ModelNotAllowed, ModelNotFound, ProviderNotConfigured, UnknownRoutingStrategy } from "../../services/ProviderRouter.ts"
+import { QuotaExceeded, RateLimited } from "../../services/RelayLimits.ts"
+import { InsufficientBalance } from "../../services/Settlement.ts"
 import { ReceiptKeyFromFile } from "../../services/ReceiptKeys.ts"
 import { TreeSizeOutOfRange } from "../../services/TransparencyLog.ts"
 import { OrganisationNotFound } from "../../services/Wallets.ts"
@@ -49,6 +51,9 @@ export type DomainError =
   | ModelNotAllowed
   | UnknownRoutingStrategy
   | ProviderNotConfigured
+  | QuotaExceeded
+  | RateLimited
+  | InsufficientBalance
 
 const DOMAIN_ERRORS = [
   OrganisationNotFound,
@@ -73,7 +78,10 @@ const DOMAIN_ERRORS = [
   ModelNotFound,
   ModelNotAllowed,
   UnknownRoutingStrategy,
-  ProviderNotConfigured
+  ProviderNotConfigured,
+  QuotaExceeded,
+  RateLimited,
+  InsufficientBalance
 ] as const
 
 export const isDomainError = (u: unknown): u is DomainError => DOMAIN_ERRORS.some((error) => u instanceof error)
@@ -158,6 +166,28 @@ export const domainErrorToApiError = (error: DomainError): ApiError => {
         message: `Provider "${error.provider}" is not configured for this organisation: the gateway has no ` +
           `pooled key or base URL for it and no own key is stored (PUT /api/v1/byok/${error.provider}). ` +
           `GET /api/v1/models lists the models this key can call.`
+      })
+    case "QuotaExceeded":
+      return new ApiError({
+        status: 429,
+        code: "quota_exceeded",
+        message: `The monthly token quota for ${error.capability} (${error.quotaTokens} tokens) is used up; it resets at the start of next month (UTC).`,
+        extra: { quota_tokens: error.quotaTokens, used_tokens: error.usedTokens },
+        headers: { ...error.rateLimit, "retry-after": String(error.retryAfterSeconds) }
+      })
+    case "RateLimited":
+      return new ApiError({
+        status: 429,
+        code: "rate_limited",
+        message: `Rate limit reached (${error.windows.join(", ")}). Retry after ${error.retryAfterSeconds} s.`,
+        extra: { limits: error.windows },
+        headers: { ...error.rateLimit, "retry-after": String(Math.max(1, error.retryAfterSeconds)) }
+      })
+    case "InsufficientBalance":
+      return new ApiError({
+        status: 402,
+        code: "insufficient_balance",
+        message: "The wallet balance is not positive (or fully reserved by calls in flight). Top up to relay calls."
       })
     case "TreeSizeOutOfRange": {
       const { first, second, treeSize } = error

@@ -130,7 +130,19 @@ describe("monthly token quota", () => {
     expect(first.headers.get("ratelimit-policy")).toContain(`"tenant-month";q=5`)
     const second = await relayChat(gw, apiKey, chatBody(2))
     expect(second.status).toBe(429)
-    expect((await second.json()).error.code).toBe("quota_exceeded")
+    const refused = await second.json()
+    expect(refused).toEqual({
+      error: {
+        code: "quota_exceeded",
+        message: "The monthly token quota for chat (5 tokens) is used up; it resets at the start of next month (UTC).",
+        quota_tokens: 5,
+        used_tokens: refused.error.used_tokens
+      }
+    })
+    expect(refused.error.used_tokens).toBeGreaterThanOrEqual(5)
+    expect(second.headers.get("ratelimit-policy")).toContain(`"tenant-month";q=5;w=2592000`)
+    const failed = JSON.parse(Buffer.from(second.headers.get("x-service-receipt-failed")!, "base64").toString())
+    expect(failed).toMatchObject({ status: 429, error_code: "quota_exceeded" })
     const now = new Date()
     const expected = (Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1) - now.getTime()) / 1000
     expect(Math.abs(Number(second.headers.get("retry-after")) - expected)).toBeLessThan(30)

@@ -121,7 +121,12 @@ describe("relay admission", () => {
     const { apiKey, orgId } = await fundedKey(fx.gw, "0")
     const res = await relayChat(apiKey)
     expect(res.status).toBe(402)
-    expect((await res.json()).error.code).toBe("insufficient_balance")
+    expect(await res.json()).toEqual({
+      error: {
+        code: "insufficient_balance",
+        message: "The wallet balance is not positive (or fully reserved by calls in flight). Top up to relay calls."
+      }
+    })
     expect(fx.provider.received).toHaveLength(0)
     expect(await fx.gw.query("SELECT 1 FROM usage_records WHERE org_id = $1", orgId)).toHaveLength(0)
   })
@@ -204,9 +209,14 @@ describe("relay admission", () => {
     for (let i = 0; i < 20; i++) expect((await relayChat(apiKey)).status).toBe(200)
     const res = await relayChat(apiKey)
     expect(res.status).toBe(429)
-    expect((await res.json()).error.code).toBe("rate_limited")
+    const refused = await res.json()
+    expect(refused).toEqual({ error: { code: "rate_limited", message: refused.error.message, limits: ["key"] } })
+    expect(refused.error.message).toMatch(/^Rate limit reached \(key\)\. Retry after \d+ s\.$/)
     expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0)
     expect(res.headers.get("ratelimit-policy")).toContain(`"key";q=20;w=60`)
+    expect(res.headers.get("ratelimit")).toMatch(/^"key";r=0;t=\d+, "tenant-60s";r=\d+;t=\d+, "tenant-3600s";r=\d+;t=\d+, "tenant-month";r=\d+;t=\d+$/)
+    const failed = JSON.parse(Buffer.from(res.headers.get("x-service-receipt-failed")!, "base64").toString())
+    expect(failed).toMatchObject({ status: 429, error_code: "rate_limited" })
     expect(fx.provider.received).toHaveLength(20)
   })
 })

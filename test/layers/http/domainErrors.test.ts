@@ -18,6 +18,8 @@ import {
 } from "../../../services/Payments.ts"
 import { PortalTokenNotValid, UnknownAbilities } from "../../../services/PortalTokens.ts"
 import { ModelNotAllowed, ModelNotFound, ProviderNotConfigured, UnknownRoutingStrategy } from "../../../services/ProviderRouter.ts"
+import { QuotaExceeded, RateLimited } from "../../../services/RelayLimits.ts"
+import { InsufficientBalance } from "../../../services/Settlement.ts"
 import { ReceiptKeyFromFile } from "../../../services/ReceiptKeys.ts"
 import { TreeSizeOutOfRange } from "../../../services/TransparencyLog.ts"
 import { OrganisationNotFound } from "../../../services/Wallets.ts"
@@ -48,7 +50,10 @@ const EXAMPLES: ReadonlyArray<readonly [DomainError, number, string]> = [
   [new ModelNotFound({ modelId: "m", inCatalogue: true }), 404, "model_not_found"],
   [new ModelNotAllowed({ modelId: "m", allowed: ["n"] }), 403, "model_not_allowed"],
   [new UnknownRoutingStrategy({ strategy: "fastest" }), 400, "invalid_request"],
-  [new ProviderNotConfigured({ provider: "openai" }), 400, "provider_not_configured"]
+  [new ProviderNotConfigured({ provider: "openai" }), 400, "provider_not_configured"],
+  [new QuotaExceeded({ capability: "chat", quotaTokens: 5, usedTokens: 7, retryAfterSeconds: 60, rateLimit: {} }), 429, "quota_exceeded"],
+  [new RateLimited({ windows: ["key"], retryAfterSeconds: 3, rateLimit: {} }), 429, "rate_limited"],
+  [new InsufficientBalance(), 402, "insufficient_balance"]
 ]
 
 describe("domain errors to HTTP", () => {
@@ -78,6 +83,17 @@ describe("domain errors to HTTP", () => {
     expect(domainErrorToApiError(new UnknownRoutingStrategy({ strategy: "x".repeat(200) })).message).toBe(
       `Unknown routing strategy "${"x".repeat(32)}" in X-Service-Routing (use "cost" or "off").`
     )
+    const rateLimit = { "ratelimit-policy": `"key";q=20;w=60`, ratelimit: `"key";r=0;t=0` }
+    // A window that has already freed a slot still tells the caller to wait a second, as the header always did.
+    expect(domainErrorToApiError(new RateLimited({ windows: ["key", "tenant-60s"], retryAfterSeconds: 0, rateLimit }))).toMatchObject({
+      message: "Rate limit reached (key, tenant-60s). Retry after 0 s.",
+      extra: { limits: ["key", "tenant-60s"] },
+      headers: { ...rateLimit, "retry-after": "1" }
+    })
+    expect(domainErrorToApiError(new QuotaExceeded({ capability: "chat", quotaTokens: 5, usedTokens: 7, retryAfterSeconds: 86400, rateLimit }))).toMatchObject({
+      extra: { quota_tokens: 5, used_tokens: 7 },
+      headers: { ...rateLimit, "retry-after": "86400" }
+    })
     expect(domainErrorToApiError(new TreeSizeOutOfRange({ first: 0, second: 5, treeSize: 5 })).message).toMatch(/^first must be at least 1/)
     expect(domainErrorToApiError(new TreeSizeOutOfRange({ first: 4, second: 2, treeSize: 5 })).message).toBe("first (4) must not be greater than second (2).")
   })

@@ -1,7 +1,7 @@
 """Engine overhead of the Python SDK per call, the TypeScript bench's measurement (bench/sdk.ts) in Python:
 tokenise + attest (what RelayClient does before sending) + detokenise the answer, on the same ~2 KB prompt with 5
 identifiers (a name, an e-mail, a phone, an IBAN, a card); p50 of BENCH_RUNS (default 200) after 20 warm-up calls.
-Target: names off <= 3 ms p50. Also reported: the built-in (gazetteer) name model, and streaming detokenisation per
+Target: names off <= 3 ms p50. Also reported: the built-in (portable) name model, and streaming detokenisation per
 SSE chunk. Prints a table and writes bench/results/python-engine-latest.{json,md}.
 
     /usr/bin/python3 sdks/python/bench.py
@@ -118,7 +118,7 @@ def main() -> None:
     rows = [
         {"what": "2 KB prompt, 5 identifiers, names off: tokenise+attest+detokenise p50", "value": round(names_off, 3), "unit": "ms", "target": 3, "pass": names_off <= 3},
         {"what": "same, CPU time per call p50 (names off)", "value": round(names_off_cpu, 3), "unit": "ms", "target": 3, "pass": names_off_cpu <= 3},
-        {"what": "2 KB prompt, 5 identifiers, built-in names (gazetteer+rules): p50", "value": round(names_on, 3), "unit": "ms", "target": None, "pass": None},
+        {"what": "2 KB prompt, 5 identifiers, built-in names (portable name model): p50", "value": round(names_on, 3), "unit": "ms", "target": None, "pass": None},
         {"what": "same, CPU time per call p50 (built-in names)", "value": round(names_on_cpu, 3), "unit": "ms", "target": None, "pass": None},
         {"what": "streaming detokenisation per SSE chunk (4-character deltas)", "value": round(per_chunk, 4), "unit": "ms", "target": None, "pass": None},
     ]

@@ -15,6 +15,7 @@ import { buildEgressPolicyCases } from "./build/egressPolicyCases.ts"
 import { buildJcs } from "./build/jcs.ts"
 import { DEVICE_KEY_LABEL, fixedKey, GATEWAY_KEY_LABEL, PREVIOUS_GATEWAY_KEY_LABEL } from "./build/keys.ts"
 import { buildMerkleProofVectors } from "./build/merkleProofs.ts"
+import { buildNameVectors } from "./build/names.ts"
 import { buildReceiptVectors, buildVectorReceipts } from "./build/receipts.ts"
 import { buildSha256 } from "./build/sha256.ts"
 import { buildTokeniserVectors } from "./build/tokeniser.ts"
@@ -36,6 +37,7 @@ export const generateVectors = async (): Promise<Record<string, string>> => {
     "webhooks.json": await buildWebhookVectors(),
     "aliases.json": await buildAliasVectors(),
     "tokeniser-spans.json": await buildTokeniserVectors(),
+    "tokeniser-names.json": await buildNameVectors(),
     "egress-policy-cases.json": await buildEgressPolicyCases()
   }
   return Object.fromEntries(Object.entries(files).map(([name, content]) => [name, `${JSON.stringify(content, null, 2)}\n`]))

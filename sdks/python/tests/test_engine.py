@@ -68,7 +68,7 @@ def test_name_model_settings() -> None:
 
 def test_builtin_names_gazetteer_titles_greetings_and_labels() -> None:
     tokeniser = Tokeniser(name_model_of("builtin"))
-    # The same names the TypeScript engine's rules find in this text (its compromise half is not part of Python's).
+    # The same names the TypeScript engine's built-in model (the portable name model) finds in this text.
     text = "Dear Willemijn,\nMevr. de Vries and Herr Oberhuber met in Paris.\nName: Lucía Fernández\n"
     names = [text[s.start:s.end] for s in tokeniser.detect_spans(text) if s.type == "PERSON"]
     assert names == ["Willemijn", "de Vries", "Oberhuber", "Lucía Fernández"]
@@ -97,3 +97,11 @@ def test_a_call_with_an_idempotency_key_tokenises_to_the_same_bytes_every_time_a
     # Without a device alias secret there is nothing to derive from: fresh aliases, as without a key.
     bare = Engine(names=None, device_key=lambda: KEY)
     assert bare.prepare("chat.completions", body, "order-1").body_bytes != bare.prepare("chat.completions", body, "order-1").body_bytes
+
+
+def test_builtin_names_leave_person_like_words_alone_and_find_signatures_and_json_keys() -> None:
+    tokeniser = Tokeniser(name_model_of("builtin"))
+    for text in ("The Grace Period ends on Friday.", "Crystal Palace won again.", "We parked near Victoria Station.", "Johnson & Johnson reported."):
+        assert [s for s in tokeniser.detect_spans(text) if s.type == "PERSON"] == [], text
+    text = '{"firstname": "Mei", "lastName": "Okonkwo"}\n\nMit freundlichen Grüßen\nAnneliese Brandenstein'
+    assert [text[s.start:s.end] for s in tokeniser.detect_spans(text) if s.type == "PERSON"] == ["Mei", "Okonkwo", "Anneliese Brandenstein"]

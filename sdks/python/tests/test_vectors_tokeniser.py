@@ -1,5 +1,6 @@
-"""sdks/vectors aliases.json and tokeniser-spans.json: tags, tokenisation outputs and maps, streaming
-detokenisation chunk by chunk, and the spans of the multilingual set, exactly."""
+"""sdks/vectors aliases.json, tokeniser-spans.json and tokeniser-names.json: tags, tokenisation outputs and maps,
+streaming detokenisation chunk by chunk, and the spans of the multilingual sets (names off, and the built-in name
+model on), exactly."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 
 from privacy_relay.tokeniser.alias import ALIAS_PATTERN, TAG_ALPHABET, is_alias, tag_from_mac
 from privacy_relay.tokeniser.detokenise import StreamingDetokeniser, detokenise
+from privacy_relay.tokeniser.names.rules import BuiltinNameModel
 from privacy_relay.tokeniser.session import TokeniserSession
 from privacy_relay.tokeniser.tokenise import Tokeniser
 
@@ -17,6 +19,7 @@ from .vectors import ids, load
 
 ALIASES = load("aliases")
 SPANS = load("tokeniser-spans")
+NAMES = load("tokeniser-names")
 REQUEST_SECRET = bytes.fromhex(ALIASES["request_secret_hex"])
 STABLE_SECRET = bytes.fromhex(ALIASES["stable_secret_hex"])
 
@@ -68,5 +71,13 @@ def test_streaming_detokeniser_push_by_push(case: dict) -> None:
 @pytest.mark.parametrize("case", SPANS["cases"], ids=[c["text"][:40] for c in SPANS["cases"]])
 def test_spans_of_the_multilingual_set(case: dict) -> None:
     tokeniser = Tokeniser(None, phone_regions=SPANS["engine_settings"]["phone_regions"])
+    found = [{"start": s.start, "end": s.end, "type": s.type, "value": case["text"][s.start:s.end]} for s in tokeniser.detect_spans(case["text"])]
+    assert found == case["spans"]
+
+
+@pytest.mark.parametrize("case", NAMES["cases"], ids=[c["text"][:40] for c in NAMES["cases"]])
+def test_spans_with_the_builtin_name_model(case: dict) -> None:
+    assert NAMES["engine_settings"]["names"] == "builtin"
+    tokeniser = Tokeniser(BuiltinNameModel(), phone_regions=NAMES["engine_settings"]["phone_regions"])
     found = [{"start": s.start, "end": s.end, "type": s.type, "value": case["text"][s.start:s.end]} for s in tokeniser.detect_spans(case["text"])]
     assert found == case["spans"]

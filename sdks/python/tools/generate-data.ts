@@ -1,7 +1,8 @@
 // Writes the data files the Python engine shares with the TypeScript one, from the same sources, so both engines
 // read identical tables: the IBAN country formats of ibantools (the TS engine's IBAN validator), the name
 // gazetteer (the faker lexicon of sdks/vectors/name-model.json, the portable name model's data), and the
-// egress policy (sdks/vectors/egress-policy.json, copied byte for byte: the package cannot read the repository).
+// egress policy and the portable name model (sdks/vectors/egress-policy.json and name-model.json, copied byte for
+// byte: the package cannot read the repository).
 // Run: node_modules/.bin/node sdks/python/tools/generate-data.ts           (then review the diff)
 //      node_modules/.bin/node sdks/python/tools/generate-data.ts --check   (writes nothing; exits 1 naming each file
 //                                                                          that differs; sdks/python/tests/test_data_files.py)
@@ -27,7 +28,8 @@ const names = { CALENDAR_WORDS: faker.calendar, GIVEN_NAMES: faker.given, PLACE_
 const files: Array<[URL, Uint8Array]> = [
   [new URL("iban_countries.json", tokeniserData), new TextEncoder().encode(JSON.stringify({ source: `ibantools ${ibantoolsVersion}`, countries }, null, 1) + "\n")],
   [new URL("gazetteer.json", tokeniserData), new TextEncoder().encode(JSON.stringify({ source: "sdks/vectors/name-model.json lexicon.faker", ...names }) + "\n")],
-  [new URL("egress-policy.json", wireData), readFileSync(new URL("../../vectors/egress-policy.json", import.meta.url))]
+  [new URL("egress-policy.json", wireData), readFileSync(new URL("../../vectors/egress-policy.json", import.meta.url))],
+  [new URL("name-model.json", tokeniserData), readFileSync(new URL("../../vectors/name-model.json", import.meta.url))]
 ]
 
 const check = process.argv.includes("--check")

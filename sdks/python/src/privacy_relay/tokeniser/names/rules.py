@@ -1,66 +1,55 @@
-"""Person names by rules and gazetteers: given names and surnames of many locales (the TypeScript engine's
-gazetteer, generated from @faker-js/faker; data/gazetteer.json), titles, greetings, chat speakers, labelled
-fields and mail headers in English, French, German, Spanish and Dutch, with negative lists (places, months,
-weekdays, salutations, brands). Linear in the text: one pass over its words plus set look-ups.
-
-This is the rule half of the TypeScript built-in name model; its statistical half (compromise, a JavaScript
-library) has no Python counterpart here, so names that only compromise finds are not found."""
+"""The portable name model (the TypeScript engine's names/nameRules.ts, the Rust engine's tokeniser/names.rs): person
+names by gazetteers, capitalisation, position and per-language cue words, all read from data/name-model.json
+(model_data.py), the same file every engine reads. Given names and surnames of many locales, names that are also
+ordinary words (never a name alone), titles, greetings, sign-offs, phrases that introduce a person, labelled fields
+(table headers, JSON keys, form labels) and negative lists (places, months and weekdays that are also names,
+brands). Linear in the text: one pass over its words plus set look-ups."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import NamedTuple
 
 from .. import jsregex
-from ..detectors.field_kinds import mentions
 from ..detectors.fields import fields_of
 from ..types import Span
+from .model_data import (
+    ALONE_NOT_A_NAME,
+    AMBIGUOUS,
+    ARTICLES,
+    CALENDAR,
+    CAPITALISED_PARTICLES,
+    COMMON_WORDS,
+    GIVEN,
+    GREETINGS,
+    INTRODUCER,
+    MAIL_HEADER,
+    PARTICLES,
+    PLACE,
+    PLACE_PREFIXES,
+    POSSESSIVE_LINKS,
+    SIGN_OFF,
+    STOP,
+    SURNAME,
+    TITLES,
+    is_name_label,
+)
 
-_DATA = json.loads((Path(__file__).resolve().parent.parent / "data" / "gazetteer.json").read_text("utf-8"))
-GIVEN = frozenset(_DATA["GIVEN_NAMES"])
-SURNAME = frozenset(_DATA["SURNAMES"])
-PLACE = frozenset(_DATA["PLACE_WORDS"])
-CALENDAR = frozenset(_DATA["CALENDAR_WORDS"])
-
-TITLES = frozenset(
-    "mr mrs ms mx dr prof sir dame m mme mlle monsieur madame mademoiselle herr herrn frau fräulein señor señora señorita sr sra srta don doña dra dña meneer mevrouw mevr dhr mw heer signor signora sig".split()
-)
-GREETINGS = frozenset(
-    "hi hello hey dear thanks thank cheers bye bonjour salut cher chère coucou merci hallo liebe lieber danke servus grüße gruß hola querida querido estimado estimada gracias saludos hoi beste dag bedankt groeten groet ciao cara caro grazie".split()
-)
-PARTICLES = frozenset("van der den de del della la le du des von vom zu ten ter te da di dos das y bin ibn al st".split())
-STOP = frozenset(
-    (
-        "the this that these those and or but if in on at for from to with by of as is are was be it its he she we they you your our my his her their "
-        "subject re fwd fw from to cc date sent best kind regards sincerely yours team support customer client patient name "
-        "le la les un une des et ou mais pour avec dans sur par bonjour madame monsieur merci cordialement "
-        "der die das ein eine und oder aber mit von für auf bei grüße viele beste freundlichen "
-        "el los las una y o pero con para por en saludos un "
-        "het een en maar met voor op bij groeten vriendelijke "
-        "sir madam ford dell philips siemens bosch porsche renault heineken zara carrefour ferrari chanel disney boeing google apple amazon microsoft tesla "
-        "ville stadt ort ciudad plaats nom naam nombre prénom vorname nachname apellidos voornaam achternaam titulaire kunde klant cliente sie ihr ich du wir usted vous nous ik wij jij"
-    ).split()
-)
-ARTICLES = frozenset("the a an la le les der die das el los las het een".split())
-PLACE_PREFIXES = frozenset("san santa santo saint sainte st sankt são sao den los las".split())
-
-_NAME_CUE = jsregex.compile(
-    r"(?:\b(?:on behalf of|account holder|holder|a nombre de|en nombre de|au nom de|de la part de|im namen von|namens|t\.n\.v\.|ten name van|kontoinhaber(?:in)?|titular|titulaire|signed by|firmado por|sign[ée] par|unterzeichnet von|groeten van|groet van|greetings from|grüße von|grüßen von|saludos de|amitiés de)\s*:?\s*)$",
-    "iu",
-)
 _WORD = jsregex.compile(r"[\p{L}\p{M}](?:[\p{L}\p{M}'’\-]*[\p{L}\p{M}])?", "gu")
-_CAPITALISED = jsregex.compile(r"^\p{Lu}\p{Ll}", "u")
-_CAPITALISED_APOSTROPHE = jsregex.compile(r"^\p{Lu}['’]\p{Lu}\p{Ll}", "u")
-_POSSESSIVE = jsregex.compile(r"['’]s$", "u")
-_TITLE_GAP = jsregex.compile(r"^[.\s]*$")
+_CAPITALISED = jsregex.compile(r"^(?:\p{Lu}\p{Ll}|\p{Lu}['’]\p{Lu}\p{Ll})", "u")
+# Particles that only ever join the parts of a person's name (not "de", also in "Banco de España").
+_NAME_PARTICLES = frozenset(["van", "von", "ten", "ter", "vom", "zu"])
+# A value in quotes: 'Grace Holloway', "Thomas" (SQL values, CSV cells, code).
+_QUOTE_BEFORE = jsregex.compile("[\"'‘“]$")
+_QUOTE_AFTER = jsregex.compile("^[\"'’”]")
+# The line that opens an e-mail signature.
+_SIGNATURE_DELIMITER = jsregex.compile(r"^\s*--\s*$")
 _SPEAKER_HEAD = jsregex.compile(r"^\s*\[[\d:]+\]\s*$")
 _SPEAKER_TAIL = jsregex.compile(r"^\s*:")
 _ALONE_HEAD = jsregex.compile(r"^\s*(?:--\s*)?$")
 _ALONE_TAIL = jsregex.compile(r"^\s*[,.!]?\s*$")
 _SIGNED_TAIL = jsregex.compile(r"^[,.!\s]*$")
-_SIGN_OFF = jsregex.compile(r"(?:thanks|cheers|merci|danke|gracias|bedankt|groeten|grüße|saludos|regards)[,!\s]*$", "i")
-_MAIL_HEADER = jsregex.compile(r"""^(?:from|to|cc|reply-to|von|an|de|à|para|van|aan)\s*:\s*"?([^"<>\n@]+?)"?\s*<[^>\n]+>""", "gimu")
+_TITLE_GAP = jsregex.compile(r"^[.\s]*$")
+_SAME_SENTENCE_GAP = jsregex.compile(r"^ {1,2}$")
 _FIELD_STOP = jsregex.compile(r"[,，;；、]", "u")
 _DIGIT_OR_AT = jsregex.compile(r"[\d@]")
 _OTHER_LETTER = jsregex.compile(r"^\p{Lo}", "u")
@@ -73,31 +62,42 @@ class _Word(NamedTuple):
 
 
 def _is_capitalised(w: str) -> bool:
-    return _CAPITALISED.search(w) is not None or _CAPITALISED_APOSTROPHE.search(w) is not None
+    return _CAPITALISED.search(w) is not None
 
 
 def _base(w: str) -> str:
-    return _POSSESSIVE.sub("", w, count=1)
+    return w[:-2] if w.endswith("'s") or w.endswith("’s") else w
 
 
 def _is_given(w: str) -> bool:
-    return w in GIVEN or all(part in GIVEN for part in w.split("-"))
+    return w in GIVEN or ("-" in w and all(part in GIVEN for part in w.split("-")))
 
 
 def _is_surname(w: str) -> bool:
-    return w in SURNAME or all(part in SURNAME or part in GIVEN for part in w.split("-"))
+    return w in SURNAME or ("-" in w and all(part in SURNAME or part in GIVEN for part in w.split("-")))
+
+
+def _is_strong_given(w: str) -> bool:
+    """A given name that is a name even by itself: not also an ordinary word, a place, a month or a trade."""
+    return _is_given(w) and w not in AMBIGUOUS and w not in PLACE and w.lower() not in CALENDAR and w.lower() not in ALONE_NOT_A_NAME
 
 
 def _name_like(w: str) -> bool:
+    """A capitalised word that may be part of a name (not a stop word, month or weekday)."""
+    if not _is_capitalised(w):
+        return False
     low = w.lower()
-    return (
-        _is_capitalised(w)
-        and low not in STOP
-        and low not in GREETINGS
-        and low not in CALENDAR
-        and (low[:-1] if low.endswith(".") else low) not in TITLES
-        and low not in PLACE_PREFIXES
-    )
+    return low not in STOP and low not in GREETINGS and low not in CALENDAR and low not in TITLES and low not in PLACE_PREFIXES
+
+
+def _is_particle(w: str) -> bool:
+    low = w.lower()
+    return low in PARTICLES and (not _is_capitalised(w) or low in CAPITALISED_PARTICLES)
+
+
+def _is_particle_only(w: str) -> bool:
+    """A capitalised particle ("Le", "Van") is a name's part only before another capitalised word."""
+    return w.lower() in CAPITALISED_PARTICLES
 
 
 def _words_of(text: str) -> list[_Word]:
@@ -105,19 +105,25 @@ def _words_of(text: str) -> list[_Word]:
 
 
 def _joined(text: str, a: _Word, b: _Word) -> bool:
+    """Only a single space joins the words of one name."""
     return b.start - a.end == 1 and text[a.end] == " "
 
 
 def _extend(text: str, words: list[_Word], i: int, limit: int = 4) -> int:
+    """Extends a name starting at word i to the right: capitalised words, and particles followed by one."""
     last = i
     j = i + 1
     while j < len(words) and j - i <= limit + 2 and _joined(text, words[j - 1], words[j]):
         w = words[j].text
-        if _name_like(w) and w not in PLACE:
-            last = j
-            j += 1
+        k = j
+        while k < len(words) and _is_particle(words[k].text) and k + 1 < len(words) and _joined(text, words[k], words[k + 1]):
+            k += 1
+        if k > j and _name_like(words[k].text) and not _is_particle(words[k].text):
+            last = k
+            j = k + 1
             continue
-        if w.lower() in PARTICLES and not _is_capitalised(w):
+        if _name_like(w) and not _is_particle_only(w):
+            last = j
             j += 1
             continue
         break
@@ -142,15 +148,41 @@ def _line_tail(text: str, index: int) -> str:
     return after if nl == -1 else after[:nl]
 
 
+def _previous_line(text: str, line_start: int) -> str:
+    """The line before the one starting at `line_start` (at most 40 characters of its end)."""
+    if line_start <= 0:
+        return ""
+    before = text[max(0, line_start - 41):line_start - 1]
+    return before[before.rfind("\n") + 1:]
+
+
+def _is_signature_line(text: str, words: list[_Word], i: int) -> bool:
+    """True when words[i] starts a line of one to four name-like words right after a sign-off line or `--`."""
+    w = words[i]
+    head = _line_head(text, w.start)
+    if _ALONE_HEAD.search(head) is None or (w.text.lower() in COMMON_WORDS and not _is_given(w.text)) or w.text in PLACE:
+        return False
+    before = _previous_line(text, w.start - len(head))
+    if SIGN_OFF.search(before) is None and _SIGNATURE_DELIMITER.search(before) is None:
+        return False
+    last = _extend(text, words, i, 3)
+    return _ALONE_TAIL.search(_line_tail(text, words[last].end)) is not None
+
+
 def _names_in_prose(text: str) -> list[Span]:
     words = _words_of(text)
     spans: list[Span] = []
     i = 0
     while i < len(words):
         w = words[i]
+        # Most words are neither capitalised nor a particle: nothing to do for them.
+        if not _is_capitalised(w.text) and not (len(w.text) <= 5 and w.text.lower() in PARTICLES):
+            i += 1
+            continue
         previous = words[i - 1] if i > 0 and words[i - 1].end >= w.start - 2 else None
         prev_lower = "" if previous is None else previous.text.lower()
         prev_title = prev_lower[:-1] if prev_lower.endswith(".") else prev_lower
+        # "Mevr. de Vries", "Sra. de la Fuente": particles right after a title start the surname.
         if previous is not None and prev_title in TITLES and w.text.lower() in PARTICLES and _TITLE_GAP.search(text[previous.end:w.start]):
             j = i
             while j < len(words) - 1 and words[j].text.lower() in PARTICLES and _joined(text, words[j], words[j + 1]):
@@ -163,7 +195,8 @@ def _names_in_prose(text: str) -> list[Span]:
         if not _name_like(w.text):
             i += 1
             continue
-        if previous is not None and prev_lower in TITLES and _TITLE_GAP.search(text[previous.end:w.start]) and w.text.lower() not in CALENDAR:
+        b = _base(w.text)
+        if previous is not None and prev_lower in TITLES and _TITLE_GAP.search(text[previous.end:w.start]):
             last = _extend(text, words, i)
             spans.append(_span(words, i, last))
             i = last + 1
@@ -171,42 +204,88 @@ def _names_in_prose(text: str) -> list[Span]:
         if previous is not None and prev_lower in ARTICLES:
             i += 1
             continue
-        if _NAME_CUE.search(text[max(0, w.start - 30):w.start]):
+        if INTRODUCER.search(text[max(0, w.start - 30):w.start]):
             last = _extend(text, words, i)
-            spans.append(_span(words, i, last))
-            i = last + 1
-            continue
+            if last > i or w.text not in PLACE:
+                spans.append(_span(words, i, last))
+                i = last + 1
+                continue
         nxt = words[i + 1] if i + 1 < len(words) else None
+        next_base = "" if nxt is None else _base(nxt.text)
         before_surname = (
             nxt is not None
             and _joined(text, w, nxt)
             and _is_capitalised(nxt.text)
-            and _base(nxt.text) in SURNAME
-            and _base(nxt.text) not in GIVEN
+            and next_base in SURNAME
+            and next_base not in GIVEN
             and w.text not in PLACE
         )
-        given = _is_given(_base(w.text))
-        last = _extend(text, words, i) if given or before_surname else i
+        given = _is_given(b)
+        strong = given and _is_strong_given(b)
+        next_joined = nxt is not None and _joined(text, w, nxt) and _name_like(nxt.text)
+        next_known = _is_surname(next_base) or _is_given(next_base)
+        if b in AMBIGUOUS:
+            ambiguous_start = given and next_joined and next_known and next_base not in AMBIGUOUS
+        else:
+            ambiguous_start = (
+                given
+                and next_joined
+                and (next_known or (next_base.lower() not in COMMON_WORDS and next_base not in PLACE and not _is_particle_only(next_base)))
+            )
+        starts_name = before_surname or strong or ambiguous_start
+        if not starts_name and _is_signature_line(text, words, i):
+            last = _extend(text, words, i, 3)
+            spans.append(_span(words, i, last))
+            i = last + 1
+            continue
+        particle_name = (
+            not starts_name
+            and b.lower() not in COMMON_WORDS
+            and w.text not in PLACE
+            and nxt is not None
+            and _joined(text, w, nxt)
+            and nxt.text.lower() in _NAME_PARTICLES
+        )
+        last = _extend(text, words, i) if starts_name or particle_name else i
         if last > i:
-            if w.text in PLACE and not _is_surname(_base(words[i + 1].text)):
+            if w.text in PLACE and not _is_surname(next_base) and not _is_given(next_base):
                 i += 1
                 continue
             spans.append(_span(words, i, last))
             i = last + 1
             continue
-        if w.text in PLACE:
-            i += 1
-            continue
         head = _line_head(text, w.start)
         tail = _line_tail(text, w.end)
+        if w.text in PLACE:
+            if (
+                given
+                and _ALONE_HEAD.search(head) is not None
+                and _ALONE_TAIL.search(tail) is not None
+                and SIGN_OFF.search(_previous_line(text, w.start - len(head))) is not None
+            ):
+                spans.append(_span(words, i, i))
+            i += 1
+            continue
         greeted = previous is not None and prev_lower in GREETINGS
+        if strong and _QUOTE_BEFORE.search(head) is not None and _QUOTE_AFTER.search(tail) is not None:
+            spans.append(_span(words, i, i))
+            i += 1
+            continue
         speaker = _SPEAKER_HEAD.search(head) is not None and _SPEAKER_TAIL.search(tail) is not None
         if not given and not greeted and not speaker:
             i += 1
             continue
         alone = _ALONE_HEAD.search(head) is not None and _ALONE_TAIL.search(tail) is not None
-        signed_off = _SIGNED_TAIL.search(tail) is not None and _SIGN_OFF.search(head) is not None
-        if greeted or speaker or (given and (alone or signed_off)):
+        signed_off = _SIGNED_TAIL.search(tail) is not None and SIGN_OFF.search(head) is not None
+        mid_sentence = (
+            strong
+            and not tail.startswith(" &")
+            and not head.endswith("& ")
+            and previous is not None
+            and (prev_lower in POSSESSIVE_LINKS or not _is_capitalised(previous.text))
+            and _SAME_SENTENCE_GAP.search(text[previous.end:w.start]) is not None
+        )
+        if greeted or speaker or (given and b not in AMBIGUOUS and (alone or signed_off)) or mid_sentence:
             spans.append(_span(words, i, i))
         i += 1
     return spans
@@ -215,7 +294,7 @@ def _names_in_prose(text: str) -> list[Span]:
 def _names_in_fields(text: str) -> list[Span]:
     spans: list[Span] = []
     for f in fields_of(text):
-        if not mentions("name", f.label):
+        if not is_name_label(f.label):
             continue
         full = text[f.start:f.end]
         stop = _FIELD_STOP.search(full)
@@ -228,7 +307,7 @@ def _names_in_fields(text: str) -> list[Span]:
         if any(w.text.lower() in STOP and w.text.lower() not in PARTICLES for w in words):
             continue
         spans.append(Span(f.start + words[0].start, f.start + words[-1].end, "PERSON"))
-    for m in _MAIL_HEADER.finditer(text):
+    for m in MAIL_HEADER.finditer(text):
         name = m.group(1).strip()
         at = m.start() + m.group(0).find(name)
         if all(_is_capitalised(w.text) or w.text.lower() in PARTICLES for w in _words_of(name)):
@@ -237,7 +316,7 @@ def _names_in_fields(text: str) -> list[Span]:
 
 
 def detect_names_by_rules(text: str) -> list[Span]:
-    """Person names found by rules, overlapping ones merged into one."""
+    """Person names of `text` by the portable name model, overlapping ones merged into one."""
     found = sorted(_names_in_fields(text) + _names_in_prose(text), key=lambda s: s.start)
     merged: list[Span] = []
     for s in found:
@@ -249,7 +328,7 @@ def detect_names_by_rules(text: str) -> list[Span]:
 
 
 class BuiltinNameModel:
-    """The on-device name model of the Python engine: gazetteer and rules, nothing leaves the device."""
+    """The on-device name model of the Python engine: the portable name model, nothing leaves the device."""
 
     def detect(self, text: str) -> list[Span]:
         return detect_names_by_rules(text)

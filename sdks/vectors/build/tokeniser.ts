@@ -19,6 +19,8 @@ const TEXTS: ReadonlyArray<readonly [string, string]> = [
   // IPv4 in logs and URLs, announced by the shape rather than a word; and the versions those shapes must not take.
   ["en", "2026-11-28T08:00:01Z 10.32.69.1 GET /index.html 200\nX-Forwarded-For: 203.0.113.9, 10.0.0.2\nOpen https://192.168.1.10/admin or ssh://deploy@10.0.0.5/repo"],
   ["en", "2026-11-28 4.2.0.1 released\n[08:00:01] 1.2.3.4 done\nDocs at https://example.com/v/1.2.3.4/ and OID 1.3.6.1."],
+  // IPv6: short compressed forms only where an address is announced (code slices and scopes are not); long forms anywhere.
+  ["en", "inet6 fe80::1/64 scope link\nGET http://[2001:db8::7]:8080/health from 2001:db8:85a3::8a2e:370:7334\nslice a[::2] or arr[1::3]; dead::beef; MD5:16:27:ac:a5:76:28:2d:36:63:1b:56:4d:eb:df:a6:48; 00:1a:2b:3c:4d:5e at 14:22:05"],
   // Machine-readable zones (ICAO 9303 specimens): a passport (TD3) on two lines, an identity card (TD1) on three, a
   // visa-sized TD2 as OCR joins it on one line; then a TD3 whose number and birth date were changed (two field checks and the composite fail: not a zone).
   ["en", "Scanned passport:\nP<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<\nL898902C36UTO7408122F1204159ZE184226B<<<<<10\nCard:\nI<UTOD231458907<<<<<<<<<<<<<<<\n7408122F1204159UTO<<<<<<<<<<<6\nERIKSSON<<ANNA<MARIA<<<<<<<<<<"],

@@ -656,6 +656,39 @@ pub fn is_valid_ipv6(value: &str) -> bool {
     }
 }
 
+/// A network word: an address in the same line is announced by it (IPv4, and short IPv6 forms).
+fn network_cue() -> &'static Regex {
+    re!(r"\b(?:ip|ipv4|ipv6|inet|inet6|loopback|localhost|ips|address|addresses|addr|host|hosts|hostname|server|servers|client|peer|from|to|connect|connected|connection|login|logged|access|log|logs|firewall|blocked|block|ban|banned|allow|allowlist|whitelist|blacklist|denylist|gateway|router|dns|resolver|nameserver|proxy|vpn|subnet|netmask|route|ping|ssh|telnet|listen|bind|nat|lan|wan|remote|source|destination|src|dst|forwarded|upstream|downstream|endpoint|url|uri|adresse|adresa|dirección|direccion|indirizzo|ip-adresse|attacker|vanaf|vandaan|depuis|desde|von|aus|connexion|anmeldung|zugriff|acceso|conexión|conexion|inlog|inlogpoging|inloggen|verbinding|aanmelding)\b", "i")
+}
+
+/// Up to 80 characters before and 40 after, within the line.
+fn line_around(text: &str, start: usize, end: usize) -> (&str, &str) {
+    let before_all = &text[super::text::back(text, start, 80)..start];
+    let before = &before_all[before_all.rfind('\n').map_or(0, |i| i + 1)..];
+    let after_all = &text[end..super::text::forward(text, end, 40)];
+    let after = &after_all[..after_all.find('\n').unwrap_or(after_all.len())];
+    (before, after)
+}
+
+/// A compressed address with fewer than three groups written ("::2", "1::3") is also how code writes slices and
+/// scopes: it counts only where an address is announced (ip field, network word in the line, URL host, port/prefix/zone).
+/// Longer addresses and any with an IPv4 tail are taken anywhere.
+fn ipv6_announced_if_short(ctx: &Ctx<'_>, start: usize, end: usize) -> bool {
+    let value = &ctx.text[start..end];
+    let written = value.split(':').filter(|g| (1..=4).contains(&g.len()) && g.bytes().all(|b| b.is_ascii_hexdigit())).count();
+    if value.contains('.') || written >= 3 {
+        return true;
+    }
+    if ctx.field_kind_at(start, end) == Some(FieldKind::Ip) {
+        return true;
+    }
+    let (before, after) = line_around(ctx.text, start, end);
+    test(network_cue(), before)
+        || test(network_cue(), after)
+        || test(re!(r":\/\/(?:[^\s@\/]*@)?\[$"), before)
+        || test(re!(r"^(?:\]:\d{1,5}\b|\/\d{1,3}\b|%[\p{L}\p{N}]+)", "u"), after)
+}
+
 pub fn ipv6(ctx: &Ctx<'_>) -> Vec<Span> {
     if !ctx.text.contains(':') {
         return Vec::new();
@@ -663,7 +696,8 @@ pub fn ipv6(ctx: &Ctx<'_>) -> Vec<Span> {
     let re = re!(r"(?<![\p{L}\p{N}:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9A-Fa-f]{0,4})(?![\p{L}\p{N}:]|\.\d)", "gu");
     spans_from_regex(ctx.text, re, EntityType::Ipv6, |c| {
         let v = g(c, 0);
-        (is_valid_ipv6(v) && v.bytes().any(|b| b.is_ascii_hexdigit())).then(|| whole(c))
+        let (start, end) = whole(c);
+        (is_valid_ipv6(v) && v.bytes().any(|b| b.is_ascii_hexdigit()) && ipv6_announced_if_short(ctx, start, end)).then_some((start, end))
     })
 }
 
@@ -676,7 +710,7 @@ pub fn ipv4(ctx: &Ctx<'_>) -> Vec<Span> {
     let re = re!(r"(?<![\p{L}\p{N}._\-])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?![\p{L}\p{N}_]|\.\d|-[A-Za-z])", "gu");
     let upgrade = re!(r"\b(?:upgrad|updat|downgrad|migrat|bump|aktualisier|mis à jour|actualiz|bijgewerkt)\w*\b[^\n\d]{0,20}(?:\d[\w.\-]*[^\n\d]{1,12})?(?:from|to|von|auf|de|à|a|naar|van)\s*$", "i");
     let version = re!(r"(?:\b(?:v|ver|version|versión|versione|release|build|firmware|fw|rev|revision|update|patch|sdk|api|kb|chrome|firefox|edge|windows|ios|android|macos)\.?\s*[:=]?\s*|\bv)$", "i");
-    let network = re!(r"\b(?:ip|ipv4|ips|address|addresses|addr|host|hosts|hostname|server|servers|client|peer|from|to|connect|connected|connection|login|logged|access|log|logs|firewall|blocked|block|ban|banned|allow|allowlist|whitelist|blacklist|denylist|gateway|router|dns|resolver|nameserver|proxy|vpn|subnet|netmask|route|ping|ssh|telnet|listen|bind|nat|lan|wan|remote|source|destination|src|dst|forwarded|upstream|downstream|endpoint|url|uri|adresse|adresa|dirección|direccion|indirizzo|ip-adresse|attacker|vanaf|vandaan|depuis|desde|von|aus|connexion|anmeldung|zugriff|acceso|conexión|conexion|inlog|inlogpoging|inloggen|verbinding|aanmelding)\b", "i");
+    let network = network_cue();
     spans_from_regex(text, re, EntityType::Ipv4, |c| {
         let (start, end) = whole(c);
         let parts = [g(c, 1), g(c, 2), g(c, 3), g(c, 4)];
@@ -697,10 +731,7 @@ pub fn ipv4(ctx: &Ctx<'_>) -> Vec<Span> {
         if test(version, text_before(text, start, 30)) || test(upgrade, text_before(text, start, 60)) {
             return None;
         }
-        let before_all = &text[super::text::back(text, start, 80)..start];
-        let before = &before_all[before_all.rfind('\n').map_or(0, |i| i + 1)..];
-        let after_all = &text[end..super::text::forward(text, end, 40)];
-        let after = &after_all[..after_all.find('\n').unwrap_or(after_all.len())];
+        let (before, after) = line_around(text, start, end);
         let announced = test(network, before)
             || test(network, after)
             || test(re!(r"^(?::\d{1,5}\b|\/\d{1,2}\b)"), after)

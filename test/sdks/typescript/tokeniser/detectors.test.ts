@@ -87,10 +87,16 @@ describe("structured detectors", () => {
   it("IPV6: full, compressed and IPv4-mapped forms; not times or MAC addresses", () => {
     expect(found("host 2001:db8::8a2e:370:7334 down", "IPV6")).toEqual(["2001:db8::8a2e:370:7334"])
     expect(found("2001:0db8:85a3:0000:0000:8a2e:0370:7334", "IPV6")).toEqual(["2001:0db8:85a3:0000:0000:8a2e:0370:7334"])
-    expect(found("lo ::1", "IPV6")).toEqual(["::1"])
+    expect(found("inet6 ::1/128 scope host", "IPV6")).toEqual(["::1"])
     expect(found("::ffff:192.0.2.128", "IPV6")).toEqual(["::ffff:192.0.2.128"])
     expect(found("at 14:22:05 from 00:1A:2B:3C:4D:5E", "IPV6")).toEqual([])
     expect(found("1:2:3:4:5:6:7:8:9", "IPV6")).toEqual([])
+    // Fewer than three groups written is how code writes slices and scopes: only where an address is announced.
+    expect(found("slice with a[::2] or arr[1::3]; the value dead::beef", "IPV6")).toEqual([])
+    expect(found("ping fe80::1 now", "IPV6")).toEqual(["fe80::1"])
+    expect(found("GET http://[::1]:8080/health", "IPV6")).toEqual(["::1"])
+    expect(found("ip=2001:db8::5 and 2001:db8:85a3::7334 in prose", "IPV6")).toEqual(["2001:db8::5", "2001:db8:85a3::7334"])
+    expect(found("Host key MD5:16:27:ac:a5:76:28:2d:36:63:1b:56:4d:eb:df:a6:48", "IPV6")).toEqual([])
   })
 
   it("EMAIL, PHONE, DATE_OF_BIRTH, PASSPORT, CRYPTO_WALLET, URL_CREDENTIALS", () => {

@@ -17,8 +17,8 @@ const VERSION_CUE =
 // Four-part numbers that are not addresses (software versions above all) are as common as addresses,
 // so an address must be announced by its context: a network word in the same line, a port or prefix
 // length right after it ("10.0.0.1:8080", "100.64.0.1/10"), or the start of a line (log lines).
-const NETWORK_CUE =
-  /\b(?:ip|ipv4|ips|address|addresses|addr|host|hosts|hostname|server|servers|client|peer|from|to|connect|connected|connection|login|logged|access|log|logs|firewall|blocked|block|ban|banned|allow|allowlist|whitelist|blacklist|denylist|gateway|router|dns|resolver|nameserver|proxy|vpn|subnet|netmask|route|ping|ssh|telnet|listen|bind|nat|lan|wan|remote|source|destination|src|dst|forwarded|upstream|downstream|endpoint|url|uri|adresse|adresa|dirección|direccion|indirizzo|ip-adresse|attacker|vanaf|vandaan|depuis|desde|von|aus|connexion|anmeldung|zugriff|acceso|conexión|conexion|inlog|inlogpoging|inloggen|verbinding|aanmelding)\b/i
+export const NETWORK_CUE =
+  /\b(?:ip|ipv4|ipv6|inet|inet6|loopback|localhost|ips|address|addresses|addr|host|hosts|hostname|server|servers|client|peer|from|to|connect|connected|connection|login|logged|access|log|logs|firewall|blocked|block|ban|banned|allow|allowlist|whitelist|blacklist|denylist|gateway|router|dns|resolver|nameserver|proxy|vpn|subnet|netmask|route|ping|ssh|telnet|listen|bind|nat|lan|wan|remote|source|destination|src|dst|forwarded|upstream|downstream|endpoint|url|uri|adresse|adresa|dirección|direccion|indirizzo|ip-adresse|attacker|vanaf|vandaan|depuis|desde|von|aus|connexion|anmeldung|zugriff|acceso|conexión|conexion|inlog|inlogpoging|inloggen|verbinding|aanmelding)\b/i
 
 /** A URL's host: "https://10.0.0.5/admin", "ssh://deploy@10.0.0.5". */
 const URL_HOST_BEFORE = /:\/\/(?:[^\s@\/]*@)?$/
@@ -40,7 +40,7 @@ const looksLikeVersion = (parts: ReadonlyArray<string>): boolean => Number(parts
 const isOctet = (s: string): boolean => (s === "0" || !s.startsWith("0")) && Number(s) <= 255
 
 /** Up to 80 characters before and 40 after, within the line (only that much is read: linear on long lines). */
-const lineAround = (text: string, start: number, end: number): { before: string; after: string } => {
+export const lineAround = (text: string, start: number, end: number): { before: string; after: string } => {
   const before = text.slice(Math.max(0, start - 80), start)
   const after = text.slice(end, end + 40)
   const nl = after.indexOf("\n")

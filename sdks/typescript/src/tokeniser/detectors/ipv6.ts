@@ -1,4 +1,6 @@
 import { spansFromRegex, type Detector } from "./Detector.ts"
+import { fieldKindAt } from "./fieldKinds.ts"
+import { lineAround, NETWORK_CUE } from "./ipv4.ts"
 
 /** Full validation of a textual IPv6 address (RFC 4291 section 2.2), with optional embedded IPv4 tail. */
 export const isValidIpv6 = (value: string): boolean => {
@@ -32,10 +34,32 @@ export const isValidIpv6 = (value: string): boolean => {
 const IPV6_CANDIDATE =
   /(?<![\p{L}\p{N}:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9A-Fa-f]{0,4})(?![\p{L}\p{N}:]|\.\d)/gu
 
+const HEX_GROUP = /^[0-9A-Fa-f]{1,4}$/
+/** A URL's bracketed host before the address ("http://[", "ssh://user@["). */
+const URL_HOST_BEFORE = /:\/\/(?:[^\s@\/]*@)?\[$/
+/** A bracketed host's port, a prefix length or a zone after it ("]:8080", "/64", "%eth0"). */
+const PORT_PREFIX_OR_ZONE_AFTER = /^(?:\]:\d{1,5}\b|\/\d{1,3}\b|%[\p{L}\p{N}]+)/u
+
+/**
+ * A compressed address with fewer than three groups written ("::2", "1::3", "a::b") is also how code writes slices
+ * ("a[::2]", "arr[1::3]") and scopes, so it counts only where the context announces an address, as IPv4 does: an ip
+ * field, a network word in its line, a URL's bracketed host, a port, prefix length or zone after it. Longer
+ * addresses, and any with an IPv4 tail ("::ffff:10.0.0.5"), are taken anywhere: nothing else is written that way.
+ */
+const announcedIfShort = (text: string, start: number, end: number): boolean => {
+  const value = text.slice(start, end)
+  if (/\.\d/.test(value) || value.split(":").filter((g) => HEX_GROUP.test(g)).length >= 3) return true
+  if (fieldKindAt(text, start, end) === "ip") return true
+  const { before, after } = lineAround(text, start, end)
+  return NETWORK_CUE.test(before) || NETWORK_CUE.test(after) || URL_HOST_BEFORE.test(before) || PORT_PREFIX_OR_ZONE_AFTER.test(after)
+}
+
 export const ipv6Detector: Detector = {
   type: "IPV6",
   detect: (text) =>
     spansFromRegex(text, IPV6_CANDIDATE, "IPV6", (m) =>
-      isValidIpv6(m[0]) && /[0-9A-Fa-f]/.test(m[0]) ? { start: m.index, end: m.index + m[0].length } : undefined
+      isValidIpv6(m[0]) && /[0-9A-Fa-f]/.test(m[0]) && announcedIfShort(text, m.index, m.index + m[0].length)
+        ? { start: m.index, end: m.index + m[0].length }
+        : undefined
     )
 }

@@ -17,8 +17,8 @@ _VERSION_CUE = jsregex.compile(
     r"(?:\b(?:v|ver|version|versión|versione|release|build|firmware|fw|rev|revision|update|patch|sdk|api|kb|chrome|firefox|edge|windows|ios|android|macos)\.?\s*[:=]?\s*|\bv)$",
     "i",
 )
-_NETWORK_CUE = jsregex.compile(
-    r"\b(?:ip|ipv4|ips|address|addresses|addr|host|hosts|hostname|server|servers|client|peer|from|to|connect|connected|connection|login|logged|access|log|logs|firewall|blocked|block|ban|banned|allow|allowlist|whitelist|blacklist|denylist|gateway|router|dns|resolver|nameserver|proxy|vpn|subnet|netmask|route|ping|ssh|telnet|listen|bind|nat|lan|wan|remote|source|destination|src|dst|forwarded|upstream|downstream|endpoint|url|uri|adresse|adresa|dirección|direccion|indirizzo|ip-adresse|attacker|vanaf|vandaan|depuis|desde|von|aus|connexion|anmeldung|zugriff|acceso|conexión|conexion|inlog|inlogpoging|inloggen|verbinding|aanmelding)\b",
+NETWORK_CUE = jsregex.compile(
+    r"\b(?:ip|ipv4|ipv6|inet|inet6|loopback|localhost|ips|address|addresses|addr|host|hosts|hostname|server|servers|client|peer|from|to|connect|connected|connection|login|logged|access|log|logs|firewall|blocked|block|ban|banned|allow|allowlist|whitelist|blacklist|denylist|gateway|router|dns|resolver|nameserver|proxy|vpn|subnet|netmask|route|ping|ssh|telnet|listen|bind|nat|lan|wan|remote|source|destination|src|dst|forwarded|upstream|downstream|endpoint|url|uri|adresse|adresa|dirección|direccion|indirizzo|ip-adresse|attacker|vanaf|vandaan|depuis|desde|von|aus|connexion|anmeldung|zugriff|acceso|conexión|conexion|inlog|inlogpoging|inloggen|verbinding|aanmelding)\b",
     "i",
 )
 _PORT_OR_PREFIX = jsregex.compile(r"^(?::\d{1,5}\b|\/\d{1,2}\b)")
@@ -38,6 +38,15 @@ def _is_octet(s: str) -> bool:
     return (s == "0" or not s.startswith("0")) and int(s) <= 255
 
 
+def line_around(text: str, start: int, end: int) -> tuple[str, str]:
+    """Up to 80 characters before and 40 after, within the line."""
+    before = text[max(0, start - 80):start]
+    before = before[before.rfind("\n") + 1:]
+    after = text[end:end + 40]
+    nl = after.find("\n")
+    return before, (after if nl == -1 else after[:nl])
+
+
 def _accept(text: str, m):
     start, end = m.start(), m.end()
     parts = [m.group(1), m.group(2), m.group(3), m.group(4)]
@@ -52,14 +61,10 @@ def _accept(text: str, m):
         return None
     if _VERSION_CUE.search(text_before(text, start, 30)) or _UPGRADE_CUE.search(text_before(text, start, 60)):
         return None
-    before = text[max(0, start - 80):start]
-    before = before[before.rfind("\n") + 1:]
-    after = text[end:end + 40]
-    nl = after.find("\n")
-    after = after if nl == -1 else after[:nl]
+    before, after = line_around(text, start, end)
     announced = (
-        _NETWORK_CUE.search(before) is not None
-        or _NETWORK_CUE.search(after) is not None
+        NETWORK_CUE.search(before) is not None
+        or NETWORK_CUE.search(after) is not None
         or _PORT_OR_PREFIX.search(after) is not None
         or _URL_HOST_BEFORE.search(before) is not None
         or (_LOG_TIMESTAMP_BEFORE.search(before) is not None and not _looks_like_version(parts))

@@ -352,7 +352,9 @@ public final class RelayStream implements Iterator<StreamEvent>, Iterable<Stream
         } else if (type.equals("message_stop")) {
             ended = true;
         }
-        emit(name, v, "");
+        // Whole events (message_start, content_block_start with a tool_use input, message_delta ...) carry whole
+        // values: every string is restored.
+        emit(name, type.equals("content_block_delta") ? v : JsonRestore.restore(client.engine, v, aliases, escaped, null), "");
     }
 
     // ---- OpenAI Responses ---------------------------------------------------------------------------------------

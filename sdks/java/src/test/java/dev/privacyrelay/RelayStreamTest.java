@@ -189,4 +189,53 @@ class RelayStreamTest {
             for (int i = 1; i < seqs.size(); i++) assertEquals(seqs.get(i - 1) + 1, seqs.get(i), "numbers stay consecutive: " + seqs);
         }
     }
+
+    @Test
+    void streamedToolCallArgumentsAndPartialJsonAreRestoredAcrossFramesAndStillParse() throws Exception {
+        gateway.on("/api/v1/chat/completions", (ex, body) -> {
+            String content = StubGateway.firstContent(body);
+            String alias = content.substring(content.indexOf('<'), content.indexOf('>') + 1);
+            OutputStream out = StubGateway.sse(ex);
+            for (String p : pieces("{\"to\":\"" + alias + "\"}")) {
+                ObjectNode c = StubGateway.JSON.createObjectNode().put("id", "chatcmpl-2").put("object", "chat.completion.chunk");
+                ObjectNode choice = c.putArray("choices").addObject().put("index", 0);
+                choice.putNull("finish_reason");
+                choice.putObject("delta").putArray("tool_calls").addObject().put("index", 0).putObject("function").put("arguments", p);
+                StubGateway.frame(out, "data: " + c + "\n\n");
+            }
+            StubGateway.frame(out, "data: {\"id\":\"chatcmpl-2\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n");
+            StubGateway.frame(out, "data: [DONE]\n\n");
+            out.close();
+        });
+        StringBuilder args = new StringBuilder();
+        try (RelayStream s = client.chat().completions().createStreaming(chat("Mail " + EMAIL))) {
+            s.forEachRemaining(e -> e.data().path("choices").forEach(c -> c.path("delta").path("tool_calls")
+                    .forEach(t -> args.append(t.path("function").path("arguments").asText()))));
+        }
+        assertEquals(EMAIL, StubGateway.JSON.readTree(args.toString()).get("to").asText(), args.toString());
+
+        gateway.on("/api/v1/messages", (ex, body) -> {
+            String content = StubGateway.firstContent(body);
+            String alias = content.substring(content.indexOf('<'), content.indexOf('>') + 1);
+            OutputStream out = StubGateway.sse(ex);
+            StubGateway.frame(out, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_2\",\"content\":[{\"type\":\"text\",\"text\":\"re " + alias + "\"}]}}\n\n");
+            for (String p : pieces("{\"to\":\"" + alias + "\"}")) {
+                ObjectNode d = StubGateway.JSON.createObjectNode().put("type", "content_block_delta").put("index", 1);
+                d.putObject("delta").put("type", "input_json_delta").put("partial_json", p);
+                StubGateway.frame(out, "event: content_block_delta\ndata: " + d + "\n\n");
+            }
+            StubGateway.frame(out, "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":1}\n\n");
+            StubGateway.frame(out, "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
+            out.close();
+        });
+        StringBuilder partial = new StringBuilder();
+        String started;
+        try (RelayStream s = client.messages().createStreaming(Map.of("model", "m", "max_tokens", 10, "messages", List.of(Map.of("role", "user", "content", "Mail " + EMAIL))))) {
+            List<StreamEvent> events = s.stream().toList();
+            events.forEach(e -> partial.append(e.data().path("delta").path("partial_json").asText("")));
+            started = events.get(0).data().at("/message/content/0/text").asText();
+        }
+        assertEquals(EMAIL, StubGateway.JSON.readTree(partial.toString()).get("to").asText(), partial.toString());
+        assertEquals("re " + EMAIL, started, "whole events restored");
+    }
 }

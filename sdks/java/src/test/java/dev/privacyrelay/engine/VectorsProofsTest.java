@@ -72,6 +72,21 @@ class VectorsProofsTest {
         assertEquals(Vectors.JSON.readTree(raw).get("version").asInt(), policy.get("version").asInt());
     }
 
+    /**
+     * The builtin name model's lists compiled into the engine are name-model.json's lexicon (faker): as many given
+     * names, surnames, place and calendar words (the engine does not read the file's cue words and ambiguity lists
+     * yet, issue 40), as sdks/php's VectorsTest checks.
+     */
+    @Test
+    void theEnginesNameListsAreTheNameModelsLexicon() {
+        JsonNode faker = Vectors.load("name-model").get("lexicon").get("faker");
+        JsonNode gazetteer = engine.info().get("gazetteer");
+        assertEquals(faker.get("given").size(), gazetteer.get("given_names").asInt());
+        assertEquals(faker.get("surnames").size(), gazetteer.get("surnames").asInt());
+        assertEquals(faker.get("places").size(), gazetteer.get("place_words").asInt());
+        assertEquals(faker.get("calendar").size(), gazetteer.get("calendar_words").asInt());
+    }
+
     @Test
     void everyVectorFileIsReadByTheseTests() throws IOException {
         List<String> found;
@@ -79,7 +94,7 @@ class VectorsProofsTest {
             found = files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".json")).sorted().toList();
         }
         assertEquals(List.of("aliases.json", "attestation.json", "egress-policy-cases.json", "egress-policy.json", "jcs.json", "merkle-proofs.json",
-                "receipts.json", "sha256.json", "tokeniser-spans.json", "transparency.json", "webhooks.json"), found,
+                "name-model.json", "receipts.json", "sha256.json", "tokeniser-spans.json", "transparency.json", "webhooks.json"), found,
                 "a new vector file needs a test here");
     }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # sdks/php CI: builds the engine library (sdks/rust/build-ffi.sh; cargo, one job), then runs the whole
 # PHPUnit suite with Debian's phpunit (binding, vectors, client, end to end against a real gateway and the fake
-# provider, the quickstart example). Last line "N passed, M failed"; exits non-zero on any failure.
+# provider, the README quickstart as written and every program in examples/). Last line "N passed, M failed"; exits non-zero on any failure.
 # Needs Debian's php-cli (8.2+, FFI built in) and phpunit, node_modules at the repository root (npm ci) and cargo.
 set -uo pipefail
 cd "$(dirname "$0")"

@@ -41,6 +41,25 @@ final class VectorsTest extends TestCase
         }
     }
 
+    /**
+     * The built-in name model (sdks/vectors/name-model.json's rules and lists) on tokeniser-names.json, every case
+     * compared at once so a failure lists each text whose spans differ.
+     */
+    public function testTokeniserNames(): void
+    {
+        $v = self::v('tokeniser-names');
+        $options = ['names' => $v->engine_settings->names, 'phone_regions' => $v->engine_settings->phone_regions];
+        $want = [];
+        $got = [];
+        foreach ($v->cases as $c) {
+            $want["[$c->language] $c->text"] = self::arr($c->spans);
+            $got["[$c->language] $c->text"] = array_map(static fn ($s) => ['start' => $s['start'], 'end' => $s['end'], 'type' => $s['type'],
+                'value' => $s['value']], Native::detectSpans($c->text, $options)['spans']);
+        }
+        $this->assertNotEmpty($want);
+        $this->assertSame($want, $got);
+    }
+
     public function testAliasesTokeniseAndStreams(): void
     {
         $a = self::v('aliases');

@@ -1,6 +1,9 @@
-import { Context, Effect } from "effect"
+import { Context, Data, Effect } from "effect"
 import type { ApiError } from "../src/http/ApiError.ts"
 import type { MailUnavailable } from "./Mailer.ts"
+
+/** An account already has this e-mail address (sign-up, self-service issuance with an e-mail). */
+export class AccountExists extends Data.TaggedError("AccountExists")<{}> {}
 
 export type Role = "owner" | "admin" | "member"
 export const ROLES: ReadonlyArray<Role> = ["owner", "admin", "member"]

@@ -1,5 +1,5 @@
-import { Context, Effect } from "effect"
-import type { ApiError } from "../src/http/ApiError.ts"
+import { Context, Data, type Effect } from "effect"
+import type { AccountExists } from "./Accounts.ts"
 
 /** Who a gateway key speaks for, resolved on every relay call. */
 export interface GatewayPrincipal {
@@ -40,14 +40,29 @@ export interface IssuedKey {
   readonly permissions: ReadonlyArray<string> | null
 }
 
+/** The bearer is not a gateway key this gateway knows: missing, malformed or unknown (the three answer alike). */
+export class InvalidKey extends Data.TaggedError("InvalidKey")<{}> {}
+
+/** The gateway key has been revoked. */
+export class KeyRevoked extends Data.TaggedError("KeyRevoked")<{}> {}
+
+/** The gateway key is past its expiry (only demo keys expire, after 24 hours). */
+export class KeyExpired extends Data.TaggedError("KeyExpired")<{}> {}
+
+/** No gateway key has this prefix. */
+export class KeyPrefixNotFound extends Data.TaggedError("KeyPrefixNotFound")<{ readonly keyPrefix: string }> {}
+
+/** Several gateway keys share this prefix, so it names none of them. */
+export class AmbiguousKeyPrefix extends Data.TaggedError("AmbiguousKeyPrefix")<{ readonly keyPrefix: string }> {}
+
 export class Keys extends Context.Service<Keys, {
   /** Self-service: a new organisation, account (unverified when an e-mail is given), empty wallet and free key. */
-  readonly issueSelfService: (input: { readonly email?: string; readonly name?: string }) => Effect.Effect<IssuedKey, ApiError>
+  readonly issueSelfService: (input: { readonly email?: string; readonly name?: string }) => Effect.Effect<IssuedKey, AccountExists>
   /** A demo organisation, its anonymous account, a `demo` key expiring after 24 h and the $2 demo credit, at once. */
   readonly issueDemo: () => Effect.Effect<IssuedDemoKey>
-  /** 401 `invalid_key` / `key_revoked` / `key_expired`. */
-  readonly authenticate: (bearer: string) => Effect.Effect<GatewayPrincipal, ApiError>
-  /** Revokes the key with this prefix; returns its id and organisation. 404 `not_found` when none. */
-  readonly revokeByPrefix: (keyPrefix: string, actor: string) => Effect.Effect<{ readonly keyId: string; readonly orgId: string }, ApiError>
-  readonly orgOfPrefix: (keyPrefix: string) => Effect.Effect<string, ApiError>
+  readonly authenticate: (bearer: string) => Effect.Effect<GatewayPrincipal, InvalidKey | KeyRevoked | KeyExpired>
+  /** Revokes the key with this prefix; returns its id and organisation. */
+  readonly revokeByPrefix: (keyPrefix: string, actor: string) =>
+    Effect.Effect<{ readonly keyId: string; readonly orgId: string }, KeyPrefixNotFound | AmbiguousKeyPrefix>
+  readonly orgOfPrefix: (keyPrefix: string) => Effect.Effect<string, KeyPrefixNotFound>
 }>()("privacy-relay/Keys") {}

@@ -4,7 +4,9 @@
  * routes let these failures through and `causeToResponse` (errorResponse.ts) answers them from here, as does the
  * operator CLI for the same operations.
  */
+import { AccountExists } from "../../services/Accounts.ts"
 import { KeyNotActive, KeyNotFound } from "../../services/KeyManagement.ts"
+import { AmbiguousKeyPrefix, InvalidKey, KeyExpired, KeyPrefixNotFound, KeyRevoked } from "../../services/Keys.ts"
 import { InvalidLicence, LicenceAlreadyRedeemed } from "../../services/Licences.ts"
 import { MailUnavailable } from "../../services/Mailer.ts"
 import { ParentOrganisationNotFound } from "../../services/Organisations.ts"
@@ -54,6 +56,12 @@ export type DomainError =
   | QuotaExceeded
   | RateLimited
   | InsufficientBalance
+  | InvalidKey
+  | KeyRevoked
+  | KeyExpired
+  | KeyPrefixNotFound
+  | AmbiguousKeyPrefix
+  | AccountExists
 
 const DOMAIN_ERRORS = [
   OrganisationNotFound,
@@ -81,7 +89,13 @@ const DOMAIN_ERRORS = [
   ProviderNotConfigured,
   QuotaExceeded,
   RateLimited,
-  InsufficientBalance
+  InsufficientBalance,
+  InvalidKey,
+  KeyRevoked,
+  KeyExpired,
+  KeyPrefixNotFound,
+  AmbiguousKeyPrefix,
+  AccountExists
 ] as const
 
 export const isDomainError = (u: unknown): u is DomainError => DOMAIN_ERRORS.some((error) => u instanceof error)
@@ -189,6 +203,18 @@ export const domainErrorToApiError = (error: DomainError): ApiError => {
         code: "insufficient_balance",
         message: "The wallet balance is not positive (or fully reserved by calls in flight). Top up to relay calls."
       })
+    case "InvalidKey":
+      return new ApiError({ status: 401, code: "invalid_key", message: "The API key is missing, malformed or unknown." })
+    case "KeyRevoked":
+      return new ApiError({ status: 401, code: "key_revoked", message: "This API key has been revoked." })
+    case "KeyExpired":
+      return new ApiError({ status: 401, code: "key_expired", message: "This API key has expired (demo keys last 24 hours). Get a new one." })
+    case "KeyPrefixNotFound":
+      return new ApiError({ status: 404, code: "not_found", message: "No key has this prefix." })
+    case "AmbiguousKeyPrefix":
+      return new ApiError({ status: 409, code: "ambiguous_prefix", message: "Several keys share this prefix." })
+    case "AccountExists":
+      return new ApiError({ status: 409, code: "account_exists", message: "An account already exists for this e-mail address." })
     case "TreeSizeOutOfRange": {
       const { first, second, treeSize } = error
       return new ApiError({

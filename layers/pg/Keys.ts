@@ -1,8 +1,16 @@
 import { Clock, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { type GatewayPrincipal, Keys } from "../../services/Keys.ts"
+import { AccountExists } from "../../services/Accounts.ts"
+import {
+  AmbiguousKeyPrefix,
+  type GatewayPrincipal,
+  InvalidKey,
+  KeyExpired,
+  KeyPrefixNotFound,
+  KeyRevoked,
+  Keys
+} from "../../services/Keys.ts"
 import { Outbox } from "../../services/Outbox.ts"
-import { ApiError } from "../../src/http/ApiError.ts"
 import { DEMO_CREDIT_MICROS, DEMO_KEY_LIFETIME_MS, DEMO_TIER } from "../../src/keys/demo.ts"
 import { isWellFormedGatewayKey, keyPrefixOf, newGatewayKey } from "../../src/keys/format.ts"
 import { BoundedLru } from "../../src/cache/boundedLru.ts"
@@ -26,23 +34,15 @@ interface KeyRow {
   readonly expires_at: unknown
 }
 
-const invalidKey = () =>
-  new ApiError({ status: 401, code: "invalid_key", message: "The API key is missing, malformed or unknown." })
-const revoked = () => new ApiError({ status: 401, code: "key_revoked", message: "This API key has been revoked." })
-const expired = () =>
-  new ApiError({ status: 401, code: "key_expired", message: "This API key has expired (demo keys last 24 hours). Get a new one." })
 /** Checked on every call, cached or not: an expiry is a property of the key, not an event anyone announces. */
 const refuseExpired = (principal: GatewayPrincipal, now: number) =>
-  principal.expiresAt !== null && principal.expiresAt <= now ? Effect.fail(expired()) : Effect.succeed(principal)
+  principal.expiresAt !== null && principal.expiresAt <= now ? Effect.fail(new KeyExpired()) : Effect.succeed(principal)
 
 /** `last_used_at` is refreshed at most once a minute per key, off the request path. */
 const TOUCH_INTERVAL_MS = 60_000
 
 /** Keys whose last touch is remembered (one number each). */
 const TOUCHED_KEYS_BOUND = 50_000
-
-const accountExists = () =>
-  new ApiError({ status: 409, code: "account_exists", message: "An account already exists for this e-mail address." })
 
 export const KeysPg = Layer.effect(
   Keys,
@@ -62,7 +62,7 @@ export const KeysPg = Layer.effect(
 
     const authenticate = (bearer: string) =>
       Effect.gen(function*() {
-        if (!isWellFormedGatewayKey(bearer)) return yield* invalidKey()
+        if (!isWellFormedGatewayKey(bearer)) return yield* new InvalidKey()
         const hash = sha256HexSync(bearer)
         const now = yield* Clock.currentTimeMillis
         const cached = keyCache.principals.get(hash)
@@ -79,8 +79,8 @@ export const KeysPg = Layer.effect(
           WHERE k.key_hash = ${hash}`.pipe(Effect.orDie)
         const row = rows[0]
         // Unknown and non-active keys are not cached: a new key works at once, and refusals stay exact.
-        if (row === undefined) return yield* invalidKey()
-        if (row.status !== "active") return yield* revoked()
+        if (row === undefined) return yield* new InvalidKey()
+        if (row.status !== "active") return yield* new KeyRevoked()
         yield* touch(row.id, now)
         const principal: GatewayPrincipal = {
           keyId: row.id,
@@ -140,7 +140,7 @@ export const KeysPg = Layer.effect(
         const insert = Effect.gen(function*() {
           if (input.email !== undefined) {
             const existing = yield* sql`SELECT 1 FROM accounts WHERE lower(email) = lower(${input.email})`
-            if (existing.length > 0) return yield* accountExists()
+            if (existing.length > 0) return yield* new AccountExists()
           }
           const orgId = yield* insertOrgAccountAndKey({
             orgName: input.name ?? input.email ?? "self-service",
@@ -164,7 +164,7 @@ export const KeysPg = Layer.effect(
           return orgId
         })
         const orgId = yield* sql.withTransaction(insert).pipe(
-          Effect.catchTag("SqlError", (e) => isUniqueViolation(e) ? accountExists() : Effect.die(e))
+          Effect.catchTag("SqlError", (e) => isUniqueViolation(e) ? new AccountExists() : Effect.die(e))
         )
         return {
           id: keyId,
@@ -214,14 +214,14 @@ export const KeysPg = Layer.effect(
       orgOfPrefix: (keyPrefix) =>
         Effect.flatMap(findByPrefix(keyPrefix), (rows) =>
           rows.length === 0
-            ? Effect.fail(new ApiError({ status: 404, code: "not_found", message: "No key has this prefix." }))
+            ? Effect.fail(new KeyPrefixNotFound({ keyPrefix }))
             : Effect.succeed(rows[0].org_id)),
       revokeByPrefix: (keyPrefix, actor) =>
         Effect.gen(function*() {
           const rows = yield* findByPrefix(keyPrefix)
-          if (rows.length === 0) return yield* new ApiError({ status: 404, code: "not_found", message: "No key has this prefix." })
+          if (rows.length === 0) return yield* new KeyPrefixNotFound({ keyPrefix })
           if (rows.length > 1) {
-            return yield* new ApiError({ status: 409, code: "ambiguous_prefix", message: "Several keys share this prefix." })
+            return yield* new AmbiguousKeyPrefix({ keyPrefix })
           }
           const { id, org_id } = rows[0]
           yield* sql.withTransaction(Effect.gen(function*() {

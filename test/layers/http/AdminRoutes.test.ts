@@ -209,6 +209,24 @@ describe("operator flag", () => {
     expect(await gw.query<{ n: number }>("SELECT count(*)::int AS n FROM portal_tokens")).toEqual(before)
   })
 
+  it("POST /api/admin/keys/revoke refuses an unknown prefix (404) and one several keys share (409), revoking nothing", async () => {
+    const post = (body: unknown) =>
+      fetch(`${gw.url}/api/admin/keys/revoke`, { method: "POST", headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" }, body: JSON.stringify(body) })
+    const unknown = await post({ key_prefix: "svc_zzzzzzzz" })
+    expect(unknown.status).toBe(404)
+    expect(await unknown.json()).toEqual({ error: { code: "not_found", message: "No key has this prefix." } })
+    const [a, b] = await gw.query<{ key_prefix: string }>("SELECT key_prefix FROM api_keys WHERE status = 'active' ORDER BY created_at LIMIT 2")
+    await gw.query("UPDATE api_keys SET key_prefix = $1 WHERE key_prefix = $2", a.key_prefix, b.key_prefix)
+    try {
+      const ambiguous = await post({ key_prefix: a.key_prefix })
+      expect(ambiguous.status).toBe(409)
+      expect(await ambiguous.json()).toEqual({ error: { code: "ambiguous_prefix", message: "Several keys share this prefix." } })
+      expect(await gw.query("SELECT status FROM api_keys WHERE key_prefix = $1", a.key_prefix)).toEqual([{ status: "active" }, { status: "active" }])
+    } finally {
+      await gw.query("UPDATE api_keys SET key_prefix = $1 WHERE id = (SELECT id FROM api_keys WHERE key_prefix = $2 ORDER BY created_at DESC LIMIT 1)", b.key_prefix, a.key_prefix)
+    }
+  })
+
   it("POST /api/admin/accounts/operator: the admin API the CLI uses; bad input and unknown addresses refused", async () => {
     const post = (body: unknown, bearer = adminToken) =>
       fetch(`${gw.url}/api/admin/accounts/operator`, { method: "POST", headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json" }, body: JSON.stringify(body) })

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createOrg, createPortalToken } from "../../../layers/AdminOperations.ts"
+import { asApiError } from "../../../layers/http/domainErrors.ts"
 import { KeyManagement } from "../../../services/KeyManagement.ts"
 import { Keys } from "../../../services/Keys.ts"
 import { Organisations } from "../../../services/Organisations.ts"
@@ -39,6 +40,7 @@ const call = (method: string, path: string, bearer: string | undefined, body?: u
 const authenticate = (apiKey: string) =>
   run(Effect.flatMap(Effect.service(Keys), (keys) => keys.authenticate(apiKey)).pipe(
     Effect.map((p) => ({ ok: true as const, orgId: p.orgId, permissions: p.permissions })),
+    Effect.mapError(asApiError),
     Effect.catchTag("ApiError", (e) => Effect.succeed({ ok: false as const, status: e.status, code: e.code }))
   ))
 

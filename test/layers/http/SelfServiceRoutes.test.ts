@@ -61,7 +61,7 @@ describe("POST /api/v1/self-service/key", () => {
     expect(accounts).toEqual([{ email: "Ada@Example.org", email_verified: false }])
     const second = await issue({ email: "ada@example.org" })
     expect(second.status).toBe(409)
-    expect((await second.json()).error.code).toBe("account_exists")
+    expect(await second.json()).toEqual({ error: { code: "account_exists", message: "An account already exists for this e-mail address." } })
     expect(await gw.query("SELECT 1 FROM accounts WHERE lower(email) = 'ada@example.org'")).toHaveLength(1)
   })
 

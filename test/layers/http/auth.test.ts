@@ -56,6 +56,30 @@ describe("auth matrix on relay routes", () => {
     expect(fx.provider.received).toHaveLength(0)
   })
 
+  it("each key refusal answers its whole envelope: unknown, revoked, expired", async () => {
+    const envelope = async (authorization: string) => {
+      const res = await chat(authorization)
+      return { status: res.status, body: await res.json() }
+    }
+    expect(await envelope(`Bearer svc_${"b".repeat(52)}`)).toEqual({
+      status: 401,
+      body: { error: { code: "invalid_key", message: "The API key is missing, malformed or unknown." } }
+    })
+    const revoked = await fundedKey(fx.gw)
+    await fx.gw.runtime.runPromise(revokeKey({ key_prefix: revoked.keyPrefix }, "test"))
+    expect(await envelope(`Bearer ${revoked.apiKey}`)).toEqual({
+      status: 401,
+      body: { error: { code: "key_revoked", message: "This API key has been revoked." } }
+    })
+    const expired = await fundedKey(fx.gw)
+    await fx.gw.query("UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE key_prefix = $1", expired.keyPrefix)
+    expect(await envelope(`Bearer ${expired.apiKey}`)).toEqual({
+      status: 401,
+      body: { error: { code: "key_expired", message: "This API key has expired (demo keys last 24 hours). Get a new one." } }
+    })
+    expect(fx.provider.received).toHaveLength(0)
+  })
+
   it("an unknown or malformed portal token -> 401 portal_auth_required on portal routes, auth_required on receipt reads", async () => {
     for (const token of [`spt_${"a".repeat(52)}`, "spt_tooshort"]) {
       const portal = await fetch(`${fx.gw.url}/api/v1/billing/balance`, { headers: { authorization: `Bearer ${token}` } })

@@ -4,7 +4,9 @@ import { Cause, Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { causeToResponse } from "../../../layers/http/errorResponse.ts"
 import { asApiError, type DomainError, domainErrorToApiError, isDomainError } from "../../../layers/http/domainErrors.ts"
+import { AccountExists } from "../../../services/Accounts.ts"
 import { KeyNotActive, KeyNotFound } from "../../../services/KeyManagement.ts"
+import { AmbiguousKeyPrefix, InvalidKey, KeyExpired, KeyPrefixNotFound, KeyRevoked } from "../../../services/Keys.ts"
 import { InvalidLicence, LicenceAlreadyRedeemed } from "../../../services/Licences.ts"
 import { MailUnavailable } from "../../../services/Mailer.ts"
 import { ParentOrganisationNotFound } from "../../../services/Organisations.ts"
@@ -53,7 +55,13 @@ const EXAMPLES: ReadonlyArray<readonly [DomainError, number, string]> = [
   [new ProviderNotConfigured({ provider: "openai" }), 400, "provider_not_configured"],
   [new QuotaExceeded({ capability: "chat", quotaTokens: 5, usedTokens: 7, retryAfterSeconds: 60, rateLimit: {} }), 429, "quota_exceeded"],
   [new RateLimited({ windows: ["key"], retryAfterSeconds: 3, rateLimit: {} }), 429, "rate_limited"],
-  [new InsufficientBalance(), 402, "insufficient_balance"]
+  [new InsufficientBalance(), 402, "insufficient_balance"],
+  [new InvalidKey(), 401, "invalid_key"],
+  [new KeyRevoked(), 401, "key_revoked"],
+  [new KeyExpired(), 401, "key_expired"],
+  [new KeyPrefixNotFound({ keyPrefix: "svc_abcdefgh" }), 404, "not_found"],
+  [new AmbiguousKeyPrefix({ keyPrefix: "svc_abcdefgh" }), 409, "ambiguous_prefix"],
+  [new AccountExists(), 409, "account_exists"]
 ]
 
 describe("domain errors to HTTP", () => {

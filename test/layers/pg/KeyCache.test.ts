@@ -13,7 +13,7 @@ type Outcome = { readonly principal: GatewayPrincipal } | { readonly error: stri
 const authenticate = (gw: TestGateway, apiKey: string): Promise<Outcome> =>
   gw.runtime.runPromise(
     Effect.flatMap(Effect.service(Keys), (keys) => keys.authenticate(apiKey)).pipe(
-      Effect.match({ onFailure: (e) => ({ error: e.code }), onSuccess: (principal) => ({ principal }) })
+      Effect.match({ onFailure: (e) => ({ error: e._tag }), onSuccess: (principal) => ({ principal }) })
     )
   )
 
@@ -99,14 +99,14 @@ describe("authentication cache on one gateway", () => {
     expect(await permissionsOf(gw, key.apiKey)).toBeNull()
 
     await manage(gw, (keys) => keys.revoke(key.actor, key.keyId))
-    expect(await authenticate(gw, key.apiKey)).toEqual({ error: "key_revoked" })
+    expect(await authenticate(gw, key.apiKey)).toEqual({ error: "KeyRevoked" })
   })
 
   it("the admin revocation by prefix (CLI and admin API) evicts at once", async () => {
     const key = await newKey(gw)
     expect(await authenticate(gw, key.apiKey)).toHaveProperty("principal")
     await gw.runtime.runPromise(revokeKey({ key_prefix: key.keyPrefix }, "test"))
-    expect(await authenticate(gw, key.apiKey)).toEqual({ error: "key_revoked" })
+    expect(await authenticate(gw, key.apiKey)).toEqual({ error: "KeyRevoked" })
   })
 
   it("a scope or model change through the service is seen at once", async () => {
@@ -123,7 +123,7 @@ describe("authentication cache on one gateway", () => {
     const key = await newKey(gw)
     expect(await authenticate(gw, key.apiKey)).toHaveProperty("principal")
     const minted = await manage(gw, (keys) => keys.rotate(key.actor, key.keyId))
-    expect(await authenticate(gw, key.apiKey)).toEqual({ error: "key_revoked" })
+    expect(await authenticate(gw, key.apiKey)).toEqual({ error: "KeyRevoked" })
     expect(await authenticate(gw, minted.apiKey)).toMatchObject({ principal: { keyId: minted.record.id } })
   })
 
@@ -131,11 +131,11 @@ describe("authentication cache on one gateway", () => {
     const key = await newKey(gw)
     expect(await authenticate(gw, key.apiKey)).toHaveProperty("principal")
     await gw.query("UPDATE api_keys SET status = 'revoked', revoked_at = now() WHERE id = $1", key.keyId)
-    const ms = await within(2_000, async () => JSON.stringify(await authenticate(gw, key.apiKey)) === JSON.stringify({ error: "key_revoked" }))
+    const ms = await within(2_000, async () => JSON.stringify(await authenticate(gw, key.apiKey)) === JSON.stringify({ error: "KeyRevoked" }))
     expect(ms).toBeLessThan(2_000)
     // Revoking it again through the service is a no-op that still answers the revoked key.
     await manage(gw, (keys) => keys.revoke(key.actor, key.keyId))
-    expect(await authenticate(gw, key.apiKey)).toEqual({ error: "key_revoked" })
+    expect(await authenticate(gw, key.apiKey)).toEqual({ error: "KeyRevoked" })
   })
 
   it("a scope change by hand in SQL is seen within moments; using a key announces nothing", async () => {
@@ -164,7 +164,7 @@ describe("authentication cache on one gateway", () => {
   it("an unknown key is not remembered: inserted a moment later, it works at once", async () => {
     const { orgId } = await newKey(gw)
     const apiKey = newGatewayKey()
-    expect(await authenticate(gw, apiKey)).toEqual({ error: "invalid_key" })
+    expect(await authenticate(gw, apiKey)).toEqual({ error: "InvalidKey" })
     await gw.query(
       "INSERT INTO api_keys (id, org_id, account_id, key_hash, key_prefix, tier) VALUES ($1, $2, (SELECT id FROM accounts WHERE org_id = $2 LIMIT 1), $3, $4, 'free')",
       `key_${crypto.randomUUID().replaceAll("-", "")}`,

@@ -8,7 +8,10 @@ use PHPUnit\Framework\TestCase;
 use PrivacyRelay\Client;
 use PrivacyRelay\Exception\AuthenticationException;
 use PrivacyRelay\Exception\GatewayIdentityException;
+use PrivacyRelay\Exception\InsufficientBalanceException;
 use PrivacyRelay\Exception\InvalidRequestException;
+use PrivacyRelay\Exception\NotFoundException;
+use PrivacyRelay\Exception\PrivacyRelayException;
 use PrivacyRelay\Exception\StreamException;
 use PrivacyRelay\Exception\UnsupportedContentException;
 use PrivacyRelay\Response;
@@ -182,6 +185,32 @@ final class EndToEndTest extends TestCase
         $this->assertTrue($online['valid'] ?? null, json_encode($online));
         $new = $this->client->rest->selfServiceKey(options: ['idempotencyKey' => 'php-ss-' . bin2hex(random_bytes(6))]);
         $this->assertMatchesRegularExpression('/^svc_/', $new['api_key']);
+    }
+
+    public function testARefusalAfterTheKeyWasAcceptedCarriesASignedFailedReceiptAndSendsNothing(): void
+    {
+        [$unfunded] = $this->relay->fundedKey('0');
+        $client = new Client(gatewayUrl: $this->relay->url, apiKey: $unfunded, retries: 0);
+        $failed = [];
+        foreach ([
+            'local-chat' => [402, 'insufficient_balance', InsufficientBalanceException::class],
+            'no-such-model' => [404, 'model_not_found', NotFoundException::class],
+        ] as $model => [$status, $code, $class]) {
+            try {
+                $client->chat->completions->create(['model' => $model, 'messages' => [['role' => 'user', 'content' => 'Mail ' . self::EMAIL]]]);
+                $this->fail("$model: no exception");
+            } catch (PrivacyRelayException $e) {
+                $this->assertSame([$class, $status, $code], [$e::class, $e->status, $e->errorCode]);
+                $r = $e->failedReceipt;
+                $this->assertIsArray($r, 'X-Service-Receipt-Failed decoded');
+                $this->assertSame(['failed', $status, $code, $e->requestId], [$r['outcome'], $r['status'], $r['error_code'], $r['extensions']['request_id']]);
+                $this->assertTrue($client->verifyReceipt($r)['valid'], json_encode($client->verifyReceipt($r)));
+                $this->assertFalse($client->verifyReceipt(['status' => 200] + $r)['valid'], 'a changed failed receipt does not verify');
+                $failed[] = $r;
+            }
+        }
+        $this->assertTrue($client->verifyReceiptChain($failed)['valid'], 'the refusals are one chain');
+        $this->assertSame([], $this->relay->received(), 'nothing forwarded');
     }
 
     public function testModels(): void

@@ -7,8 +7,9 @@ namespace PrivacyRelay\Exception;
 /**
  * Every failure of the SDK: status (0 when no HTTP answer was received), a stable code (the gateway's error code or
  * one of the SDK's: configuration_error, engine_unavailable, gateway_identity_failed, connection_error, stream_error,
- * invalid_request, engine_error), requestId (the gateway's X-Request-Id), body (the decoded error object) and
- * retryAfter (seconds the gateway's Retry-After asked for, or null).
+ * invalid_request, engine_error), requestId (the gateway's X-Request-Id), body (the decoded error object),
+ * retryAfter (seconds the gateway's Retry-After asked for, or null) and failedReceipt (the signed record of a call
+ * refused after its key was accepted, X-Service-Receipt-Failed decoded; verify it like any receipt).
  */
 class PrivacyRelayException extends \RuntimeException
 {
@@ -19,6 +20,7 @@ class PrivacyRelayException extends \RuntimeException
         public readonly ?string $requestId = null,
         public readonly mixed $body = null,
         public ?float $retryAfter = null,
+        public readonly ?array $failedReceipt = null,
     ) {
         parent::__construct($message);
     }
@@ -74,7 +76,9 @@ class PrivacyRelayException extends \RuntimeException
             default => "The gateway answered $status.",
         };
         $class = self::BY_STATUS[$status] ?? ($status >= 500 ? ServerException::class : self::class);
+        $failed = isset($headers['x-service-receipt-failed'])
+            ? json_decode((string) base64_decode($headers['x-service-receipt-failed'], true), true) : null;
         return new $class($message, $status, $code, $headers['x-request-id'] ?? null, $inner ?? $parsed,
-            self::retryAfterSeconds($headers['retry-after'] ?? null));
+            self::retryAfterSeconds($headers['retry-after'] ?? null), is_array($failed) ? $failed : null);
     }
 }

@@ -2,6 +2,7 @@ package dev.privacyrelay.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -29,7 +30,58 @@ class VectorsTest {
 
     @Test
     void tokeniserSpansOfTheMultilingualSet() {
-        JsonNode v = Vectors.load("tokeniser-spans");
+        assertSpans(Vectors.load("tokeniser-spans"));
+    }
+
+    /**
+     * tokeniser-names.json, the spans other than PERSON: the structured detectors beside the builtin name model, exact.
+     * The PERSON spans are the portable name model (sdks/vectors/name-model.json), which the Rust engine does not
+     * implement yet (issue 40): see the next test.
+     */
+    @Test
+    void tokeniserNamesTheSpansOtherThanPersonAreExact() {
+        JsonNode v = Vectors.load("tokeniser-names");
+        Map<String, Object> options = Vectors.options(v.get("engine_settings"));
+        for (JsonNode c : v.get("cases")) {
+            List<JsonNode> got = spans(c.get("text").asText(), options);
+            got.removeIf(s -> s.get("type").asText().equals("PERSON"));
+            List<JsonNode> want = new ArrayList<>();
+            c.get("spans").forEach(s -> {
+                if (!s.get("type").asText().equals("PERSON")) want.add(s);
+            });
+            assertEquals(want, got, c.get("text").asText());
+        }
+    }
+
+    /**
+     * A known gap, stated so it cannot go unnoticed: the engine's builtin names are not yet the portable name model, so
+     * some PERSON spans of tokeniser-names.json differ. This fails as soon as the Rust engine finds them all (issue 40);
+     * then replace it with the exact comparison (assertSpans on the file).
+     */
+    @Test
+    void tokeniserNamesThePersonSpansAreNotYetThePortableNameModels() {
+        JsonNode v = Vectors.load("tokeniser-names");
+        Map<String, Object> options = Vectors.options(v.get("engine_settings"));
+        int differing = 0;
+        for (JsonNode c : v.get("cases")) {
+            List<JsonNode> want = new ArrayList<>();
+            c.get("spans").forEach(want::add);
+            if (!want.equals(spans(c.get("text").asText(), options))) differing++;
+        }
+        assertTrue(differing > 0, "the engine now matches every case of tokeniser-names.json: compare the file exactly");
+    }
+
+    private List<JsonNode> spans(String text, Map<String, Object> options) {
+        List<JsonNode> got = new ArrayList<>();
+        for (JsonNode s : engine.detectSpans(text, options).get("spans")) {
+            ObjectNode kept = Vectors.JSON.createObjectNode();
+            for (String k : List.of("start", "end", "type", "value")) kept.set(k, s.get(k));
+            got.add(kept);
+        }
+        return got;
+    }
+
+    private void assertSpans(JsonNode v) {
         Map<String, Object> options = Vectors.options(v.get("engine_settings"));
         for (JsonNode c : v.get("cases")) {
             List<JsonNode> got = new ArrayList<>();

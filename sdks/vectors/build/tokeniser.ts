@@ -21,6 +21,11 @@ const TEXTS: ReadonlyArray<readonly [string, string]> = [
   ["en", "2026-11-28 4.2.0.1 released\n[08:00:01] 1.2.3.4 done\nDocs at https://example.com/v/1.2.3.4/ and OID 1.3.6.1."],
   // IPv6: short compressed forms only where an address is announced (code slices and scopes are not); long forms anywhere.
   ["en", "inet6 fe80::1/64 scope link\nGET http://[2001:db8::7]:8080/health from 2001:db8:85a3::8a2e:370:7334\nslice a[::2] or arr[1::3]; dead::beef; MD5:16:27:ac:a5:76:28:2d:36:63:1b:56:4d:eb:df:a6:48; 00:1a:2b:3c:4d:5e at 14:22:05"],
+  // Dates of birth: more layouts and languages, the cue after the date; an identity document's other dates and a project's "birth" stay.
+  ["en", "I was born on the 14th of March 1985; Ann's birthday is 12-Jun-1963.\nBirthdate: 1960/06/24\nDate of issue: 21 SEP 2019\nDate of expiry: 9th June 2029"],
+  ["fr", "Il est né le 1er mars 1984 à Lyon. Le projet est né le 6 mai 2019 d'une idée simple."],
+  ["de", "Sophie wurde am 13. August 1989 in Graz geboren; Nuria nació el 8 de julio de 1978."],
+  ["it", "{\"data_nascita\": \"26 febbraio 2000\", \"joined\": \"2026-07-13\"}\nGiulia Rossi, nata il 3 marzo 1990."],
   // Machine-readable zones (ICAO 9303 specimens): a passport (TD3) on two lines, an identity card (TD1) on three, a
   // visa-sized TD2 as OCR joins it on one line; then a TD3 whose number and birth date were changed (two field checks and the composite fail: not a zone).
   ["en", "Scanned passport:\nP<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<\nL898902C36UTO7408122F1204159ZE184226B<<<<<10\nCard:\nI<UTOD231458907<<<<<<<<<<<<<<<\n7408122F1204159UTO<<<<<<<<<<<6\nERIKSSON<<ANNA<MARIA<<<<<<<<<<"],

@@ -489,15 +489,28 @@ pub fn national_id(ctx: &Ctx<'_>) -> Vec<Span> {
 // ---- Date of birth ----
 
 const MONTHS: &str = "january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|janvier|février|fevrier|mars|avril|mai|juin|juillet|août|aout|septembre|octobre|novembre|décembre|decembre|januar|februar|märz|maerz|juni|juli|oktober|dezember|enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|octubre|noviembre|diciembre|gennaio|febbraio|aprile|maggio|giugno|luglio|settembre|ottobre|dicembre|januari|februari|maart|mei|augustus";
-const DOB_CUE: &str = r"(?:\bborn(?:\s+on)?|\bd\.?o\.?b\.?|\bdate\s+of\s+birth|\bbirth\s?date|\bbirthday(?:\s+is)?|\bn[ée]e?(?:\s?\(e\))?\s+le|\bgeb\.(?:\s*-?\s*datum|\s+am)?|\bgeb\.?\s+am|\bdate\s+de\s+naissance|\bgeboren(?:\s+am)?|\bgeburtsdatum|\bfecha\s+de\s+nacimiento|\bnacid[oa]\s+el|\bf\.\s*nacimiento|\bfecha\s+nacimiento|\bdata\s+di\s+nascita|\bnato\s+il|\bnata\s+il|\bgeboortedatum|\bgeboren\s+op)";
+const DOB_CUE: &str = r"(?:\bborn(?:\s+on)?|\bd\.?o\.?b\.?|\bdate\s+of\s+birth|\bbirth\s?date|\bbirthday(?:\s+is)?|\bn[ée]e?(?:\s?\(e\))?\s+le|\bgeb\.(?:\s*-?\s*datum|\s+am)?|\bgeb\.?\s+am|\bdate\s+de\s+naissance|\bgeboren(?:\s+am)?|\bgeburtsdatum|\bfecha\s+de\s+nacimiento|\bnacid[oa]\s+el|\bf\.\s*nacimiento|\bfecha\s+nacimiento|\bnaci[óo]\s+el|\bdata\s+(?:di\s+)?nascita|\bnat[oa]\s+il|\bnacque\s+il|\bgeboortedatum|\bgeboren\s+op)";
 
+/// ISO, year-first with slashes, numeric day-month-year (two-digit years too), 14-Mar-1985, day (ordinal, "1er",
+/// "14th of") month name year, month name day year.
 fn date_src() -> String {
-    format!(r"(?:\d{{4}}-\d{{2}}-\d{{2}}|\d{{1,2}}[./\-]\d{{1,2}}[./\-](?:\d{{4}}|\d{{2}})|\d{{1,2}}\.?\s+(?:de\s+)?(?:{MONTHS})\.?,?\s+(?:de\s+)?\d{{4}}|(?:{MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}})")
+    format!(r"(?:\d{{4}}-\d{{2}}-\d{{2}}|\d{{4}}/\d{{1,2}}/\d{{1,2}}|\d{{1,2}}[./\-]\d{{1,2}}[./\-](?:\d{{4}}|\d{{2}})|\d{{1,2}}-(?:{MONTHS})\.?-(?:\d{{4}}|\d{{2}})|\d{{1,2}}(?:st|nd|rd|th|er)?\.?\s+(?:of\s+|de\s+)?(?:{MONTHS})\.?,?\s+(?:de\s+)?\d{{4}}|(?:{MONTHS})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}})")
+}
+
+/// The cue after the date: "wurde am 13. August 1989 in Graz geboren", "is op 3 maart 1980 geboren".
+fn dob_cue_after_re() -> &'static Regex {
+    static CELL: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
+    CELL.get_or_init(|| super::jsre::compile(&format!(r"\b(?:am|op)\s+({})(?:\s+(?:in|te|en|à|a)\s+[\p{{L}}\-]+(?:\s+[\p{{L}}\-]+)?)?\s+(?:geboren|born)\b", date_src()), "giu"))
+}
+
+/// What was "born" is not always a person: "Le projet est né le 6 mai 2019", "the company was born on ...".
+fn non_person_subject_re() -> &'static Regex {
+    re!(r"\b(?:project|projet|proyecto|progetto|projekt|idea|idée|idee|company|société|entreprise|empresa|azienda|unternehmen|firma|bedrijf|association|asociación|associazione|verein|vereniging|festival|movement|mouvement|movimiento|movimento|bewegung|beweging|brand|marque|marca|marke|merk|product|produit|producto|prodotto|produkt|startup|start-up|band|groupe|group|grupo|gruppo|gruppe|groep|club|journal|magazine|site|website|app|application|service|concept|programme|program|programa|programma|software|logiciel)\s+(?:(?:est|était|a\s+été|was|is|es|fue|è|era|ist|war|wurde)\s+)?$", "iu")
 }
 
 fn dob_re() -> &'static Regex {
     static CELL: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
-    CELL.get_or_init(|| super::jsre::compile(&format!(r"{DOB_CUE}\s*(?:[:\-–]|is|was|on|am|le|el|il)?\s*({})(?![\p{{L}}\p{{N}}])", date_src()), "giu"))
+    CELL.get_or_init(|| super::jsre::compile(&format!(r"{DOB_CUE}\s*(?:[:\-–]|is|was|on|am|le|el|il)?\s*(?:the\s+)?({})(?![\p{{L}}\p{{N}}])", date_src()), "giu"))
 }
 
 fn date_alone_re() -> &'static Regex {
@@ -515,16 +528,25 @@ pub fn date_of_birth(ctx: &Ctx<'_>) -> Vec<Span> {
     let text = ctx.text;
     let mut out = spans_from_regex(text, dob_re(), EntityType::DateOfBirth, |c| {
         let date = g(c, 1);
-        if !plausible(date) {
+        let (s0, e) = whole(c);
+        if !plausible(date) || test(non_person_subject_re(), text_before(text, s0, 40)) {
             return None;
         }
-        let (_, e) = whole(c);
         let start = e - date.len();
         if g(c, 0).contains('\n') && ctx.field_at(start, e).is_some() && ctx.field_kind_at(start, e) != Some(FieldKind::Dob) {
             return None;
         }
         Some((start, e))
     });
+    out.extend(spans_from_regex(text, dob_cue_after_re(), EntityType::DateOfBirth, |c| {
+        let date = g(c, 1);
+        let all = g(c, 0);
+        if !plausible(date) || all.contains('\n') {
+            return None;
+        }
+        let start = whole(c).0 + 2 + all[2..].find(date)?;
+        Some((start, start + date.len()))
+    }));
     for f in ctx.fields_of_kind(FieldKind::Dob) {
         if let Ok(Some(m)) = date_alone_re().find(&text[f.start..f.end]) {
             if plausible(m.as_str()) {

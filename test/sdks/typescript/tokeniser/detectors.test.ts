@@ -99,6 +99,19 @@ describe("structured detectors", () => {
     expect(found("Host key MD5:16:27:ac:a5:76:28:2d:36:63:1b:56:4d:eb:df:a6:48", "IPV6")).toEqual([])
   })
 
+  it("DATE_OF_BIRTH: ordinal, abbreviated-month, year-first and Italian layouts, the cue after the date, not what a project was born on", () => {
+    expect(found("I was born on the 14th of March 1985.", "DATE_OF_BIRTH")).toEqual(["14th of March 1985"])
+    expect(found("Harriet's birthday is 12-Jun-1963.", "DATE_OF_BIRTH")).toEqual(["12-Jun-1963"])
+    expect(found("Birthdate: 1960/06/24\nDate of issue: 11th February 2019", "DATE_OF_BIRTH")).toEqual(["1960/06/24"])
+    expect(found("Il est né le 1er mars 1984 à Lyon.", "DATE_OF_BIRTH")).toEqual(["1er mars 1984"])
+    expect(found("Nuria nació el 8 de julio de 1978.", "DATE_OF_BIRTH")).toEqual(["8 de julio de 1978"])
+    expect(found('{"data_nascita": "26 febbraio 2000", "joined": "2026-07-13"}', "DATE_OF_BIRTH")).toEqual(["26 febbraio 2000"])
+    expect(found("Sophie wurde am 13. August 1989 in Graz geboren.", "DATE_OF_BIRTH")).toEqual(["13. August 1989"])
+    expect(found("Le projet est né le 6 mai 2019 d'une idée simple.", "DATE_OF_BIRTH")).toEqual([])
+    expect(found("Le patient est né le 3 mai 1950.", "DATE_OF_BIRTH")).toEqual(["3 mai 1950"])
+    expect(found("Date of issue: 21 SEP 2019\nDate of expiry: 9th June 2029", "DATE_OF_BIRTH")).toEqual([])
+  })
+
   it("EMAIL, PHONE, DATE_OF_BIRTH, PASSPORT, CRYPTO_WALLET, URL_CREDENTIALS", () => {
     expect(found("mail (a.b+c@example.co.uk).", "EMAIL")).toEqual(["a.b+c@example.co.uk"])
     expect(found("remote git@github.com:org/repo.git", "EMAIL")).toEqual([])

@@ -62,7 +62,6 @@ describe("generated evaluation corpus (test/fixtures/pii-corpus/eval)", () => {
   // Pooled targets hold for every type unless the type is named below with the floor measured when the round-2
   // families were added (issue 40); a floor only ever goes up, to the pooled target once a type is fixed.
   const FLOORS: Record<string, { precision: number; recall: number }> = {
-    DATE_OF_BIRTH: { precision: 0.97, recall: 0.93 },
     UK_NINO: { precision: 0.96, recall: 0.97 },
     ES_DNI: { precision: 0.96, recall: 0.97 }
   }

@@ -170,6 +170,14 @@ public final class RelayClient {
         return verifyRefreshing(countersignature, attestation);
     }
 
+    /**
+     * Verifies receipts of one chain, in chain order (a page of stored receipts, the failed receipts of refusals)
+     * offline against the gateway's JWKS: {"valid","verified","break":null|{"index","seq","kind","reason"},"gaps"}.
+     */
+    public JsonNode verifyReceiptChain(List<?> receipts) {
+        return engine.verifyChain(json.valueToTree(receipts), identity.jwks(), Map.of());
+    }
+
     Verification verifyRefreshing(Object receipt, String attestation) {
         Verification v = Receipts.verify(engine, receipt, identity.jwks(), null, attestation);
         if (v.valid() || v.reason() == null || !v.reason().contains(Receipts.UNKNOWN_KID)) return v;

@@ -87,7 +87,8 @@ final class Transport {
                 int status = res.statusCode();
                 if (status < 300) return res;
                 String retryAfter = res.headers().firstValue("retry-after").orElse(null);
-                ApiException e = ApiErrors.fromAnswer(status, res.headers().firstValue("x-request-id").orElse(null), retryAfter, errorBody.of(res.body()));
+                ApiException e = ApiErrors.fromAnswer(status, res.headers().firstValue("x-request-id").orElse(null), retryAfter, errorBody.of(res.body()),
+                        res.headers().firstValue("x-service-receipt-failed").orElse(null));
                 if (!retryable(status)) throw e;
                 last = e;
                 asked = e instanceof RateLimitException ? ((RateLimitException) e).retryAfter().orElse(null) : ApiErrors.retryAfter(retryAfter);

@@ -20,6 +20,24 @@ public final class ApiErrors {
      * {@code {type:"error",error:{type,message}}} and OAuth's {@code {error, error_description}} are read.
      */
     public static ApiException fromAnswer(int status, String requestId, String retryAfterHeader, byte[] body) {
+        return fromAnswer(status, requestId, retryAfterHeader, body, null);
+    }
+
+    /** As above, with the X-Service-Receipt-Failed header value (standard base64 JSON) decoded onto the exception. */
+    public static ApiException fromAnswer(int status, String requestId, String retryAfterHeader, byte[] body, String failedReceiptHeader) {
+        ApiException e = typed(status, requestId, retryAfterHeader, body);
+        if (failedReceiptHeader != null && !failedReceiptHeader.isBlank()) {
+            try {
+                JsonNode r = JSON.readTree(java.util.Base64.getDecoder().decode(failedReceiptHeader.strip()));
+                if (r != null && r.isObject()) e.failedReceipt(r);
+            } catch (IOException | IllegalArgumentException unreadable) {
+                // an unreadable header is no receipt
+            }
+        }
+        return e;
+    }
+
+    private static ApiException typed(int status, String requestId, String retryAfterHeader, byte[] body) {
         JsonNode doc = null;
         try {
             doc = body == null || body.length == 0 ? null : JSON.readTree(body);

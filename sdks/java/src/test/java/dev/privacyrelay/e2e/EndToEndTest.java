@@ -14,7 +14,10 @@ import dev.privacyrelay.RelayStream;
 import dev.privacyrelay.StreamEvent;
 import dev.privacyrelay.Verification;
 import dev.privacyrelay.engine.EngineException;
+import dev.privacyrelay.errors.ApiException;
 import dev.privacyrelay.errors.AuthenticationException;
+import dev.privacyrelay.errors.InsufficientBalanceException;
+import dev.privacyrelay.errors.NotFoundException;
 import dev.privacyrelay.errors.GatewayIdentityException;
 import java.nio.file.Files;
 import java.util.List;
@@ -160,5 +163,34 @@ class EndToEndTest {
                 .configDir(Files.createTempDirectory("pr-java-device-").toString()).build();
         assertThrows(GatewayIdentityException.class, () -> wrong.chat().completions().create(Map.of("model", "m", "messages", List.of(user(PROMPT)))));
         assertFalse(relay.received().toString().contains(EMAIL));
+    }
+
+    @Test
+    void aRefusalAfterTheKeyWasAcceptedCarriesASignedFailedReceiptAndNothingIsForwarded() throws Exception {
+        RelayClient unfunded = RelayClient.builder().gatewayUrl(relay.url).apiKey(relay.fundedKey("0")[0]).retries(0)
+                .configDir(Files.createTempDirectory("pr-java-device-").toString()).build();
+        java.util.List<JsonNode> failed = new java.util.ArrayList<>();
+        for (Object[] c : new Object[][] {{"local-chat", 402, "insufficient_balance", InsufficientBalanceException.class},
+                {"no-such-model", 404, "model_not_found", NotFoundException.class}}) {
+            ApiException e = assertThrows(ApiException.class,
+                    () -> unfunded.chat().completions().create(Map.of("model", c[0], "messages", List.of(user("Mail " + EMAIL)))));
+            assertEquals(c[3], e.getClass());
+            assertEquals(c[1], e.status());
+            assertEquals(c[2], e.code());
+            JsonNode r = e.failedReceipt();
+            assertNotNull(r, "X-Service-Receipt-Failed decoded");
+            assertEquals("failed", r.get("outcome").asText());
+            assertEquals(e.status(), r.get("status").asInt());
+            assertEquals(e.code(), r.get("error_code").asText());
+            assertEquals(e.requestId(), r.at("/extensions/request_id").asText());
+            assertTrue(unfunded.verifyReceipt(r).valid(), String.valueOf(unfunded.verifyReceipt(r)));
+            ObjectNode changed = r.deepCopy();
+            changed.put("status", 200);
+            assertFalse(unfunded.verifyReceipt(changed).valid(), "a changed failed receipt does not verify");
+            failed.add(r);
+        }
+        JsonNode chain = unfunded.verifyReceiptChain(failed);
+        assertTrue(chain.get("valid").asBoolean(), "the refusals are one chain: " + chain);
+        assertTrue(relay.received().isEmpty(), "nothing forwarded");
     }
 }

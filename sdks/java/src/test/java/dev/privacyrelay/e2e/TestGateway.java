@@ -146,9 +146,14 @@ public final class TestGateway {
 
     /** A self-service key whose wallet holds $10: [api_key, key_prefix]. Each from its own network (the limit is per network). */
     String[] fundedKey() throws Exception {
+        return fundedKey("10");
+    }
+
+    /** A self-service key whose wallet holds {@code usd} ("0": left unfunded). */
+    String[] fundedKey(String usd) throws Exception {
         int n = keys.incrementAndGet();
         JsonNode key = http("POST", url + "/api/v1/self-service/key", Map.of(), Map.of("x-forwarded-for", "198.19." + (n / 250) + "." + (n % 250)));
-        admin("/api/admin/wallets/credit", Map.of("key_prefix", key.get("key_prefix").asText(), "usd", "10"));
+        if (!usd.equals("0")) admin("/api/admin/wallets/credit", Map.of("key_prefix", key.get("key_prefix").asText(), "usd", usd));
         return new String[] {key.get("api_key").asText(), key.get("key_prefix").asText()};
     }
 

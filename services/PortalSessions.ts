@@ -1,6 +1,5 @@
-import { Context, Effect } from "effect"
+import { Context, Data, type Effect } from "effect"
 import type { HttpServerRequest } from "effect/http"
-import type { ApiError } from "../src/http/ApiError.ts"
 import { ABILITIES } from "../src/keys/scopes.ts"
 import type { Role } from "./Accounts.ts"
 import type { PortalPrincipal } from "./PortalTokens.ts"
@@ -32,19 +31,34 @@ export const ROLE_ABILITIES: Record<Role, ReadonlyArray<string>> = {
   member: ["ability:keys.read", "ability:billing.read", "webhooks.read"]
 }
 
+/** Sign-in refused: unknown e-mail and wrong password alike (no account enumeration). */
+export class InvalidCredentials extends Data.TaggedError("InvalidCredentials")<{}> {}
+
+/** Sign-in into an organisation the account is not a member of. */
+export class NotAMember extends Data.TaggedError("NotAMember")<{}> {}
+
+/** The request's session cookie names no live session: unknown, expired or signed out. */
+export class SessionNotValid extends Data.TaggedError("SessionNotValid")<{}> {}
+
+/** A cookie-authenticated write without the X-CSRF-Token header matching the pr_csrf cookie. */
+export class CsrfFailed extends Data.TaggedError("CsrfFailed")<{}> {}
+
 /**
  * Portal sign-in: e-mail + password -> a session (stored hashed) and a CSRF token (double submit: cookie
  * `pr_csrf` plus header `X-CSRF-Token`, both bound to the session). Portal tokens remain for scripts.
  */
 export class PortalSessions extends Context.Service<PortalSessions, {
-  /** 401 `invalid_credentials` (same answer for unknown e-mail and wrong password). */
+  /** `InvalidCredentials` (same for unknown e-mail and wrong password), `NotAMember` for another organisation. */
   readonly login: (input: { readonly email: string; readonly password: string; readonly orgId?: string }) =>
-    Effect.Effect<{ readonly token: string; readonly csrfToken: string; readonly expiresAt: Date; readonly principal: SessionPrincipal }, ApiError>
+    Effect.Effect<
+      { readonly token: string; readonly csrfToken: string; readonly expiresAt: Date; readonly principal: SessionPrincipal },
+      InvalidCredentials | NotAMember
+    >
   readonly logout: (token: string) => Effect.Effect<void>
   /**
    * The session of a cookie-authenticated request, or undefined when the request carries no session cookie.
-   * 401 `portal_auth_required` for an unknown/expired session; 403 `csrf_failed` for a write (any method but
-   * GET/HEAD/OPTIONS) without a matching `X-CSRF-Token` header and `pr_csrf` cookie.
+   * `SessionNotValid` for an unknown/expired session; `CsrfFailed` for a write (any method but GET/HEAD/OPTIONS)
+   * without a matching `X-CSRF-Token` header and `pr_csrf` cookie.
    */
-  readonly fromRequest: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<SessionPrincipal | undefined, ApiError>
+  readonly fromRequest: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<SessionPrincipal | undefined, SessionNotValid | CsrfFailed>
 }>()("privacy-relay/PortalSessions") {}

@@ -18,6 +18,7 @@ import {
   PaymentsNotConfigured,
   StripeNotConfigured
 } from "../../services/Payments.ts"
+import { CsrfFailed, InvalidCredentials, NotAMember, SessionNotValid } from "../../services/PortalSessions.ts"
 import { PortalTokenNotValid, UnknownAbilities } from "../../services/PortalTokens.ts"
 import { ModelNotAllowed, ModelNotFound, ProviderNotConfigured, UnknownRoutingStrategy } from "../../services/ProviderRouter.ts"
 import { QuotaExceeded, RateLimited } from "../../services/RelayLimits.ts"
@@ -62,6 +63,10 @@ export type DomainError =
   | KeyPrefixNotFound
   | AmbiguousKeyPrefix
   | AccountExists
+  | InvalidCredentials
+  | NotAMember
+  | SessionNotValid
+  | CsrfFailed
 
 const DOMAIN_ERRORS = [
   OrganisationNotFound,
@@ -95,7 +100,11 @@ const DOMAIN_ERRORS = [
   KeyExpired,
   KeyPrefixNotFound,
   AmbiguousKeyPrefix,
-  AccountExists
+  AccountExists,
+  InvalidCredentials,
+  NotAMember,
+  SessionNotValid,
+  CsrfFailed
 ] as const
 
 export const isDomainError = (u: unknown): u is DomainError => DOMAIN_ERRORS.some((error) => u instanceof error)
@@ -215,6 +224,18 @@ export const domainErrorToApiError = (error: DomainError): ApiError => {
       return new ApiError({ status: 409, code: "ambiguous_prefix", message: "Several keys share this prefix." })
     case "AccountExists":
       return new ApiError({ status: 409, code: "account_exists", message: "An account already exists for this e-mail address." })
+    case "InvalidCredentials":
+      return new ApiError({ status: 401, code: "invalid_credentials", message: "The e-mail address or password is wrong." })
+    case "NotAMember":
+      return new ApiError({ status: 403, code: "not_a_member", message: "This account is not a member of that organisation." })
+    case "SessionNotValid":
+      return new ApiError({ status: 401, code: "portal_auth_required", message: "The portal session is missing, expired or signed out." })
+    case "CsrfFailed":
+      return new ApiError({
+        status: 403,
+        code: "csrf_failed",
+        message: "Cookie-authenticated writes need the X-CSRF-Token header matching the pr_csrf cookie."
+      })
     case "TreeSizeOutOfRange": {
       const { first, second, treeSize } = error
       return new ApiError({

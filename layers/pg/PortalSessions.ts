@@ -2,19 +2,23 @@ import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Role } from "../../services/Accounts.ts"
 import { AppConfig } from "../../services/AppConfig.ts"
-import { CSRF_COOKIE, CSRF_HEADER, OPERATOR_ABILITY, PortalSessions, ROLE_ABILITIES, SESSION_COOKIE, type SessionPrincipal } from "../../services/PortalSessions.ts"
-import { ApiError } from "../../src/http/ApiError.ts"
+import {
+  CSRF_COOKIE,
+  CSRF_HEADER,
+  CsrfFailed,
+  InvalidCredentials,
+  NotAMember,
+  OPERATOR_ABILITY,
+  PortalSessions,
+  ROLE_ABILITIES,
+  SESSION_COOKIE,
+  type SessionPrincipal,
+  SessionNotValid
+} from "../../services/PortalSessions.ts"
 import { timingSafeEqual } from "node:crypto"
 import { sha256HexSync } from "../crypto/nodeSha256.ts"
 import { DUMMY_PASSWORD_HASH, verifyPassword } from "./passwordHash.ts"
 import { base64UrlRandom } from "./randomToken.ts"
-
-const invalidCredentials = () =>
-  new ApiError({ status: 401, code: "invalid_credentials", message: "The e-mail address or password is wrong." })
-const sessionRequired = () =>
-  new ApiError({ status: 401, code: "portal_auth_required", message: "The portal session is missing, expired or signed out." })
-const csrfFailed = () =>
-  new ApiError({ status: 403, code: "csrf_failed", message: "Cookie-authenticated writes need the X-CSRF-Token header matching the pr_csrf cookie." })
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"])
 
@@ -50,13 +54,13 @@ export const PortalSessionsPg = Layer.effect(
           const account = rows[0]
           // Always pay for one scrypt, so response time does not tell whether the e-mail has an account.
           const ok = yield* Effect.promise(() => verifyPassword(password, account?.password_hash ?? DUMMY_PASSWORD_HASH))
-          if (account === undefined || account.password_hash === null || !ok) return yield* invalidCredentials()
+          if (account === undefined || account.password_hash === null || !ok) return yield* new InvalidCredentials()
           const target = orgId ?? account.org_id
           const roles = yield* sql<{ role: Role }>`
             SELECT role FROM memberships WHERE account_id = ${account.id} AND org_id = ${target}`.pipe(Effect.orDie)
           // Accounts made by self-service issuance own their organisation without a membership row.
           const role: Role | undefined = roles[0]?.role ?? (target === account.org_id ? "owner" : undefined)
-          if (role === undefined) return yield* new ApiError({ status: 403, code: "not_a_member", message: "This account is not a member of that organisation." })
+          if (role === undefined) return yield* new NotAMember()
           const token = base64UrlRandom(32)
           const csrfToken = base64UrlRandom(32)
           const id = `ses_${crypto.randomUUID().replaceAll("-", "")}`
@@ -89,12 +93,12 @@ export const PortalSessionsPg = Layer.effect(
           const row = rows[0]
           // The role and the operator flag are read on every request, so removing either takes effect at once.
           const role = row?.role ?? (row !== undefined && row.home === row.org_id ? "owner" : undefined)
-          if (row === undefined || role === undefined) return yield* sessionRequired()
+          if (row === undefined || role === undefined) return yield* new SessionNotValid()
           if (!SAFE_METHODS.has(request.method)) {
             const header = request.headers[CSRF_HEADER]
             const cookie = request.cookies[CSRF_COOKIE]
             if (header === undefined || cookie === undefined || !sameSecret(header, cookie) || !sameSecret(sha256HexSync(header), row.csrf_hash)) {
-              return yield* csrfFailed()
+              return yield* new CsrfFailed()
             }
           }
           return principalOf({ id: row.id, account_id: row.account_id, org_id: row.org_id, role, operator: row.operator })

@@ -17,9 +17,7 @@ const PENDING = new Set([
   "services/Accounts.ts",
   "layers/pg/Accounts.ts",
   "services/Idempotency.ts",
-  "layers/pg/Idempotency.ts",
-  "services/PortalSessions.ts",
-  "layers/pg/PortalSessions.ts"
+  "layers/pg/Idempotency.ts"
 ])
 
 const toRepoPath = (absolute: string) => relative(REPO_ROOT, absolute).split(sep).join("/")

@@ -60,7 +60,9 @@ describe("portal sessions", () => {
     for (const headers of [{}, { "x-csrf-token": "wrong" }] as Array<Record<string, string>>) {
       const res = await write(headers)
       expect(res.status).toBe(403)
-      expect((await res.json()).error.code).toBe("csrf_failed")
+      expect(await res.json()).toEqual({
+        error: { code: "csrf_failed", message: "Cookie-authenticated writes need the X-CSRF-Token header matching the pr_csrf cookie." }
+      })
     }
     // a CSRF value from another session does not fit this one, even when cookie and header agree
     const other = await login()
@@ -77,9 +79,13 @@ describe("portal sessions", () => {
     for (const body of [{ email: EMAIL, password: "not the password" }, { email: "ghost@example.org", password: PASSWORD }]) {
       const { res, setCookies, json } = await login(body)
       expect(res.status).toBe(401)
-      expect(json.error.code).toBe("invalid_credentials")
+      expect(json).toEqual({ error: { code: "invalid_credentials", message: "The e-mail address or password is wrong." } })
       expect(setCookies).toEqual([])
     }
+    const elsewhere = await login({ email: EMAIL, password: PASSWORD, org_id: "org_not_mine" })
+    expect(elsewhere.res.status).toBe(403)
+    expect(elsewhere.json).toEqual({ error: { code: "not_a_member", message: "This account is not a member of that organisation." } })
+    expect(elsewhere.setCookies).toEqual([])
   })
 
   it("signs out: the session is deleted and the cookie no longer works", async () => {
@@ -89,7 +95,11 @@ describe("portal sessions", () => {
     expect(out.headers.getSetCookie().some((c) => c.startsWith("pr_session=;") || /pr_session=.*Max-Age=0|Expires=Thu, 01 Jan 1970/i.test(c))).toBe(true)
     const after = await fetch(`${gw.url}/api/v1/keys`, { headers: { cookie: jar } })
     expect(after.status).toBe(401)
-    expect((await after.json()).error.code).toBe("portal_auth_required")
+    expect(await after.json()).toEqual({ error: { code: "portal_auth_required", message: "The portal session is missing, expired or signed out." } })
+    // The receipt reads answer their own code for the same refusal, with the same message.
+    const receipts = await fetch(`${gw.url}/api/v1/receipts`, { headers: { cookie: jar } })
+    expect(receipts.status).toBe(401)
+    expect(await receipts.json()).toEqual({ error: { code: "auth_required", message: "The portal session is missing, expired or signed out." } })
   })
 
   it("never lets a session cookie stand in for a gateway key, nor a gateway key for a session", async () => {

@@ -18,6 +18,7 @@ import {
   PaymentsNotConfigured,
   StripeNotConfigured
 } from "../../../services/Payments.ts"
+import { CsrfFailed, InvalidCredentials, NotAMember, SessionNotValid } from "../../../services/PortalSessions.ts"
 import { PortalTokenNotValid, UnknownAbilities } from "../../../services/PortalTokens.ts"
 import { ModelNotAllowed, ModelNotFound, ProviderNotConfigured, UnknownRoutingStrategy } from "../../../services/ProviderRouter.ts"
 import { QuotaExceeded, RateLimited } from "../../../services/RelayLimits.ts"
@@ -61,7 +62,11 @@ const EXAMPLES: ReadonlyArray<readonly [DomainError, number, string]> = [
   [new KeyExpired(), 401, "key_expired"],
   [new KeyPrefixNotFound({ keyPrefix: "svc_abcdefgh" }), 404, "not_found"],
   [new AmbiguousKeyPrefix({ keyPrefix: "svc_abcdefgh" }), 409, "ambiguous_prefix"],
-  [new AccountExists(), 409, "account_exists"]
+  [new AccountExists(), 409, "account_exists"],
+  [new InvalidCredentials(), 401, "invalid_credentials"],
+  [new NotAMember(), 403, "not_a_member"],
+  [new SessionNotValid(), 401, "portal_auth_required"],
+  [new CsrfFailed(), 403, "csrf_failed"]
 ]
 
 describe("domain errors to HTTP", () => {

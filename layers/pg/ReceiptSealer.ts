@@ -279,7 +279,9 @@ export const ReceiptSealerPg = Layer.effect(
     const signInto = (round: Map<string, Signed>, taken: Map<string, Array<Entry>>, ahead: ReadonlyMap<string, ChainHead>) =>
       Effect.gen(function*() {
         for (const [orgId, entries] of taken) {
-          const signed = yield* Effect.exit(Effect.orDie(sign(orgId, entries, round.get(orgId), ahead)))
+          const signed = yield* Effect.exit(Effect.orDie(sign(orgId, entries, round.get(orgId), ahead)).pipe(
+            Effect.withSpan("ReceiptSealer.sign", { attributes: { jobs: entries.length } })
+          ))
           if (Exit.isSuccess(signed)) round.set(orgId, signed.value)
           else entries.forEach((e) => reply(e, signed as unknown as Exit.Exit<never>))
         }

@@ -23,7 +23,7 @@ export const AdmissionCountersRedis = Layer.effect(
             hold,
             slot
           })
-        ).pipe(Effect.orDie),
+        ).pipe(Effect.orDie, Effect.withSpan("redis.admit")),
       openHolds: Effect.tryPromise(() => scripts.openHolds()).pipe(Effect.orDie),
       seedBalance: (input) => Effect.tryPromise(() => scripts.seed(input)).pipe(Effect.orDie),
       // The command is queued on the connection at once (ioredis keeps its order), so a call this process starts

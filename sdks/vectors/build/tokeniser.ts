@@ -26,6 +26,8 @@ const TEXTS: ReadonlyArray<readonly [string, string]> = [
   ["fr", "Il est né le 1er mars 1984 à Lyon. Le projet est né le 6 mai 2019 d'une idée simple."],
   ["de", "Sophie wurde am 13. August 1989 in Graz geboren; Nuria nació el 8 de julio de 1978."],
   ["it", "{\"data_nascita\": \"26 febbraio 2000\", \"joined\": \"2026-07-13\"}\nGiulia Rossi, nata il 3 marzo 1990."],
+  // Passports: German "Passnummer", Portuguese "passaporte"; a boarding pass and a password are not passports.
+  ["de", "Lena Becker, Passnummer WX176768. Passaporte n.º N123456 emitido em Lisboa. Boarding pass BP123456; Passwort AB123456."],
   // Machine-readable zones (ICAO 9303 specimens): a passport (TD3) on two lines, an identity card (TD1) on three, a
   // visa-sized TD2 as OCR joins it on one line; then a TD3 whose number and birth date were changed (two field checks and the composite fail: not a zone).
   ["en", "Scanned passport:\nP<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<\nL898902C36UTO7408122F1204159ZE184226B<<<<<10\nCard:\nI<UTOD231458907<<<<<<<<<<<<<<<\n7408122F1204159UTO<<<<<<<<<<<6\nERIKSSON<<ANNA<MARIA<<<<<<<<<<"],

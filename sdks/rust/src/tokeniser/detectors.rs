@@ -562,8 +562,8 @@ pub fn date_of_birth(ctx: &Ctx<'_>) -> Vec<Span> {
 pub fn passport(ctx: &Ctx<'_>) -> Vec<Span> {
     let text = ctx.text;
     let acceptable = |v: &str| v.bytes().any(|b| b.is_ascii_digit()) && v == v.to_uppercase();
-    let cue_re = re!(r"(?:\b(?:n[º°o]\.?\s*(?:de\s+)?)?(?:passport|passeport|reisepass|pass|pasaporte|passaporto|paspoort)(?:nummer|nr\.?|nummer)?(?:\s*-?\s*(?:no\.?|nr\.?|number|num\.?|n[º°o.]\.?|#|nummer|número|numéro|numero|id))?\s*(?:[:#]|is|lautet)?\s*)([A-Z0-9]{6,9})(?![\p{L}\p{N}])", "giu");
-    let cue_word = re!(r"(?:passport|passeport|reisepass|pasaporte|passaporto|paspoort|pass-?nr)", "i");
+    let cue_re = re!(r"(?:\b(?:n[º°o]\.?\s*(?:de\s+)?)?(?:passport|passeport|reisepass|pass|pasaporte|passaporto|passaporte|paspoort)(?:nummer|nr\.?|nummer)?(?:\s*-?\s*(?:no\.?|nr\.?|number|num\.?|n[º°o.]\.?|#|nummer|número|numéro|numero|id))?\s*(?:[:#]|is|lautet)?\s*)([A-Z0-9]{6,9})(?![\p{L}\p{N}])", "giu");
+    let cue_word = re!(r"(?:passport|passeport|reisepass|pasaporte|passaporto|passaporte|paspoort|pass-?(?:nr|nummer))", "i");
     let token = re!(r"(?<![\p{L}\p{N}])[A-Z0-9]{6,9}(?![\p{L}\p{N}])", "u");
     let mut out = spans_from_regex(text, cue_re, EntityType::Passport, |c| {
         let value = g(c, 1);
@@ -573,7 +573,7 @@ pub fn passport(ctx: &Ctx<'_>) -> Vec<Span> {
         let (_, e) = whole(c);
         Some((e - value.len(), e))
     });
-    if super::jsre::test(re!(r"passport|passeport|reisepass|pass[ _-]?nr|pasaporte|passaporto|paspoort", "i"), text) {
+    if super::jsre::test(re!(r"passport|passeport|reisepass|pass[ _-]?(?:nr|nummer)|pasaporte|passaporto|passaporte|paspoort", "i"), text) {
         out.extend(spans_from_regex(text, token, EntityType::Passport, |c| {
             let (s, e) = whole(c);
             (acceptable(g(c, 0)) && mentioned_before(FieldKind::Passport, text, s, 50)).then_some((s, e))

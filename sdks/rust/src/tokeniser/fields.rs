@@ -103,7 +103,7 @@ type Pattern = fn() -> &'static super::jsre::Regex;
 
 static KINDS: [(FieldKind, Pattern); 19] = [
     (FieldKind::Dob, || re!(r"\b(?:dob|d\.o\.b|birth ?dates?|date (?:of )?birth|birthday|born|date de naissance|date naissance|n[ée]e?(?: ?\(e\))? le|geburtsdatum|geb\.?(?: ?-? ?datum)?|geboren(?: am| op)?|fecha (?:de )?nacimiento|f\.? nacimiento|nacid[oa](?: el)?|geboortedatum|geb\. ?datum|data (?:di )?nascita|nat[oa] il)(?:$|[\s:.])", "iu")),
-    (FieldKind::Passport, || re!(r"\b(?:passport|passeport|reisepass|pass[ -]?nr|pasaporte|passaporto|paspoort)", "iu")),
+    (FieldKind::Passport, || re!(r"\b(?:passport|passeport|reisepass|pass[ -]?(?:nr|nummer)|pasaporte|passaporto|passaporte|paspoort)", "iu")),
     (FieldKind::Ssn, || re!(r"\b(?:ssn|social security)\b", "iu")),
     (FieldKind::Nino, || re!(r"\b(?:nino|ni (?:number|no)|national insurance)\b", "iu")),
     (FieldKind::Bsn, || re!(r"\b(?:bsn|burgerservicenummer|sofi ?-?nummer)\b", "iu")),

@@ -112,6 +112,12 @@ describe("structured detectors", () => {
     expect(found("Date of issue: 21 SEP 2019\nDate of expiry: 9th June 2029", "DATE_OF_BIRTH")).toEqual([])
   })
 
+  it("PASSPORT: German Passnummer and Portuguese passaporte cues; a boarding pass or a password is not one", () => {
+    expect(found("Lena Becker, Passnummer WX176768.", "PASSPORT")).toEqual(["WX176768"])
+    expect(found("Passaporte n.º N123456 emitido em Lisboa.", "PASSPORT")).toEqual(["N123456"])
+    expect(found("Boarding pass BP123456 scanned; Passwort AB123456", "PASSPORT")).toEqual([])
+  })
+
   it("EMAIL, PHONE, DATE_OF_BIRTH, PASSPORT, CRYPTO_WALLET, URL_CREDENTIALS", () => {
     expect(found("mail (a.b+c@example.co.uk).", "EMAIL")).toEqual(["a.b+c@example.co.uk"])
     expect(found("remote git@github.com:org/repo.git", "EMAIL")).toEqual([])

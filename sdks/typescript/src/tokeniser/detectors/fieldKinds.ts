@@ -30,7 +30,7 @@ export type FieldKind =
 
 const KINDS: ReadonlyArray<readonly [FieldKind, RegExp]> = [
   ["dob", /\b(?:dob|d\.o\.b|birth ?dates?|date (?:of )?birth|birthday|born|date de naissance|date naissance|n[ée]e?(?: ?\(e\))? le|geburtsdatum|geb\.?(?: ?-? ?datum)?|geboren(?: am| op)?|fecha (?:de )?nacimiento|f\.? nacimiento|nacid[oa](?: el)?|geboortedatum|geb\. ?datum|data (?:di )?nascita|nat[oa] il)(?:$|[\s:.])/iu],
-  ["passport", /\b(?:passport|passeport|reisepass|pass[ -]?nr|pasaporte|passaporto|paspoort)/iu],
+  ["passport", /\b(?:passport|passeport|reisepass|pass[ -]?(?:nr|nummer)|pasaporte|passaporto|passaporte|paspoort)/iu],
   ["ssn", /\b(?:ssn|social security)\b/iu],
   ["nino", /\b(?:nino|ni (?:number|no)|national insurance)\b/iu],
   ["bsn", /\b(?:bsn|burgerservicenummer|sofi ?-?nummer)\b/iu],

@@ -6,8 +6,8 @@ import { fieldsOfKind, mentionedBefore } from "./fieldKinds.ts"
 // recognised only after a passport cue or in a field labelled as one. The token must contain a digit,
 // so words are never taken.
 const PASSPORT =
-  /(?:\b(?:n[º°o]\.?\s*(?:de\s+)?)?(?:passport|passeport|reisepass|pass|pasaporte|passaporto|paspoort)(?:nummer|nr\.?|nummer)?(?:\s*-?\s*(?:no\.?|nr\.?|number|num\.?|n[º°o.]\.?|#|nummer|número|numéro|numero|id))?\s*(?:[:#]|is|lautet)?\s*)([A-Z0-9]{6,9})(?![\p{L}\p{N}])/giu
-const PASSPORT_CUE_WORD = /(?:passport|passeport|reisepass|pasaporte|passaporto|paspoort|pass-?nr)/i
+  /(?:\b(?:n[º°o]\.?\s*(?:de\s+)?)?(?:passport|passeport|reisepass|pass|pasaporte|passaporto|passaporte|paspoort)(?:nummer|nr\.?|nummer)?(?:\s*-?\s*(?:no\.?|nr\.?|number|num\.?|n[º°o.]\.?|#|nummer|número|numéro|numero|id))?\s*(?:[:#]|is|lautet)?\s*)([A-Z0-9]{6,9})(?![\p{L}\p{N}])/giu
+const PASSPORT_CUE_WORD = /(?:passport|passeport|reisepass|pasaporte|passaporto|passaporte|paspoort|pass-?(?:nr|nummer))/i
 const TOKEN = /(?<![\p{L}\p{N}])[A-Z0-9]{6,9}(?![\p{L}\p{N}])/u
 const TOKENS = new RegExp(TOKEN.source, "gu")
 

@@ -12,7 +12,7 @@ _KINDS: list[tuple[str, object]] = [
     (k, jsregex.compile(p, "iu"))
     for k, p in [
         ("dob", r"\b(?:dob|d\.o\.b|birth ?dates?|date (?:of )?birth|birthday|born|date de naissance|date naissance|n[ée]e?(?: ?\(e\))? le|geburtsdatum|geb\.?(?: ?-? ?datum)?|geboren(?: am| op)?|fecha (?:de )?nacimiento|f\.? nacimiento|nacid[oa](?: el)?|geboortedatum|geb\. ?datum|data (?:di )?nascita|nat[oa] il)(?:$|[\s:.])"),
-        ("passport", r"\b(?:passport|passeport|reisepass|pass[ -]?nr|pasaporte|passaporto|paspoort)"),
+        ("passport", r"\b(?:passport|passeport|reisepass|pass[ -]?(?:nr|nummer)|pasaporte|passaporto|passaporte|paspoort)"),
         ("ssn", r"\b(?:ssn|social security)\b"),
         ("nino", r"\b(?:nino|ni (?:number|no)|national insurance)\b"),
         ("bsn", r"\b(?:bsn|burgerservicenummer|sofi ?-?nummer)\b"),

@@ -9,10 +9,10 @@ from . import Detector, spans_from_regex
 from .field_kinds import fields_of_kind, mentioned_before
 
 _PASSPORT = jsregex.compile(
-    r"(?:\b(?:n[º°o]\.?\s*(?:de\s+)?)?(?:passport|passeport|reisepass|pass|pasaporte|passaporto|paspoort)(?:nummer|nr\.?|nummer)?(?:\s*-?\s*(?:no\.?|nr\.?|number|num\.?|n[º°o.]\.?|#|nummer|número|numéro|numero|id))?\s*(?:[:#]|is|lautet)?\s*)([A-Z0-9]{6,9})(?![\p{L}\p{N}])",
+    r"(?:\b(?:n[º°o]\.?\s*(?:de\s+)?)?(?:passport|passeport|reisepass|pass|pasaporte|passaporto|passaporte|paspoort)(?:nummer|nr\.?|nummer)?(?:\s*-?\s*(?:no\.?|nr\.?|number|num\.?|n[º°o.]\.?|#|nummer|número|numéro|numero|id))?\s*(?:[:#]|is|lautet)?\s*)([A-Z0-9]{6,9})(?![\p{L}\p{N}])",
     "giu",
 )
-_CUE_WORD = jsregex.compile(r"(?:passport|passeport|reisepass|pasaporte|passaporto|paspoort|pass-?nr)", "i")
+_CUE_WORD = jsregex.compile(r"(?:passport|passeport|reisepass|pasaporte|passaporto|passaporte|paspoort|pass-?(?:nr|nummer))", "i")
 _TOKEN = jsregex.compile(r"(?<![\p{L}\p{N}])[A-Z0-9]{6,9}(?![\p{L}\p{N}])", "u")
 _DIGIT = jsregex.compile(r"\d")
 

@@ -69,7 +69,7 @@ fn main() {
     files(&root.join("src"), &mut list);
     list.push(root.join("Cargo.toml"));
     let data = root.join("../python/src/privacy_relay/tokeniser/data");
-    list.push(data.join("gazetteer.json"));
+    list.push(data.join("name-model.json"));
     list.push(data.join("iban_countries.json"));
     list.sort();
     let mut all = Vec::new();

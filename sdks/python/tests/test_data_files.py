@@ -1,7 +1,7 @@
 """The package's data files are generated from the repository's sources by tools/generate-data.ts and must not drift:
 the egress policy the engine walks with is sdks/vectors/egress-policy.json byte for byte (the installed package
 cannot read the repository, so it carries a copy), so is the portable name model (sdks/vectors/name-model.json), and
-the IBAN table and gazetteer are what the generator writes."""
+the IBAN table is what the generator writes."""
 
 from __future__ import annotations
 
@@ -39,4 +39,4 @@ def test_the_name_model_copy_equals_the_vectors_name_model_byte_for_byte() -> No
 def test_generate_data_check_finds_every_file_up_to_date() -> None:
     out = subprocess.run([NODE, "sdks/python/tools/generate-data.ts", "--check"], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert "up to date: 4 files" in out.stdout
+    assert "up to date: 3 files" in out.stdout

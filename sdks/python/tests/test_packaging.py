@@ -23,7 +23,7 @@ def test_the_wheel_installs_and_its_engine_runs_from_the_installed_copy(tmp_path
     assert build.returncode == 0, build.stderr
     [wheel] = list((tmp_path / "dist").glob("privacy_relay-0.1.0-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
-    for member in ("privacy_relay/py.typed", "privacy_relay/tokeniser/data/iban_countries.json", "privacy_relay/tokeniser/data/gazetteer.json", "privacy_relay/tokeniser/data/name-model.json", "privacy_relay/wire/data/egress-policy.json"):
+    for member in ("privacy_relay/py.typed", "privacy_relay/tokeniser/data/iban_countries.json", "privacy_relay/tokeniser/data/name-model.json", "privacy_relay/wire/data/egress-policy.json"):
         assert member in names
     metadata = zipfile.ZipFile(wheel).read("privacy_relay-0.1.0.dist-info/METADATA").decode()
     # setuptools writes "name (spec)" before 70.1 and "name spec" since (PEP 508 both): compare without the brackets.

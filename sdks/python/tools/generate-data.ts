@@ -1,6 +1,5 @@
 // Writes the data files the Python engine shares with the TypeScript one, from the same sources, so both engines
-// read identical tables: the IBAN country formats of ibantools (the TS engine's IBAN validator), the name
-// gazetteer (the faker lexicon of sdks/vectors/name-model.json, the portable name model's data), and the
+// read identical tables: the IBAN country formats of ibantools (the TS engine's IBAN validator), and the
 // egress policy and the portable name model (sdks/vectors/egress-policy.json and name-model.json, copied byte for
 // byte: the package cannot read the repository).
 // Run: node_modules/.bin/node sdks/python/tools/generate-data.ts           (then review the diff)
@@ -8,7 +7,6 @@
 //                                                                          that differs; sdks/python/tests/test_data_files.py)
 import { readFileSync, writeFileSync } from "node:fs"
 import { countrySpecs } from "ibantools"
-import nameModel from "../../vectors/name-model.json" with { type: "json" }
 
 const ibantoolsVersion = (JSON.parse(readFileSync(new URL("../../../node_modules/ibantools/package.json", import.meta.url), "utf8")) as { version: string }).version
 const tokeniserData = new URL("../src/privacy_relay/tokeniser/data/", import.meta.url)
@@ -21,13 +19,10 @@ for (const [code, spec] of Object.entries(countrySpecs)) {
   countries[code] = { chars: s.chars, bban_regexp: s.bban_regexp, bban_check: s.bban_validation_func?.name ?? null }
 }
 
-const { faker } = nameModel.lexicon
-const names = { CALENDAR_WORDS: faker.calendar, GIVEN_NAMES: faker.given, PLACE_WORDS: faker.places, SURNAMES: faker.surnames }
 
 /** Every generated file: where it goes, and its exact bytes. */
 const files: Array<[URL, Uint8Array]> = [
   [new URL("iban_countries.json", tokeniserData), new TextEncoder().encode(JSON.stringify({ source: `ibantools ${ibantoolsVersion}`, countries }, null, 1) + "\n")],
-  [new URL("gazetteer.json", tokeniserData), new TextEncoder().encode(JSON.stringify({ source: "sdks/vectors/name-model.json lexicon.faker", ...names }) + "\n")],
   [new URL("egress-policy.json", wireData), readFileSync(new URL("../../vectors/egress-policy.json", import.meta.url))],
   [new URL("name-model.json", tokeniserData), readFileSync(new URL("../../vectors/name-model.json", import.meta.url))]
 ]

@@ -29,13 +29,33 @@ class TestVectors < Minitest::Test
     end
   end
 
-  def test_tokeniser_spans
-    v = vectors("tokeniser-spans")
+  def spans_of(v)
     options = { "names" => v["engine_settings"]["names"], "phone_regions" => v["engine_settings"]["phone_regions"] }
     v["cases"].each do |c|
       spans = N.detect_spans(c["text"], options)["spans"].map { |s| s.slice("start", "end", "type", "value") }
       assert_equal c["spans"], spans, c["text"]
     end
+  end
+
+  def test_tokeniser_spans
+    spans_of(vectors("tokeniser-spans"))
+  end
+
+  # The same with the built-in name model on (the portable name model, sdks/vectors/name-model.json).
+  def test_tokeniser_names
+    v = vectors("tokeniser-names")
+    assert_equal "builtin", v["engine_settings"]["names"]
+    spans_of(v)
+  end
+
+  # The builtin name model compiled into the engine is name-model.json's lexicon: as many distinct given names and
+  # surnames as its faker, compromise and frequent lists hold, and faker's place and calendar words.
+  def test_the_engines_name_lists_are_the_name_models_lexicon
+    lexicon = vectors("name-model")["lexicon"]
+    distinct = ->(key) { %w[faker compromise frequent].flat_map { |s| lexicon[s][key] }.uniq.size }
+    assert_equal({ "given_names" => distinct.("given"), "surnames" => distinct.("surnames"),
+                   "place_words" => lexicon["faker"]["places"].size, "calendar_words" => lexicon["faker"]["calendar"].size },
+                 N.engine_info["gazetteer"])
   end
 
   def test_aliases_tokenise_and_streams

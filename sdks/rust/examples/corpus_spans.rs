@@ -1,5 +1,5 @@
 //! Prints the engine's spans (UTF-16 offsets) for every item of JSON-lines corpora: structured detectors with
-//! the default regions, the gazetteer-and-rules names, and the engine's answer with names on (`spans`). Used to compare the engine with the TypeScript one on
+//! the default regions, the portable name model's names, and the engine's answer with names on (`spans`). Used to compare the engine with the TypeScript one on
 //! the project's evaluation set (test/fixtures/pii-corpus).
 //! Run: cargo run --release --example corpus_spans -- test/fixtures/pii-corpus/eval/dev.jsonl > rs-spans.jsonl
 use privacy_relay::tokeniser::fields::Ctx;

@@ -1,4 +1,4 @@
-//! Privacy Relay's on-device engine, written once in Rust: structured detectors, the gazetteer-and-rules name
+//! Privacy Relay's on-device engine, written once in Rust: structured detectors, the portable name
 //! model, aliases, the streaming detokeniser, request tokenisation, v3 attestation building and signing, JCS,
 //! and offline verification of receipts (v1, v2, v3, failed), chains, transparency proofs and webhooks.
 //! Every wire format is held to `sdks/vectors` byte for byte.

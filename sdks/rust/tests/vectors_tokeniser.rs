@@ -1,5 +1,6 @@
-//! sdks/vectors aliases.json and tokeniser-spans.json: tags, tokenisation outputs and maps, streaming
-//! detokenisation chunk by chunk, and the spans of the multilingual set, exactly.
+//! sdks/vectors aliases.json, tokeniser-spans.json and tokeniser-names.json: tags, tokenisation outputs and maps,
+//! streaming detokenisation chunk by chunk, and the spans of the multilingual sets (names off, and the built-in name
+//! model on), exactly; name-model.json is the data the built-in name model is built from.
 mod common;
 use common::{load, s};
 use privacy_relay::tokeniser::session::*;
@@ -115,4 +116,35 @@ fn spans_of_the_multilingual_set() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn spans_with_the_builtin_name_model() {
+    let v = load("tokeniser-names");
+    assert_eq!(s(&v["engine_settings"], "names"), "builtin");
+    let regions: Vec<String> = v["engine_settings"]["phone_regions"].as_array().unwrap().iter().map(|r| r.as_str().unwrap().to_string()).collect();
+    let options = SessionOptions { names: NameModel::Builtin, phone_regions: Some(regions), ..Default::default() };
+    let mut failures = Vec::new();
+    for case in v["cases"].as_array().unwrap() {
+        let text = s(case, "text");
+        let index = Utf16Index::new(text);
+        let found: Vec<Value> = detect_spans(text, &options)
+            .iter()
+            .map(|sp| json!({"start": index.at(sp.start), "end": index.at(sp.end), "type": sp.ty.as_str(), "value": &text[sp.start..sp.end]}))
+            .collect();
+        if Value::Array(found.clone()) != case["spans"] {
+            failures.push(format!("{text}\n  got {}\n  want {}", Value::Array(found), case["spans"]));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn the_name_model_the_engine_embeds_is_the_vectors_one_byte_for_byte() {
+    let embedded = std::fs::read(std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../python/src/privacy_relay/tokeniser/data/name-model.json")).unwrap();
+    let vectors = std::fs::read(std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../vectors/name-model.json")).unwrap();
+    assert!(embedded == vectors, "run: node_modules/.bin/node sdks/python/tools/generate-data.ts");
+    assert_eq!(load("name-model")["version"], 1);
+    let [given, surnames, _, _] = privacy_relay::tokeniser::names::gazetteer_sizes();
+    assert!(given > 13_000 && surnames > 11_000, "given {given}, surnames {surnames}");
 }

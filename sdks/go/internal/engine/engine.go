@@ -102,6 +102,8 @@ type Info struct {
 		Version int    `json:"version"`
 		SHA256  string `json:"sha256"`
 	} `json:"egress_policy"`
+	// Gazetteer counts the builtin name model's lists (sdks/vectors/name-model.json's lexicon).
+	Gazetteer map[string]int `json:"gazetteer"`
 }
 
 var (

@@ -1,7 +1,7 @@
 package engine
 
 // The vector files that earlier ran only in the other SDKs, now through the C ABI: sha256.json, merkle-proofs.json,
-// transparency.json, tokeniser-spans.json, attestation.json (verify) and webhooks.json (sign).
+// transparency.json, tokeniser-spans.json, tokeniser-names.json, name-model.json, attestation.json (verify) and webhooks.json (sign).
 
 import (
 	"encoding/hex"
@@ -178,7 +178,9 @@ func TestVectorsTransparency(t *testing.T) {
 	}
 }
 
-func TestVectorsTokeniserSpans(t *testing.T) {
+// spansOf checks a tokeniser vector file (tokeniser-spans.json: names off; tokeniser-names.json: the built-in name
+// model on) through the engine's C ABI with the file's engine_settings.
+func spansOf(t *testing.T, file string) {
 	var f struct {
 		EngineSettings map[string]any `json:"engine_settings"`
 		Cases          []struct {
@@ -192,7 +194,7 @@ func TestVectorsTokeniserSpans(t *testing.T) {
 			} `json:"spans"`
 		} `json:"cases"`
 	}
-	vectors(t, "tokeniser-spans.json", &f)
+	vectors(t, file, &f)
 	for _, c := range f.Cases {
 		spans, err := DetectSpans(c.Text, f.EngineSettings)
 		if err != nil {
@@ -210,6 +212,40 @@ func TestVectorsTokeniserSpans(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s %q:\n got %v\nwant %v", c.Language, c.Text, got, want)
+		}
+	}
+}
+
+func TestVectorsTokeniserSpans(t *testing.T) { spansOf(t, "tokeniser-spans.json") }
+
+func TestVectorsTokeniserNames(t *testing.T) { spansOf(t, "tokeniser-names.json") }
+
+// The builtin name model compiled into the engine is name-model.json's lexicon: as many distinct given names and
+// surnames as its faker, compromise and frequent lists hold, and faker's place and calendar words.
+func TestVectorsNameModelIsTheEnginesLexicon(t *testing.T) {
+	var m struct {
+		Lexicon map[string]map[string]any `json:"lexicon"`
+	}
+	vectors(t, "name-model.json", &m)
+	distinct := func(key string, sources ...string) int {
+		seen := map[string]bool{}
+		for _, s := range sources {
+			list, _ := m.Lexicon[s][key].([]any)
+			for _, w := range list {
+				seen[w.(string)] = true
+			}
+		}
+		return len(seen)
+	}
+	info, err := EngineInfo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"given_names": distinct("given", "faker", "compromise", "frequent"), "surnames": distinct("surnames", "faker", "compromise", "frequent"),
+		"place_words": distinct("places", "faker"), "calendar_words": distinct("calendar", "faker")}
+	for k, v := range want {
+		if got := info.Gazetteer[k]; got != v {
+			t.Errorf("gazetteer %s: engine %d, name-model.json %d", k, got, v)
 		}
 	}
 }
@@ -310,7 +346,7 @@ func TestEveryVectorFileIsRead(t *testing.T) {
 	}
 	sort.Strings(found)
 	read := []string{"aliases.json", "attestation.json", "egress-policy-cases.json", "egress-policy.json", "jcs.json", "merkle-proofs.json",
-		"receipts.json", "sha256.json", "tokeniser-spans.json", "transparency.json", "webhooks.json"}
+		"name-model.json", "receipts.json", "sha256.json", "tokeniser-names.json", "tokeniser-spans.json", "transparency.json", "webhooks.json"}
 	if !reflect.DeepEqual(found, read) {
 		t.Fatalf("vector files %v; the Go tests read %v", found, read)
 	}

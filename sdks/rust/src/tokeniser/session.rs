@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NameModel {
-    /// The gazetteer-and-rules name model, on the device.
+    /// The portable name model (sdks/vectors/name-model.json), on the device.
     Builtin,
     /// No name detection.
     Off,

@@ -320,7 +320,8 @@ const namesInFields = (text: string): Array<Span> => {
   for (const m of headers) {
     const name = m[1]!.trim()
     const at = m.index + m[0].indexOf(name)
-    if (wordsOf(name).every((w) => isCapitalised(w.text) || PARTICLES.has(lower(w.text)))) spans.push({ start: at, end: at + name.length, type: "PERSON" })
+    // "Reply-To: <noreply@...>": no display name.
+    if (name !== "" && wordsOf(name).every((w) => isCapitalised(w.text) || PARTICLES.has(lower(w.text)))) spans.push({ start: at, end: at + name.length, type: "PERSON" })
   }
   return spans
 }

@@ -115,6 +115,10 @@ describe("built-in names: the portable name model (gazetteers, cue words, labell
     expect(await names("Paris Hilton is in this sentence.")).toEqual(["Paris Hilton"])
   })
 
+  it("a mail header with an address and no display name holds no name (not even an empty one)", () => {
+    expect(detectNamesByRules("Reply-To: <noreply.billing@shop.example>")).toEqual([])
+  })
+
   it("rules alone run in linear time over a long text", () => {
     const unit = "Hi Anna, Herr Müller called Maria García about the invoice from Paris. "
     const small = unit.repeat(500)

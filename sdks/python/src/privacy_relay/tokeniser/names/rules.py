@@ -310,7 +310,8 @@ def _names_in_fields(text: str) -> list[Span]:
     for m in MAIL_HEADER.finditer(text):
         name = m.group(1).strip()
         at = m.start() + m.group(0).find(name)
-        if all(_is_capitalised(w.text) or w.text.lower() in PARTICLES for w in _words_of(name)):
+        # "Reply-To: <noreply@...>": no display name.
+        if name and all(_is_capitalised(w.text) or w.text.lower() in PARTICLES for w in _words_of(name)):
             spans.append(Span(at, at + len(name), "PERSON"))
     return spans
 

@@ -33,52 +33,12 @@ class VectorsTest {
         assertSpans(Vectors.load("tokeniser-spans"));
     }
 
-    /**
-     * tokeniser-names.json, the spans other than PERSON: the structured detectors beside the builtin name model, exact.
-     * The PERSON spans are the portable name model (sdks/vectors/name-model.json), which the Rust engine does not
-     * implement yet (issue 40): see the next test.
-     */
+    /** The same with the built-in name model on (the portable name model, sdks/vectors/name-model.json), exact. */
     @Test
-    void tokeniserNamesTheSpansOtherThanPersonAreExact() {
+    void tokeniserNamesWithTheBuiltinNameModel() {
         JsonNode v = Vectors.load("tokeniser-names");
-        Map<String, Object> options = Vectors.options(v.get("engine_settings"));
-        for (JsonNode c : v.get("cases")) {
-            List<JsonNode> got = spans(c.get("text").asText(), options);
-            got.removeIf(s -> s.get("type").asText().equals("PERSON"));
-            List<JsonNode> want = new ArrayList<>();
-            c.get("spans").forEach(s -> {
-                if (!s.get("type").asText().equals("PERSON")) want.add(s);
-            });
-            assertEquals(want, got, c.get("text").asText());
-        }
-    }
-
-    /**
-     * A known gap, stated so it cannot go unnoticed: the engine's builtin names are not yet the portable name model, so
-     * some PERSON spans of tokeniser-names.json differ. This fails as soon as the Rust engine finds them all (issue 40);
-     * then replace it with the exact comparison (assertSpans on the file).
-     */
-    @Test
-    void tokeniserNamesThePersonSpansAreNotYetThePortableNameModels() {
-        JsonNode v = Vectors.load("tokeniser-names");
-        Map<String, Object> options = Vectors.options(v.get("engine_settings"));
-        int differing = 0;
-        for (JsonNode c : v.get("cases")) {
-            List<JsonNode> want = new ArrayList<>();
-            c.get("spans").forEach(want::add);
-            if (!want.equals(spans(c.get("text").asText(), options))) differing++;
-        }
-        assertTrue(differing > 0, "the engine now matches every case of tokeniser-names.json: compare the file exactly");
-    }
-
-    private List<JsonNode> spans(String text, Map<String, Object> options) {
-        List<JsonNode> got = new ArrayList<>();
-        for (JsonNode s : engine.detectSpans(text, options).get("spans")) {
-            ObjectNode kept = Vectors.JSON.createObjectNode();
-            for (String k : List.of("start", "end", "type", "value")) kept.set(k, s.get(k));
-            got.add(kept);
-        }
-        return got;
+        assertEquals("builtin", v.get("engine_settings").get("names").asText());
+        assertSpans(v);
     }
 
     private void assertSpans(JsonNode v) {

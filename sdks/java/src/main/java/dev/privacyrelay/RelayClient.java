@@ -54,6 +54,7 @@ public final class RelayClient {
     final Engine engine;
     final Transport transport;
     final GatewayIdentity identity;
+    final Duration streamIdleTimeout;
     private final String apiKey;
     private final String portalToken;
     private final String names;
@@ -93,6 +94,7 @@ public final class RelayClient {
             throw new ConfigurationException("The HttpClient must not follow redirects: the key may only reach the gateway that answered the identity probe.");
         }
         this.transport = new Transport(http, base, b.retries, b.timeout, b.maxRetryAfter, b.sleeper);
+        this.streamIdleTimeout = b.streamIdleTimeout != null ? b.streamIdleTimeout : b.timeout;
         this.identity = new GatewayIdentity(http, base, b.timeout, b.jwksRefetchInterval, json);
         this.apiKey = key;
         this.portalToken = b.portalToken;
@@ -348,6 +350,7 @@ public final class RelayClient {
         private Duration timeout = Duration.ofSeconds(60);
         private Duration maxRetryAfter = Duration.ofSeconds(60);
         private Duration jwksRefetchInterval = Duration.ofSeconds(30);
+        private Duration streamIdleTimeout;
         private String configDir;
         private String engineLibrary;
         private HttpClient httpClient;
@@ -409,6 +412,15 @@ public final class RelayClient {
         /** Bounds each attempt (default 60 s; a stream until its headers arrive). */
         public Builder timeout(Duration d) {
             this.timeout = d;
+            return this;
+        }
+
+        /**
+         * The longest a stream may send nothing before it is closed and {@code hasNext()} throws
+         * {@link dev.privacyrelay.errors.RelayTimeoutException} (default: the timeout, 60 s).
+         */
+        public Builder streamIdleTimeout(Duration d) {
+            this.streamIdleTimeout = d;
             return this;
         }
 

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.privacyrelay.engine.StreamingDetokeniser;
+import dev.privacyrelay.errors.RelayTimeoutException;
 import dev.privacyrelay.errors.StreamException;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -11,6 +12,7 @@ import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -22,6 +24,10 @@ import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.Spliterator;
 import java.util.Spliterators;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
 
@@ -57,6 +63,11 @@ public final class RelayStream implements Iterator<StreamEvent>, Iterable<Stream
     private Verification verification;
     /** How many synthetic events were inserted in a Responses stream (later sequence numbers move by it). */
     private int shift;
+    /** When the read in progress began (System.nanoTime), or 0 between reads: a slow consumer is not an idle stream. */
+    private volatile long readingSince;
+    private volatile boolean idleExpired;
+    private final ScheduledFuture<?> watchdog;
+    private final Duration idleTimeout;
 
     RelayStream(RelayClient client, String route, HttpResponse<InputStream> response, RelayClient.Prepared prepared) {
         this.client = client;
@@ -68,6 +79,31 @@ public final class RelayStream implements Iterator<StreamEvent>, Iterable<Stream
         this.requestId = response.headers().firstValue("x-request-id").orElse(null);
         this.tokenisedRequest = prepared.bodyText();
         this.attestation = prepared.headers().get("x-service-attestation");
+        this.idleTimeout = client.streamIdleTimeout;
+        // A stream that stops sending (a stalled upstream or network) must not block hasNext() forever: when nothing
+        // arrived for idleTimeout, the body is closed from here, which ends the blocked read with an IOException.
+        long checkEvery = Math.max(10, Math.min(1000, idleTimeout.toMillis() / 4));
+        this.watchdog = WATCHDOG.scheduleWithFixedDelay(() -> {
+            long since = readingSince;
+            if (since != 0 && System.nanoTime() - since > idleTimeout.toNanos()) {
+                idleExpired = true;
+                closeBody();
+            }
+        }, checkEvery, checkEvery, TimeUnit.MILLISECONDS);
+    }
+
+    private static final ScheduledExecutorService WATCHDOG = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "privacy-relay-stream-watchdog");
+        t.setDaemon(true);
+        return t;
+    });
+
+    private void closeBody() {
+        try {
+            response.body().close();
+        } catch (IOException ignored) {
+            // the connection is being dropped anyway
+        }
     }
 
     @Override
@@ -140,13 +176,10 @@ public final class RelayStream implements Iterator<StreamEvent>, Iterable<Stream
     @Override
     public synchronized void close() {
         done = true;
+        watchdog.cancel(false);
         fields.values().forEach(StreamingDetokeniser::close);
         fields.clear();
-        try {
-            response.body().close();
-        } catch (IOException ignored) {
-            // the connection is being dropped anyway
-        }
+        closeBody();
     }
 
     private StreamException streamError(String message) {
@@ -161,8 +194,14 @@ public final class RelayStream implements Iterator<StreamEvent>, Iterable<Stream
         while (true) {
             String line;
             try {
+                readingSince = System.nanoTime();
                 line = reader.readLine();
+                readingSince = 0;
             } catch (IOException e) {
+                readingSince = 0;
+                if (idleExpired) {
+                    throw new RelayTimeoutException("The stream sent nothing for " + idleTimeout.toMillis() + " ms; it was closed and the answer is incomplete.", e);
+                }
                 throw streamError("The stream broke: " + e.getMessage() + "; the answer is incomplete.");
             }
             if (line == null) {

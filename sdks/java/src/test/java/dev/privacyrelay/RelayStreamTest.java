@@ -238,4 +238,42 @@ class RelayStreamTest {
         assertEquals(EMAIL, StubGateway.JSON.readTree(partial.toString()).get("to").asText(), partial.toString());
         assertEquals("re " + EMAIL, started, "whole events restored");
     }
+
+    @Test
+    void aStreamThatStallsIsClosedAfterTheIdleTimeoutNotAHang() throws Exception {
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        gateway.on("/api/v1/chat/completions", (ex, body) -> {
+            OutputStream out = StubGateway.sse(ex);
+            StubGateway.frame(out, chunk("Hello"));
+            try {
+                release.await(30, java.util.concurrent.TimeUnit.SECONDS); // then nothing more: a stalled upstream
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        RelayClient stalling = RelayClient.builder().gatewayUrl(gateway.url()).apiKey(RelayClientTest.KEY).nameModel("off").retries(0)
+                .streamIdleTimeout(java.time.Duration.ofMillis(400)).configDir(Files.createTempDirectory("pr-java-device-").toString()).build();
+        try {
+            RelayStream s = stalling.chat().completions().createStreaming(chat("hi"));
+            assertEquals("Hello", s.next().text());
+            dev.privacyrelay.errors.RelayTimeoutException e = assertThrows(dev.privacyrelay.errors.RelayTimeoutException.class, s::hasNext);
+            assertEquals("timeout", e.code());
+            assertTrue(e.getMessage().contains("400 ms"), e.getMessage());
+        } finally {
+            release.countDown();
+        }
+    }
+
+    @Test
+    void aSlowConsumerIsNotAnIdleStream() throws Exception {
+        echoStream("data: [DONE]\n\n", false);
+        RelayClient idle = RelayClient.builder().gatewayUrl(gateway.url()).apiKey(RelayClientTest.KEY).nameModel("off").retries(0)
+                .streamIdleTimeout(java.time.Duration.ofMillis(200)).configDir(Files.createTempDirectory("pr-java-device-").toString()).build();
+        try (RelayStream s = idle.chat().completions().createStreaming(chat("Mail " + EMAIL))) {
+            StringBuilder text = new StringBuilder(s.next().text());
+            Thread.sleep(800); // the consumer is busy; the stream is not idle
+            s.forEachRemaining(e -> text.append(e.text()));
+            assertEquals("Echo: Mail " + EMAIL, text.toString());
+        }
+    }
 }

@@ -244,7 +244,8 @@ pub fn us_ssn(ctx: &Ctx<'_>) -> Vec<Span> {
 pub fn uk_nino(ctx: &Ctx<'_>) -> Vec<Span> {
     let re = re!(r"(?<![\p{L}\p{N}])([A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]) ?(\d{2}) ?(\d{2}) ?(\d{2}) ?([A-D])(?![\p{L}\p{N}])", "gu");
     spans_from_regex(ctx.text, re, EntityType::UkNino, |c| {
-        if ["BG", "GB", "KN", "NK", "NT", "TN", "ZZ"].contains(&g(c, 1)) {
+        // A serial, part or order number shaped like a NINO ("serial ZM452778C") is a reference.
+        if ["BG", "GB", "KN", "NK", "NT", "TN", "ZZ"].contains(&g(c, 1)) || follows_non_personal_label(ctx.text, whole(c).0) {
             return None;
         }
         let m0 = g(c, 0);
@@ -273,7 +274,8 @@ pub fn is_valid_es_dni(value: &str) -> bool {
 
 pub fn es_dni(ctx: &Ctx<'_>) -> Vec<Span> {
     let re = re!(r"(?<![\p{L}\p{N}])(?:[XYZxyz][\- ]?\d{7}|\d{8})[\- ]?[A-Za-z](?![\p{L}\p{N}])", "gu");
-    spans_from_regex(ctx.text, re, EntityType::EsDni, |c| is_valid_es_dni(g(c, 0)).then(|| whole(c)))
+    // An order number that happens to end in its mod-23 letter ("Pedido 12345678Z") is a reference.
+    spans_from_regex(ctx.text, re, EntityType::EsDni, |c| (is_valid_es_dni(g(c, 0)) && !follows_non_personal_label(ctx.text, whole(c).0)).then(|| whole(c)))
 }
 
 pub fn is_valid_bsn(d: &str) -> bool {

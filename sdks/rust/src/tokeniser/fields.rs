@@ -112,7 +112,7 @@ static KINDS: [(FieldKind, Pattern); 19] = [
     (FieldKind::BeNationalNumber, || re!(r"(?:rijksregister|registre national|num[ée]ro national|\bniss\b|\binsz\b)", "iu")),
     (FieldKind::Ppsn, || re!(r"\b(?:ppsn?|pps (?:no|number)|personal public service)\b", "iu")),
     (FieldKind::Pesel, || re!(r"\bpesel\b", "iu")),
-    (FieldKind::Personnummer, || re!(r"\bpersonnummer\b", "iu")),
+    (FieldKind::Personnummer, || re!(r"\bperson(?:nummer|nr)\b", "iu")),
     (FieldKind::Cpr, || re!(r"\bcpr\b", "iu")),
     (FieldKind::Hetu, || re!(r"\b(?:hetu|henkil[öo]tunnus)\b", "iu")),
     (FieldKind::CodiceFiscale, || re!(r"\b(?:codice fiscale|cf)\b", "iu")),

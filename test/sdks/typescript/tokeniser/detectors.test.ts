@@ -118,6 +118,13 @@ describe("structured detectors", () => {
     expect(found("Boarding pass BP123456 scanned; Passwort AB123456", "PASSPORT")).toEqual([])
   })
 
+  it("national ids: 'personnr' names a personnummer; NINO- and DNI-shaped references after a serial or order label stay", () => {
+    expect(found("Thomas's personnr is 871118-9194.", "NATIONAL_ID")).toEqual(["871118-9194"])
+    expect(found('{"personnr": "871118-9194"}', "NATIONAL_ID")).toEqual(["871118-9194"])
+    expect(found("serial ZM452778C replaced under warranty; NI number ZM452778C", "UK_NINO")).toEqual(["ZM452778C"])
+    expect(found("Pedido 12345678Z enviado; DNI 12345678Z", "ES_DNI")).toEqual(["12345678Z"])
+  })
+
   it("EMAIL, PHONE, DATE_OF_BIRTH, PASSPORT, CRYPTO_WALLET, URL_CREDENTIALS", () => {
     expect(found("mail (a.b+c@example.co.uk).", "EMAIL")).toEqual(["a.b+c@example.co.uk"])
     expect(found("remote git@github.com:org/repo.git", "EMAIL")).toEqual([])

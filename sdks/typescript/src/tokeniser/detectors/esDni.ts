@@ -1,3 +1,4 @@
+import { followsNonPersonalLabel } from "./context.ts"
 import { spansFromRegex, type Detector } from "./Detector.ts"
 
 const CHECK_LETTERS = "TRWAGMYFPDXBNJZSQVHLCKE"
@@ -17,6 +18,7 @@ export const esDniDetector: Detector = {
   type: "ES_DNI",
   detect: (text) =>
     spansFromRegex(text, DNI, "ES_DNI", (m) =>
-      isValidEsDni(m[0]) ? { start: m.index, end: m.index + m[0].length } : undefined
+      // An order number that happens to end in its mod-23 letter ("Pedido 12345678Z") is a reference.
+      isValidEsDni(m[0]) && !followsNonPersonalLabel(text, m.index) ? { start: m.index, end: m.index + m[0].length } : undefined
     )
 }

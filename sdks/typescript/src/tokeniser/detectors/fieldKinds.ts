@@ -39,7 +39,7 @@ const KINDS: ReadonlyArray<readonly [FieldKind, RegExp]> = [
   ["beNationalNumber", /(?:rijksregister|registre national|num[ée]ro national|\bniss\b|\binsz\b)/iu],
   ["ppsn", /\b(?:ppsn?|pps (?:no|number)|personal public service)\b/iu],
   ["pesel", /\bpesel\b/iu],
-  ["personnummer", /\bpersonnummer\b/iu],
+  ["personnummer", /\bperson(?:nummer|nr)\b/iu],
   ["cpr", /\bcpr\b/iu],
   ["hetu", /\b(?:hetu|henkil[öo]tunnus)\b/iu],
   ["codiceFiscale", /\b(?:codice fiscale|cf)\b/iu],

@@ -1,3 +1,4 @@
+import { followsNonPersonalLabel } from "./context.ts"
 import { spansFromRegex, type Detector } from "./Detector.ts"
 
 // HMRC rules: first letter not D, F, I, Q, U, V; second letter not D, F, I, O, Q, U, V; prefixes BG, GB,
@@ -11,7 +12,8 @@ export const ukNinoDetector: Detector = {
   type: "UK_NINO",
   detect: (text) =>
     spansFromRegex(text, NINO, "UK_NINO", (m) => {
-      if (NEVER_ISSUED.has(m[1]!)) return undefined
+      // A serial, part or order number shaped like a NINO ("serial ZM452778C") is a reference.
+      if (NEVER_ISSUED.has(m[1]!) || followsNonPersonalLabel(text, m.index)) return undefined
       // Spacing must be all-or-nothing between the digit pairs, as HMRC prints it.
       const spaced = m[0].replace(/[A-Z]/g, "").split(" ").length
       const blockLayout = / \d{6} [A-D]$/.test(m[0])

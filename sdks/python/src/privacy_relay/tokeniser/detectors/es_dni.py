@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .. import jsregex
 from . import Detector, spans_from_regex
+from .context import follows_non_personal_label
 
 _CHECK_LETTERS = "TRWAGMYFPDXBNJZSQVHLCKE"
 _SHAPE = jsregex.compile(r"^([XYZ]|\d)(\d{7})([A-Z])$")
@@ -26,7 +27,7 @@ def _detect(text: str):
     # Both forms hold seven digits in a row: a text without such a run has none (a cheap first look).
     if not _SEVEN_DIGITS.search(text):
         return []
-    return spans_from_regex(text, _DNI, "ES_DNI", lambda m: (m.start(), m.end()) if is_valid_es_dni(m.group(0)) else None)
+    return spans_from_regex(text, _DNI, "ES_DNI", lambda m: (m.start(), m.end()) if is_valid_es_dni(m.group(0)) and not follows_non_personal_label(text, m.start()) else None)
 
 
 es_dni_detector = Detector("ES_DNI", _detect)

@@ -21,7 +21,7 @@ _KINDS: list[tuple[str, object]] = [
         ("beNationalNumber", r"(?:rijksregister|registre national|num[ée]ro national|\bniss\b|\binsz\b)"),
         ("ppsn", r"\b(?:ppsn?|pps (?:no|number)|personal public service)\b"),
         ("pesel", r"\bpesel\b"),
-        ("personnummer", r"\bpersonnummer\b"),
+        ("personnummer", r"\bperson(?:nummer|nr)\b"),
         ("cpr", r"\bcpr\b"),
         ("hetu", r"\b(?:hetu|henkil[öo]tunnus)\b"),
         ("codiceFiscale", r"\b(?:codice fiscale|cf)\b"),

@@ -174,6 +174,9 @@ export { rotateKek } from "./pg/KekRotation.ts"
 /** `cli.ts oidc client create --redirect-uri URI` -> `{ client_id, client_secret, redirect_uris }` (docs/accounts.md). */
 export { createOidcClient } from "./oidc/clients.ts"
 
+/** `cli.ts sso idp set-oidc|set-saml|show|remove`: an organisation's identity provider (docs/sso.md). */
+export { removeIdp, setOidcIdp, setSamlIdp, showIdp } from "./sso/configureSso.ts"
+
 /** `cli.ts licence create --usd N`: a signed licence code worth N USD, redeemable once by any organisation. */
 export const createLicence = (input: Input) =>
   Effect.gen(function*() {

@@ -38,6 +38,9 @@ import { PaymentsLive } from "./payments/PaymentsLive.ts"
 import { AccountsLive } from "./pg/Accounts.ts"
 import { BillingHistoryPg } from "./pg/BillingHistory.ts"
 import { ByokPg } from "./pg/Byok.ts"
+import { SsoConnectionsPg } from "./pg/SsoConnections.ts"
+import { SsoSignInLive } from "./sso/SsoSignInLive.ts"
+import { SsoRoutes } from "./http/SsoRoutes.ts"
 import { LicencesPg } from "./pg/Licences.ts"
 import { OrgLimitsPg } from "./pg/OrgLimits.ts"
 import { RoutingPoliciesPg } from "./pg/RoutingPolicies.ts"
@@ -124,6 +127,7 @@ export const RoutesLive = Layer.mergeAll(
   KeySelfRoutes,
   AccountRoutes,
   PortalSessionRoutes,
+  SsoRoutes,
   PortalRoutes,
   OidcRoutes,
   BillingRoutes,
@@ -182,11 +186,13 @@ export const gatewayServicesLayer = (env: Readonly<Record<string, string | undef
   const routingPolicies = RoutingPoliciesPg.pipe(Layer.provide(storage))
   // The same KeyEncryptionLive value as the other capabilities use, so one KEK instance per gateway.
   const byok = ByokPg.pipe(Layer.provide(Layer.mergeAll(storage, KeyEncryptionLive)))
+  const sso = SsoConnectionsPg.pipe(Layer.provide(Layer.mergeAll(storage, KeyEncryptionLive)))
+  const ssoSignIn = SsoSignInLive.pipe(Layer.provide(Layer.mergeAll(sso, withBootstrap)))
   const wallets = WalletsPg.pipe(Layer.provide(storage))
   const relay = Layer.mergeAll(ProviderRouterLive.pipe(Layer.provide(byok)), RelayLimitsLive.pipe(Layer.provideMerge(AdmissionCountersLive), Layer.provide(Layer.mergeAll(orgLimits, wallets))), IdempotencyPg.pipe(Layer.provide(storage))).pipe(
     Layer.provide(SharedStateLive)
   )
-  return Layer.mergeAll(withBootstrap, SharedStateLive, relay, orgLimits, routingPolicies, QuotasLive, byok, GatewayMetrics.layer).pipe(Layer.provideMerge(config), Layer.provideMerge(ObservabilityLive.pipe(Layer.provide(config))))
+  return Layer.mergeAll(withBootstrap, SharedStateLive, relay, orgLimits, routingPolicies, QuotasLive, byok, sso, ssoSignIn, GatewayMetrics.layer).pipe(Layer.provideMerge(config), Layer.provideMerge(ObservabilityLive.pipe(Layer.provide(config))))
 }
 
 /**

@@ -128,6 +128,64 @@ const COMMANDS: Record<string, Command> = {
     input: (f) => ({ redirect_uri: f["redirect-uri"], name: f.name }),
     run: (ops, input) => ops.createOidcClient(input)
   },
+  "sso idp set-oidc": {
+    usage: "sso idp set-oidc (--org ORG_ID | --key-prefix svc_xxxxxx) --issuer URL --client-id ID --client-secret-file PATH --domains D[,D] [--jit-role member|admin|owner]",
+    summary: "single sign-on (beta): sign the organisation's people in through an OpenID Connect provider",
+    details: `${ORG_CHOICE}\n--issuer is the IdP's issuer (its /.well-known/openid-configuration must answer, with that issuer);\n` +
+      "--client-secret-file names a file holding the client secret (never on the command line; stored sealed under the\n" +
+      "KEK); --domains lists the e-mail domains it may sign in; --jit-role is the role of a person signing in for the first\n" +
+      "time (default member). Register the redirect URI PUBLIC_BASE_URL/api/v1/portal/sso/ORG_ID/oidc/callback at the IdP.\n" +
+      "Replaces any IdP the organisation had; recorded in the audit log (sso.configured). docs/sso.md.\n" +
+      "Prints {\"org_id\",\"protocol\":\"oidc\",\"issuer\",\"client_id\",\"allowed_domains\",\"jit_role\",...}; never the secret.",
+    route: { method: "POST", path: "/api/admin/sso/oidc" },
+    input: (f) => ({
+      ...orgInput(f),
+      issuer: f.issuer,
+      client_id: f["client-id"],
+      client_secret: secretFromFile(f, "client-secret"),
+      allowed_domains: f.domains,
+      jit_role: f["jit-role"]
+    }),
+    run: (ops, input) => ops.setOidcIdp(input, "cli")
+  },
+  "sso idp set-saml": {
+    usage: "sso idp set-saml (--org ORG_ID | --key-prefix svc_xxxxxx) (--metadata-file PATH | --metadata-url URL | --entity-id ID --sso-url URL --certificate-file PATH) --domains D[,D] [--jit-role member|admin|owner]",
+    summary: "single sign-on (beta): sign the organisation's people in through a SAML 2.0 identity provider",
+    details: `${ORG_CHOICE}\nThe IdP's metadata XML (a file, or a URL read now and not refreshed) gives its entity id, its HTTP-Redirect\n` +
+      "sign-in URL and its signing certificates; --entity-id, --sso-url and --certificate-file (PEM) give them one by one\n" +
+      "or override the metadata. Give the IdP this gateway's SP metadata: PUBLIC_BASE_URL/api/v1/portal/sso/ORG_ID/saml/metadata.\n" +
+      "--domains and --jit-role as for set-oidc. Recorded in the audit log (sso.configured). docs/sso.md.\n" +
+      "Prints {\"org_id\",\"protocol\":\"saml\",\"entity_id\",\"sso_url\",\"certificates\",\"allowed_domains\",\"jit_role\",...}.",
+    route: { method: "POST", path: "/api/admin/sso/saml" },
+    input: (f) => ({
+      ...orgInput(f),
+      metadata_xml: textFromFile(f, "metadata-file"),
+      metadata_url: f["metadata-url"],
+      entity_id: f["entity-id"],
+      sso_url: f["sso-url"],
+      certificate: textFromFile(f, "certificate-file"),
+      allowed_domains: f.domains,
+      jit_role: f["jit-role"]
+    }),
+    run: (ops, input) => ops.setSamlIdp(input, "cli")
+  },
+  "sso idp show": {
+    usage: "sso idp show (--org ORG_ID | --key-prefix svc_xxxxxx)",
+    summary: "show the organisation's identity provider (never its client secret)",
+    details: `${ORG_CHOICE}\n404 sso_not_configured when it has none.\nPrints what set-oidc / set-saml printed.`,
+    route: { method: "GET", path: "/api/admin/sso" },
+    input: (f) => orgInput(f),
+    run: (ops, input) => ops.showIdp(input)
+  },
+  "sso idp remove": {
+    usage: "sso idp remove (--org ORG_ID | --key-prefix svc_xxxxxx)",
+    summary: "turn single sign-on off for the organisation",
+    details: `${ORG_CHOICE}\nSign-ins under way are dropped; accounts the IdP made stay. Recorded in the audit log (sso.removed).\n` +
+      "Prints {\"org_id\",\"removed\":true}.",
+    route: { method: "POST", path: "/api/admin/sso/remove" },
+    input: (f) => orgInput(f),
+    run: (ops, input) => ops.removeIdp(input, "cli")
+  },
   "receipts keys rotate": {
     usage: "receipts keys rotate",
     summary: "sign receipts with a new key from now on (on demand; RECEIPT_KEY_ROTATION rotates on a schedule)",
@@ -191,6 +249,26 @@ const COMMANDS: Record<string, Command> = {
     input: () => ({}),
     run: (ops) => ops.checkLedger
   }
+}
+
+/** A file's text for `--NAME PATH`; undefined without the flag. Fails (invalid_request) when it cannot be read. */
+function textFromFile(flags: Flags, name: string): string | undefined {
+  const path = flags[name]
+  if (path === undefined) return undefined
+  try {
+    return readFileSync(path, "utf8")
+  } catch (e) {
+    return fail("invalid_request", `--${name} ${path}: ${(e as NodeJS.ErrnoException).code ?? "unreadable"}`)
+  }
+}
+
+/**
+ * A secret for `--NAME-file PATH` (surrounding whitespace dropped). A secret given on the command line itself
+ * (`--NAME VALUE`) is refused: argv is visible to every user of the machine and kept in shell history.
+ */
+function secretFromFile(flags: Flags, name: string): string | undefined {
+  if (flags[name] !== undefined) fail("invalid_request", `--${name} is not taken on the command line (other users can read it there): put it in a file and give --${name}-file PATH.`)
+  return textFromFile(flags, `${name}-file`)?.trim()
 }
 
 /** One stderr line per batch of `kek rotate`: table names and counts only. */

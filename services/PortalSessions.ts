@@ -54,6 +54,12 @@ export class PortalSessions extends Context.Service<PortalSessions, {
       { readonly token: string; readonly csrfToken: string; readonly expiresAt: Date; readonly principal: SessionPrincipal },
       InvalidCredentials | NotAMember
     >
+  /**
+   * A session for an account another way of signing in vouched for (single sign-on, docs/sso.md): the same session,
+   * cookies and abilities as `login` gives. `NotAMember` when the account has no role in `orgId`.
+   */
+  readonly open: (input: { readonly accountId: string; readonly orgId: string }) =>
+    Effect.Effect<{ readonly token: string; readonly csrfToken: string; readonly expiresAt: Date; readonly principal: SessionPrincipal }, NotAMember>
   readonly logout: (token: string) => Effect.Effect<void>
   /**
    * The session of a cookie-authenticated request, or undefined when the request carries no session cookie.

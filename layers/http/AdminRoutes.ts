@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { applyRetention, checkLedger, listMailOutbox, createLicence, createOidcClient, createOrg, createPortalToken, creditWallet, revokeKey, setOperator, setRoutingFallbacks } from "../AdminOperations.ts"
+import { applyRetention, checkLedger, listMailOutbox, createLicence, createOidcClient, createOrg, createPortalToken, creditWallet, removeIdp, revokeKey, setOidcIdp, setOperator, setRoutingFallbacks, setSamlIdp, showIdp } from "../AdminOperations.ts"
+import { SsoConnections } from "../../services/SsoConnections.ts"
 import { chainState, listKeys, listOrganisations, type PageQuery } from "../AdminDirectory.ts"
 import { ChainVerifier } from "../../services/ChainVerifier.ts"
 import { actorOf } from "./KeyRoutes.ts"
@@ -26,7 +27,7 @@ import { apiRoute } from "./api/apiRoutes.ts"
  * /api/admin/orgs, /keys and /chains are the portal's admin view (an operator's session; layers/AdminDirectory.ts).
  */
 export const AdminRoutes = HttpRouter.use(Effect.fn(function*(router) {
-  const post = (path: HttpRouter.PathInput, op: (input: Record<string, unknown>, actor: string) => Effect.Effect<unknown, ApiError | DomainError, Keys | Organisations | PortalTokens | Wallets | Licences | OidcProvider | SqlClient.SqlClient | RoutingPolicies | Retention>) =>
+  const post = (path: HttpRouter.PathInput, op: (input: Record<string, unknown>, actor: string) => Effect.Effect<unknown, ApiError | DomainError, Keys | Organisations | PortalTokens | Wallets | Licences | OidcProvider | SqlClient.SqlClient | RoutingPolicies | Retention | SsoConnections>) =>
     router.add("POST", path, Effect.gen(function*() {
       const admin = yield* requirePortal("ability:admin")
       const input = yield* readDocumentedBody(apiRoute("POST", path))
@@ -40,6 +41,17 @@ export const AdminRoutes = HttpRouter.use(Effect.fn(function*(router) {
   yield* post("/api/admin/licences", createLicence)
   yield* post("/api/admin/oidc/clients", createOidcClient)
   yield* post("/api/admin/accounts/operator", setOperator)
+  yield* post("/api/admin/sso/oidc", setOidcIdp)
+  yield* post("/api/admin/sso/saml", setSamlIdp)
+  yield* post("/api/admin/sso/remove", removeIdp)
+  yield* router.add("GET", "/api/admin/sso", Effect.gen(function*() {
+    yield* requirePortal("ability:admin")
+    const search = new URL((yield* HttpServerRequest.HttpServerRequest).url, "http://x").searchParams
+    return HttpServerResponse.jsonUnsafe(
+      yield* showIdp({ org_id: search.get("org_id") ?? undefined, key_prefix: search.get("key_prefix") ?? undefined }),
+      { headers: { "cache-control": "no-store" } }
+    )
+  }))
 
   // The admin view's directory: read-only, paged, metadata only.
   const list = (path: HttpRouter.PathInput, read: (page: PageQuery) => Effect.Effect<unknown, ApiError, SqlClient.SqlClient | ChainVerifier>) =>

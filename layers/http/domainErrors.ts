@@ -24,6 +24,8 @@ import { ModelNotAllowed, ModelNotFound, ProviderNotConfigured, UnknownRoutingSt
 import { QuotaExceeded, RateLimited } from "../../services/RelayLimits.ts"
 import { InsufficientBalance } from "../../services/Settlement.ts"
 import { ReceiptKeyFromFile } from "../../services/ReceiptKeys.ts"
+import { SsoNotConfigured } from "../../services/SsoConnections.ts"
+import { SsoRejected } from "../../services/SsoSignIn.ts"
 import { TreeSizeOutOfRange } from "../../services/TransparencyLog.ts"
 import { OrganisationNotFound } from "../../services/Wallets.ts"
 import { WebhookDeliveryNotFound, WebhookEndpointNotFound } from "../../services/Webhooks.ts"
@@ -67,6 +69,8 @@ export type DomainError =
   | NotAMember
   | SessionNotValid
   | CsrfFailed
+  | SsoNotConfigured
+  | SsoRejected
 
 const DOMAIN_ERRORS = [
   OrganisationNotFound,
@@ -104,7 +108,9 @@ const DOMAIN_ERRORS = [
   InvalidCredentials,
   NotAMember,
   SessionNotValid,
-  CsrfFailed
+  CsrfFailed,
+  SsoNotConfigured,
+  SsoRejected
 ] as const
 
 export const isDomainError = (u: unknown): u is DomainError => DOMAIN_ERRORS.some((error) => u instanceof error)
@@ -235,6 +241,19 @@ export const domainErrorToApiError = (error: DomainError): ApiError => {
         status: 403,
         code: "csrf_failed",
         message: "Cookie-authenticated writes need the X-CSRF-Token header matching the pr_csrf cookie."
+      })
+    case "SsoNotConfigured":
+      return new ApiError({
+        status: 404,
+        code: "sso_not_configured",
+        message: "Single sign-on is not set up for this organisation (an operator enables it: docs/sso.md)."
+      })
+    case "SsoRejected":
+      return new ApiError({
+        status: 401,
+        code: "sso_rejected",
+        message: `Single sign-on refused: ${error.detail}`,
+        extra: { details: { reason: error.reason } }
       })
     case "TreeSizeOutOfRange": {
       const { first, second, treeSize } = error

@@ -8,6 +8,7 @@ import { byokContext } from "./Byok.ts"
 import { DatabaseLive } from "./Database.ts"
 import { jsonColumn } from "./jsonColumn.ts"
 import { receiptKeyContext } from "./ReceiptKeys.ts"
+import { ssoSecretContext } from "./SsoConnections.ts"
 import { secretContext } from "./Webhooks.ts"
 
 /**
@@ -55,6 +56,7 @@ export const SEALED_COLUMNS: ReadonlyArray<SealedColumn> = [
     json: false,
     context: (r) => byokContext(r.org_id!, r.provider!)
   },
+  { table: "sso_connections", column: "oidc_client_secret_enc", key: ["org_id"], json: false, context: (r) => ssoSecretContext(r.org_id!) },
   { table: "oidc_signing_keys", column: "private_jwk", key: ["kid"], json: true, context: (r) => keyContext(r.kid!) },
   { table: "oidc_payloads", column: "payload", key: ["model", "id"], json: true, context: (r) => payloadContext(r.model!, r.id!) }
 ]

@@ -45,7 +45,41 @@ export const PortalSessionsPg = Layer.effect(
       abilities: row.operator ? [...ROLE_ABILITIES[row.role], OPERATOR_ABILITY] : ROLE_ABILITIES[row.role]
     })
 
+    /** A new session of `account` in `target`, when it has a role there. */
+    const startSession = (account: { id: string; org_id: string; operator: boolean }, target: string) =>
+      Effect.gen(function*() {
+        const roles = yield* sql<{ role: Role }>`
+          SELECT role FROM memberships WHERE account_id = ${account.id} AND org_id = ${target}`.pipe(Effect.orDie)
+        // Accounts made by self-service issuance own their organisation without a membership row.
+        const role: Role | undefined = roles[0]?.role ?? (target === account.org_id ? "owner" : undefined)
+        if (role === undefined) return yield* new NotAMember()
+        const token = base64UrlRandom(32)
+        const csrfToken = base64UrlRandom(32)
+        const id = `ses_${crypto.randomUUID().replaceAll("-", "")}`
+        const expiresAt = new Date(Date.now() + (ttlHours > 0 ? ttlHours : 12) * 3_600_000)
+        yield* sql`INSERT INTO portal_sessions ${
+          sql.insert({
+            id,
+            token_hash: sha256HexSync(token),
+            csrf_hash: sha256HexSync(csrfToken),
+            account_id: account.id,
+            org_id: target,
+            expires_at: expiresAt.toISOString()
+          })
+        }`.pipe(Effect.orDie)
+        return { token, csrfToken, expiresAt, principal: principalOf({ id, account_id: account.id, org_id: target, role, operator: account.operator }) }
+      })
+
     return PortalSessions.of({
+      open: ({ accountId, orgId }) =>
+        Effect.gen(function*() {
+          const rows = yield* sql<{ id: string; org_id: string; operator: boolean }>`
+            SELECT id, org_id, operator_granted_at IS NOT NULL AS operator
+            FROM accounts WHERE id = ${accountId} AND deleted_at IS NULL`.pipe(Effect.orDie)
+          if (rows[0] === undefined) return yield* new NotAMember()
+          return yield* startSession(rows[0], orgId)
+        }),
+
       login: ({ email, password, orgId }) =>
         Effect.gen(function*() {
           const rows = yield* sql<{ id: string; org_id: string; password_hash: string | null; operator: boolean }>`
@@ -55,27 +89,7 @@ export const PortalSessionsPg = Layer.effect(
           // Always pay for one scrypt, so response time does not tell whether the e-mail has an account.
           const ok = yield* Effect.promise(() => verifyPassword(password, account?.password_hash ?? DUMMY_PASSWORD_HASH))
           if (account === undefined || account.password_hash === null || !ok) return yield* new InvalidCredentials()
-          const target = orgId ?? account.org_id
-          const roles = yield* sql<{ role: Role }>`
-            SELECT role FROM memberships WHERE account_id = ${account.id} AND org_id = ${target}`.pipe(Effect.orDie)
-          // Accounts made by self-service issuance own their organisation without a membership row.
-          const role: Role | undefined = roles[0]?.role ?? (target === account.org_id ? "owner" : undefined)
-          if (role === undefined) return yield* new NotAMember()
-          const token = base64UrlRandom(32)
-          const csrfToken = base64UrlRandom(32)
-          const id = `ses_${crypto.randomUUID().replaceAll("-", "")}`
-          const expiresAt = new Date(Date.now() + (ttlHours > 0 ? ttlHours : 12) * 3_600_000)
-          yield* sql`INSERT INTO portal_sessions ${
-            sql.insert({
-              id,
-              token_hash: sha256HexSync(token),
-              csrf_hash: sha256HexSync(csrfToken),
-              account_id: account.id,
-              org_id: target,
-              expires_at: expiresAt.toISOString()
-            })
-          }`.pipe(Effect.orDie)
-          return { token, csrfToken, expiresAt, principal: principalOf({ id, account_id: account.id, org_id: target, role, operator: account.operator }) }
+          return yield* startSession(account, orgId ?? account.org_id)
         }),
 
       logout: (token) => sql`DELETE FROM portal_sessions WHERE token_hash = ${sha256HexSync(token)}`.pipe(Effect.asVoid, Effect.orDie),

@@ -5,6 +5,7 @@ import { dirname, join, relative } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { nextPeriodStart, parseRotationSchedule } from "../../src/receipts/rotationSchedule.ts"
 import { startTestGateway, type TestGateway } from "../support/gateway.ts"
+import { idpMetadataXml } from "../support/ssoFixtures.ts"
 
 /** Runs `node programs/cli.ts ...` as an operator would; secrets only via env and files. */
 const cli = (args: Array<string>, env: Record<string, string>) =>
@@ -143,6 +144,28 @@ describe("operator CLI against a running gateway (embedded: through its admin AP
     expect(unknownTopic.json.error.code).toBe("unknown_command")
   }, 120_000)
 
+  it("sso idp: secrets and metadata come from files, a secret on the command line is refused before anything runs", async () => {
+    const org = await cli(["org", "create", "--name", "sso-cli"], env)
+    const dir = mkdtempSync(join(tmpdir(), "pr-cli-sso-"))
+    const metadata = join(dir, "idp-metadata.xml")
+    writeFileSync(metadata, idpMetadataXml("https://idp.example.com/saml", "https://idp.example.com/sso"))
+    const set = await cli(["sso", "idp", "set-saml", "--org", org.json.org_id, "--metadata-file", metadata, "--domains", "example.com", "--jit-role", "admin"], env)
+    expect(set.code).toBe(0)
+    expect(set.json).toMatchObject({ org_id: org.json.org_id, protocol: "saml", entity_id: "https://idp.example.com/saml", certificates: 1, jit_role: "admin" })
+    const shown = await cli(["sso", "idp", "show", "--org", org.json.org_id], env)
+    expect(shown.json).toEqual(set.json)
+    const onArgv = await cli(["sso", "idp", "set-oidc", "--org", org.json.org_id, "--issuer", "https://idp.example.com", "--client-id", "x", "--client-secret", "s3cret-on-argv", "--domains", "example.com"], env)
+    expect(onArgv.code).toBe(1)
+    expect(onArgv.json.error.code).toBe("invalid_request")
+    expect(onArgv.json.error.message).toContain("--client-secret-file")
+    expect(onArgv.stdout).not.toContain("s3cret-on-argv")
+    const missing = await cli(["sso", "idp", "set-oidc", "--org", org.json.org_id, "--client-secret-file", join(dir, "absent"), "--domains", "example.com"], env)
+    expect(missing.code).toBe(1)
+    expect(missing.json.error).toMatchObject({ code: "invalid_request", message: expect.stringContaining("ENOENT") })
+    // Nothing changed by the refusals.
+    expect((await cli(["sso", "idp", "show", "--org", org.json.org_id], env)).json).toEqual(set.json)
+  }, 120_000)
+
   it("kek rotate never goes through the admin API: embedded, it asks to stop the gateway; on PostgreSQL it needs KEK_PREVIOUS_FILE", async () => {
     const rotate = await cli(["kek", "rotate"], env)
     expect(rotate.code).toBe(1)
@@ -166,7 +189,7 @@ describe("operator CLI against a running gateway (embedded: through its admin AP
 })
 
 describe("operator CLI help", () => {
-  const commands = ["org create", "portal-token create", "wallet credit", "key revoke", "licence create", "oidc client create", "receipts keys rotate", "receipts keys list", "kek rotate", "mail outbox", "ledger check", "account operator grant", "account operator revoke"]
+  const commands = ["org create", "portal-token create", "wallet credit", "key revoke", "licence create", "oidc client create", "receipts keys rotate", "receipts keys list", "kek rotate", "mail outbox", "ledger check", "account operator grant", "account operator revoke", "sso idp set-oidc", "sso idp set-saml", "sso idp show", "sso idp remove"]
 
   it("--help, -h and help print the command list as plain text on stdout and exit 0", async () => {
     for (const args of [["--help"], ["-h"], ["help"]]) {

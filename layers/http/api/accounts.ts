@@ -135,6 +135,42 @@ export const accountRoutes = [
     errors: ["invalid_credentials", "not_a_member", "rate_limited"]
   }),
   route({
+    method: "GET", path: "/api/v1/portal/sso/:org_id/start", operationId: "ssoStart", tag: "Accounts",
+    summary: "Sign in to the portal through the organisation's identity provider (single sign-on, beta)",
+    description: "Redirects the browser to the IdP (OIDC authorization code flow with PKCE, or a SAML AuthnRequest) and sets the `pr_sso` cookie that ties the IdP's answer to this browser (docs/sso.md).",
+    auth: { kind: "none" }, pathParameters: { org_id: "The organisation whose identity provider signs the person in." },
+    responses: [{ status: 302, description: "To the identity provider; `Set-Cookie` carries `pr_sso` (10 minutes).", headers: ["Location", "Set-Cookie", "Cache-Control"] }],
+    errors: ["sso_not_configured"]
+  }),
+  route({
+    method: "GET", path: "/api/v1/portal/sso/:org_id/oidc/callback", operationId: "ssoOidcCallback", tag: "Accounts",
+    summary: "The OpenID provider's redirect back (the redirect URI to register at the IdP)",
+    description: "Exchanges the code (PKCE), checks the ID token's signature, issuer, audience, nonce and expiry, joins the person to the organisation just in time, and signs them in (docs/sso.md).",
+    auth: { kind: "none" }, pathParameters: { org_id: "The organisation." },
+    query: [
+      { name: "code", description: "The authorization code.", schema: Schema.String },
+      { name: "state", description: "The state the sign-in sent.", schema: Schema.String }
+    ],
+    responses: [{ status: 303, description: "Signed in: to /portal/; `Set-Cookie` carries the session and CSRF cookies.", headers: ["Location", "Set-Cookie", "Cache-Control"] }],
+    errors: ["sso_rejected", "sso_not_configured"]
+  }),
+  route({
+    method: "POST", path: "/api/v1/portal/sso/:org_id/saml/acs", operationId: "ssoSamlAcs", tag: "Accounts",
+    summary: "The SAML assertion consumer service (HTTP-POST binding; the ACS URL to give the IdP)",
+    description: "Checks the assertion's signature against the IdP's certificates, its issuer, audience, NotBefore/NotOnOrAfter and InResponseTo (the request this browser's sign-in sent, accepted once), joins the person just in time and signs them in (docs/sso.md).",
+    auth: { kind: "none" }, pathParameters: { org_id: "The organisation." },
+    rawRequestBody: { mediaType: "application/x-www-form-urlencoded", schema: Schema.String, description: "The IdP's form: `SAMLResponse` (base64) and `RelayState`." },
+    responses: [{ status: 303, description: "Signed in: to /portal/; `Set-Cookie` carries the session and CSRF cookies.", headers: ["Location", "Set-Cookie", "Cache-Control"] }],
+    errors: ["sso_rejected", "sso_not_configured"]
+  }),
+  route({
+    method: "GET", path: "/api/v1/portal/sso/:org_id/saml/metadata", operationId: "ssoSamlMetadata", tag: "Accounts",
+    summary: "The gateway's SAML service provider metadata for the organisation (entity id, ACS URL)",
+    auth: { kind: "none" }, pathParameters: { org_id: "The organisation (its IdP must be a SAML one)." },
+    responses: [{ status: 200, description: "SP metadata XML.", content: { mediaType: "application/samlmetadata+xml", schema: Schema.String } }],
+    errors: ["sso_not_configured"]
+  }),
+  route({
     method: "POST", path: "/api/v1/portal/logout", operationId: "portalLogout", tag: "Accounts", summary: "Sign out",
     auth: { kind: "none" }, responses: [{ status: 204, description: "Signed out; the cookies are expired.", headers: ["Set-Cookie"] }],
     errors: ["csrf_failed"]

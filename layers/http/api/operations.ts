@@ -71,6 +71,19 @@ export const operationRoutes = [
   adminPost("/api/admin/licences", "adminCreateLicence", "Create a licence code"),
   adminPost("/api/admin/oidc/clients", "adminCreateOidcClient", "Register an OpenID Connect client"),
   adminPost("/api/admin/accounts/operator", "adminSetOperator", "Grant or revoke an account's operator flag (its portal sessions then hold ability:admin)", ["not_found", "email_not_verified"]),
+  adminPost("/api/admin/sso/oidc", "adminSetSsoOidc", "Set an organisation's OpenID Connect identity provider (single sign-on, beta)", ["not_found"]),
+  adminPost("/api/admin/sso/saml", "adminSetSsoSaml", "Set an organisation's SAML 2.0 identity provider (single sign-on, beta)", ["not_found"]),
+  adminPost("/api/admin/sso/remove", "adminRemoveSso", "Turn single sign-on off for an organisation", ["sso_not_configured"]),
+  route({
+    method: "GET", path: "/api/admin/sso", operationId: "adminShowSso", tag: "Admin", summary: "An organisation's identity provider (never its client secret)",
+    auth: admin,
+    query: [
+      { name: "org_id", description: "The organisation.", schema: Schema.String },
+      { name: "key_prefix", description: "Instead of org_id: this key's organisation.", schema: Schema.String }
+    ],
+    responses: [{ status: 200, description: "What `cli.ts sso idp show` prints.", body: AnyObject, headers: ["Cache-Control"] }],
+    errors: ["invalid_request", "sso_not_configured"]
+  }),
   adminPost("/api/admin/retention/apply", "adminApplyRetention", "Drop receipts, usage and finished deliveries older than the retention period"),
   route({
     method: "GET", path: "/api/admin/mail/outbox", operationId: "adminMailOutbox", tag: "Admin", summary: "The newest development mails (no SMTP_URL): verification links for newcomers",

@@ -422,6 +422,22 @@ const featureCases: Array<Case> = [
     }
   },
   {
+    code: "sso_rejected",
+    where: "GET /api/v1/portal/sso/{org_id}/oidc/callback (no sign-in started in this browser)",
+    provoke: async () => {
+      const { orgId } = await fundedKey(fx.gw)
+      return send("GET", `/api/v1/portal/sso/${orgId}/oidc/callback?code=${MARKER}&state=${MARKER}`)
+    }
+  },
+  {
+    code: "sso_not_configured",
+    where: "GET /api/admin/sso",
+    provoke: async () => {
+      const { orgId } = await fundedKey(fx.gw)
+      return send("GET", `/api/admin/sso?org_id=${orgId}`, { headers: { authorization: `Bearer ${await portalToken(orgId, "ability:admin")}` } })
+    }
+  },
+  {
     code: "key_not_active",
     where: "PATCH /api/keys/{id}",
     provoke: async () => {

@@ -1,4 +1,4 @@
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -14,6 +14,7 @@ import { Byok } from "../../../services/Byok.ts"
 import { KeyEncryption } from "../../../services/KeyEncryption.ts"
 import { ReceiptKeys } from "../../../services/ReceiptKeys.ts"
 import { Webhooks } from "../../../services/Webhooks.ts"
+import { SsoConnections } from "../../../services/SsoConnections.ts"
 import { importKek, sealSecretWithKekId } from "../../../src/crypto/aead.ts"
 import { secretContext } from "../../../layers/pg/Webhooks.ts"
 import { createTestStorage, type TestStorage } from "../../support/databases.ts"
@@ -111,6 +112,15 @@ describe("KEK rotation (KEK_PREVIOUS_FILE and kek rotate)", () => {
       yield* (yield* Byok).put(org_id, "openai", "sk-openai-under-a")
       const { secret } = yield* (yield* Webhooks).createEndpoint(org_id, { url: "https://hooks.example.com/in", events: ["key.revoked"] })
       yield* createOidcClient({ redirect_uri: "https://app.example.com/cb", name: "kek test" })
+      yield* (yield* SsoConnections).setOidc({
+        actor: "test",
+        orgId: org_id,
+        issuer: "https://idp.example.com",
+        clientId: "gateway",
+        clientSecret: Redacted.make("sso-client-secret-under-a"),
+        allowedDomains: ["example.com"],
+        jitRole: "member"
+      })
       // A value in the aead2 form (names its KEK): what a later release writes; rotation reads it too.
       const a = yield* Effect.promise(() => importKek(parseKekFile(readFileSync(KEK_A))))
       const envelope = yield* Effect.promise(() => sealSecretWithKekId(a, "sk-anthropic-under-a", byokContext(org_id, "anthropic")))
@@ -147,9 +157,11 @@ describe("KEK rotation (KEK_PREVIOUS_FILE and kek rotate)", () => {
       webhook_endpoints: 1,
       byok_credentials: 2,
       oidc_signing_keys: 2,
-      oidc_payloads: 1
+      oidc_payloads: 1,
+      sso_connections: 1
     })
     expect(plaintexts[`byok_credentials(${orgId},openai)`]).toBe("sk-openai-under-a")
+    expect(plaintexts[`sso_connections(${orgId})`]).toBe("sso-client-secret-under-a")
     expect(Object.entries(plaintexts).filter(([name]) => name.startsWith("webhook_endpoints(")).map(([, v]) => v)).toEqual([webhookSecret])
   }, 60_000)
 
@@ -176,7 +188,7 @@ describe("KEK rotation (KEK_PREVIOUS_FILE and kek rotate)", () => {
       })
     )
     expect((wrong as any).reason).toBe("kek_unreadable")
-    expect((wrong as any).message).toMatch(/7 stored value\(s\) open under neither .*Nothing was changed\./)
+    expect((wrong as any).message).toMatch(/8 stored value\(s\) open under neither .*Nothing was changed\./)
     expect((wrong as any).details.unreadable).toEqual(countByTable(sealedUnderA))
     expect((wrong as any).details.examples).toHaveLength(5)
     // Nothing secret in what is printed: no plaintext, no envelope.
@@ -216,11 +228,12 @@ describe("KEK rotation (KEK_PREVIOUS_FILE and kek rotate)", () => {
       webhook_endpoints: { values: 1, already_current: 0, rewritten: 1, changed_meanwhile: 0 },
       byok_credentials: { values: 3, already_current: 1, rewritten: 2, changed_meanwhile: 0 },
       oidc_signing_keys: { values: 2, already_current: 0, rewritten: 2, changed_meanwhile: 0 },
-      oidc_payloads: { values: 1, already_current: 0, rewritten: 1, changed_meanwhile: 0 }
+      oidc_payloads: { values: 1, already_current: 0, rewritten: 1, changed_meanwhile: 0 },
+      sso_connections: { values: 1, already_current: 0, rewritten: 1, changed_meanwhile: 0 }
     })
-    expect(result.first.rewritten).toBe(7)
+    expect(result.first.rewritten).toBe(8)
     expect(result.progress).toContain("rewrite:byok_credentials:3:2")
-    expect(result.progress.filter((p) => p.startsWith("check:"))).toHaveLength(8)
+    expect(result.progress.filter((p) => p.startsWith("check:"))).toHaveLength(9)
     // Every envelope read under A changed; the value written under B did not.
     for (const [name, envelope] of Object.entries(sealedUnderA)) expect(result.afterFirst[name]).not.toBe(envelope)
     expect(result.second.rewritten).toBe(0)

@@ -1,5 +1,4 @@
-import { Context, Effect } from "effect"
-import { ApiError } from "../src/http/ApiError.ts"
+import { Context, Data, type Effect } from "effect"
 import type { Signer } from "../sdks/typescript/src/wire/receipts/signer.ts"
 
 /** A stored 2xx response: replayed byte for byte (for streams, the whole wire transcript, trailer included). */
@@ -48,21 +47,30 @@ export type Admission =
   /** Same key, same body, within 24 h (possibly after waiting for the original): replay this. */
   | { readonly _tag: "Replay"; readonly response: StoredResponse }
 
+/** The Idempotency-Key is empty, too long or not printable ASCII. */
+export class InvalidIdempotencyKey extends Data.TaggedError("InvalidIdempotencyKey")<{}> {}
+
+/** The Idempotency-Key was used with a different request body in the last 24 hours. */
+export class IdempotencyKeyConflict extends Data.TaggedError("IdempotencyKeyConflict")<{}> {}
+
+/** The original request with this Idempotency-Key is still running after the wait: the caller should retry shortly. */
+export class IdempotencyInFlight extends Data.TaggedError("IdempotencyInFlight")<{}> {}
+
 /**
- * Idempotency-Key handling (spec: Idempotency key state table). `admit` answers 400 `invalid_idempotency_key`,
- * 409 `idempotency_key_conflict` (same key, different body), or 409 `idempotency_in_flight` with Retry-After when
- * the original is still running after the 3 s wait. Records live in PostgreSQL; the in-flight slot in Redis (or
+ * Idempotency-Key handling (spec: Idempotency key state table). `admit` fails with `InvalidIdempotencyKey`,
+ * `IdempotencyKeyConflict` (same key, different body), or `IdempotencyInFlight` when the original is still running
+ * after the 3 s wait. Records live in PostgreSQL; the in-flight slot in Redis (or
  * in-process), plus a local wake-up so a duplicate on the same node does not poll.
  */
 export class Idempotency extends Context.Service<Idempotency, {
   readonly admit: (input: { readonly scope: string; readonly key: string; readonly bodyHash: string }) =>
-    Effect.Effect<Admission, ApiError>
+    Effect.Effect<Admission, InvalidIdempotencyKey | IdempotencyKeyConflict | IdempotencyInFlight>
   /**
    * Only the look-up, for a relay call, which takes the key's slot in its admission (AdmissionCounters): the stored
-   * response to replay, 409 `idempotency_key_conflict` for another body, or undefined (none stored yet).
+   * response to replay, `IdempotencyKeyConflict` for another body, or undefined (none stored yet).
    */
   readonly find: (input: { readonly scope: string; readonly key: string; readonly bodyHash: string }) =>
-    Effect.Effect<StoredResponse | undefined, ApiError>
+    Effect.Effect<StoredResponse | undefined, IdempotencyKeyConflict>
 }>()("privacy-relay/Idempotency") {}
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
@@ -72,15 +80,9 @@ export const IDEMPOTENCY_KEY_MAX = 128
 // Printable ASCII without spaces: what a UUID or any sane client key looks like.
 const KEY_SHAPE = /^[\x21-\x7e]+$/
 
-/** 400 `invalid_idempotency_key` for a key that is empty, too long or not printable; undefined for a good one. */
-export const invalidIdempotencyKey = (key: string): ApiError | undefined =>
-  key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX || !KEY_SHAPE.test(key)
-    ? new ApiError({
-      status: 400,
-      code: "invalid_idempotency_key",
-      message: `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} printable characters (a UUID v4 is recommended).`
-    })
-    : undefined
+/** The error for a key that is empty, too long or not printable; undefined for a good one. */
+export const invalidIdempotencyKey = (key: string): InvalidIdempotencyKey | undefined =>
+  key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX || !KEY_SHAPE.test(key) ? new InvalidIdempotencyKey() : undefined
 
 /** The in-flight slot of an idempotency key (Slots / AdmissionCounters). */
 export const idempotencySlotKey = (scope: string, key: string) => `idem:${scope}:${key}`

@@ -5,6 +5,7 @@
  * operator CLI for the same operations.
  */
 import { AccountExists } from "../../services/Accounts.ts"
+import { IDEMPOTENCY_KEY_MAX, IdempotencyInFlight, IdempotencyKeyConflict, InvalidIdempotencyKey } from "../../services/Idempotency.ts"
 import { KeyNotActive, KeyNotFound } from "../../services/KeyManagement.ts"
 import { AmbiguousKeyPrefix, InvalidKey, KeyExpired, KeyPrefixNotFound, KeyRevoked } from "../../services/Keys.ts"
 import { InvalidLicence, LicenceAlreadyRedeemed } from "../../services/Licences.ts"
@@ -71,6 +72,9 @@ export type DomainError =
   | CsrfFailed
   | SsoNotConfigured
   | SsoRejected
+  | InvalidIdempotencyKey
+  | IdempotencyKeyConflict
+  | IdempotencyInFlight
 
 const DOMAIN_ERRORS = [
   OrganisationNotFound,
@@ -110,7 +114,10 @@ const DOMAIN_ERRORS = [
   SessionNotValid,
   CsrfFailed,
   SsoNotConfigured,
-  SsoRejected
+  SsoRejected,
+  InvalidIdempotencyKey,
+  IdempotencyKeyConflict,
+  IdempotencyInFlight
 ] as const
 
 export const isDomainError = (u: unknown): u is DomainError => DOMAIN_ERRORS.some((error) => u instanceof error)
@@ -254,6 +261,25 @@ export const domainErrorToApiError = (error: DomainError): ApiError => {
         code: "sso_rejected",
         message: `Single sign-on refused: ${error.detail}`,
         extra: { details: { reason: error.reason } }
+      })
+    case "InvalidIdempotencyKey":
+      return new ApiError({
+        status: 400,
+        code: "invalid_idempotency_key",
+        message: `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} printable characters (a UUID v4 is recommended).`
+      })
+    case "IdempotencyKeyConflict":
+      return new ApiError({
+        status: 409,
+        code: "idempotency_key_conflict",
+        message: "This Idempotency-Key was used with a different request body in the last 24 hours."
+      })
+    case "IdempotencyInFlight":
+      return new ApiError({
+        status: 409,
+        code: "idempotency_in_flight",
+        message: "The original request with this Idempotency-Key is still running; retry shortly to get its response.",
+        headers: { "retry-after": "1" }
       })
     case "TreeSizeOutOfRange": {
       const { first, second, treeSize } = error

@@ -4,12 +4,13 @@ import {
   type Admission,
   IDEMPOTENCY_WAIT_MS,
   Idempotency,
+  IdempotencyInFlight,
+  IdempotencyKeyConflict,
   idempotencySlotKey,
   invalidIdempotencyKey,
   type StoredResponse
 } from "../../services/Idempotency.ts"
 import { Slots } from "../../services/Slots.ts"
-import { ApiError } from "../../src/http/ApiError.ts"
 import { makeKeyedBatcher } from "../KeyedBatcher.ts"
 import { STORED_COLUMNS, STORED_RECORDSET, STORED_UPSERT, storedRow, type StoredRow } from "./idempotencyRecords.ts"
 
@@ -31,21 +32,6 @@ interface Row {
   readonly body_base64: string
   readonly streamed: boolean
 }
-
-const conflict = () =>
-  new ApiError({
-    status: 409,
-    code: "idempotency_key_conflict",
-    message: "This Idempotency-Key was used with a different request body in the last 24 hours."
-  })
-
-const stillInFlight = () =>
-  new ApiError({
-    status: 409,
-    code: "idempotency_in_flight",
-    message: "The original request with this Idempotency-Key is still running; retry shortly to get its response.",
-    headers: { "retry-after": "1" }
-  })
 
 /**
  * The stored records of these (scope, key) pairs that have not expired at each item's `now`. One primary-key probe
@@ -110,7 +96,7 @@ export const IdempotencyPg = Layer.effect(
     })
 
     const judge = (row: Row, bodyHash: string) =>
-      row.body_hash === bodyHash ? Effect.succeed<Admission>({ _tag: "Replay", response: toStored(row) }) : Effect.fail(conflict())
+      row.body_hash === bodyHash ? Effect.succeed<Admission>({ _tag: "Replay", response: toStored(row) }) : Effect.fail(new IdempotencyKeyConflict())
 
     const admit = ({ scope, key, bodyHash }: { scope: string; key: string; bodyHash: string }) =>
       Effect.gen(function*() {
@@ -170,7 +156,7 @@ export const IdempotencyPg = Layer.effect(
           const existing = yield* find(scope, key, now)
           if (existing !== undefined) return yield* judge(existing, bodyHash)
           const remaining = deadline - now
-          if (remaining <= 0) return yield* stillInFlight()
+          if (remaining <= 0) return yield* new IdempotencyInFlight()
           const waiting = local.get(slotKey)
           if (waiting !== undefined) {
             yield* Deferred.await(waiting).pipe(Effect.timeoutOption(Duration.millis(remaining)))
@@ -192,7 +178,7 @@ export const IdempotencyPg = Layer.effect(
         Effect.gen(function*() {
           const row = yield* find(scope, key, yield* Clock.currentTimeMillis)
           if (row === undefined) return undefined
-          if (row.body_hash !== bodyHash) return yield* conflict()
+          if (row.body_hash !== bodyHash) return yield* new IdempotencyKeyConflict()
           return toStored(row)
         })
     })

@@ -7,13 +7,12 @@
  * the failure before either.
  */
 import { Deferred, Duration, Effect, Exit, Fiber, Scope } from "effect"
-import { IDEMPOTENCY_WAIT_MS, Idempotency, idempotencySlotKey, type StoredResponse } from "../../services/Idempotency.ts"
+import { IDEMPOTENCY_WAIT_MS, Idempotency, IdempotencyInFlight, idempotencySlotKey, type StoredResponse } from "../../services/Idempotency.ts"
 import type { GatewayPrincipal } from "../../services/Keys.ts"
 import { RelayLimits } from "../../services/RelayLimits.ts"
 import type { Hold } from "../../services/Settlement.ts"
 import { Slots } from "../../services/Slots.ts"
 import { RequestContext } from "../../services/RequestContext.ts"
-import { ApiError } from "../../src/http/ApiError.ts"
 
 /** The idempotency key of a call: its identity for the stored response, and the slot its admission took. */
 export interface IdempotentRelay {
@@ -39,14 +38,6 @@ const SLOT_MAX_HOLD_MS = 10 * 60_000
 const POLL_MS = 50
 /** Same-node duplicates wait on the original's Deferred instead of polling. */
 const localOriginals = new Map<string, Deferred.Deferred<void>>()
-
-const stillInFlight = () =>
-  new ApiError({
-    status: 409,
-    code: "idempotency_in_flight",
-    message: "The original request with this Idempotency-Key is still running; retry shortly to get its response.",
-    headers: { "retry-after": "1" }
-  })
 
 /** An admitted call: what it holds, and how it ends. */
 export interface AdmittedCall {
@@ -92,7 +83,7 @@ export const admitCall = (
       const found = yield* idempotency.find(idem!)
       if (found !== undefined) return { _tag: "Replay", stored: found } as ReplayInstead
       const remaining = deadline - Date.now()
-      if (remaining <= 0) return yield* stillInFlight()
+      if (remaining <= 0) return yield* new IdempotencyInFlight()
       const original = localOriginals.get(slot!.key)
       if (original !== undefined) yield* Deferred.await(original).pipe(Effect.timeoutOption(Duration.millis(remaining)))
       else yield* Effect.sleep(Duration.millis(Math.min(POLL_MS, remaining)))

@@ -8,7 +8,7 @@
 import { Effect, Fiber, Result } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { AppConfig } from "../../services/AppConfig.ts"
-import { Idempotency, invalidIdempotencyKey, type StoredResponse } from "../../services/Idempotency.ts"
+import { Idempotency, type IdempotencyKeyConflict, invalidIdempotencyKey, type StoredResponse } from "../../services/Idempotency.ts"
 import type { GatewayPrincipal } from "../../services/Keys.ts"
 import { ProviderRouter, type RouteTarget } from "../../services/ProviderRouter.ts"
 import { RequestContext } from "../../services/RequestContext.ts"
@@ -74,7 +74,7 @@ const attest = (route: RelayRoute, principal: GatewayPrincipal, settings: RelayS
     const ctx = yield* RequestContext
     const idempotency = yield* Idempotency
     let idem: IdempotentRelay | undefined
-    let lookup: Fiber.Fiber<StoredResponse | undefined, ApiError> | undefined
+    let lookup: Fiber.Fiber<StoredResponse | undefined, IdempotencyKeyConflict> | undefined
     if (idempotencyKey !== undefined) {
       const invalid = invalidIdempotencyKey(idempotencyKey)
       if (invalid !== undefined) return yield* invalid

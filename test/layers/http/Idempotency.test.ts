@@ -73,7 +73,11 @@ describe("Idempotency-Key on the relay routes", () => {
     expect((await relay(gw, apiKey, chatBody("one"), key)).status).toBe(200)
     const res = await relay(gw, apiKey, chatBody("two"), key)
     expect(res.status).toBe(409)
-    expect((await res.json()).error.code).toBe("idempotency_key_conflict")
+    expect(await res.json()).toEqual({
+      error: { code: "idempotency_key_conflict", message: "This Idempotency-Key was used with a different request body in the last 24 hours." }
+    })
+    const failed = JSON.parse(Buffer.from(res.headers.get("x-service-receipt-failed")!, "base64").toString())
+    expect(failed).toMatchObject({ status: 409, error_code: "idempotency_key_conflict" })
     expect(provider.received).toHaveLength(1)
   })
 
@@ -81,7 +85,11 @@ describe("Idempotency-Key on the relay routes", () => {
     const { apiKey } = await fundedKey(gw)
     const res = await relay(gw, apiKey, chatBody("x"), "k".repeat(129))
     expect(res.status).toBe(400)
-    expect((await res.json()).error.code).toBe("invalid_idempotency_key")
+    expect(await res.json()).toEqual({
+      error: { code: "invalid_idempotency_key", message: "Idempotency-Key must be 1 to 128 printable characters (a UUID v4 is recommended)." }
+    })
+    const failed = JSON.parse(Buffer.from(res.headers.get("x-service-receipt-failed")!, "base64").toString())
+    expect(failed).toMatchObject({ status: 400, error_code: "invalid_idempotency_key" })
     expect(provider.received).toHaveLength(0)
     expect((await relay(gw, apiKey, chatBody("x"), "k".repeat(128))).status).toBe(200)
   })
@@ -126,7 +134,11 @@ describe("Idempotency-Key on the relay routes", () => {
     const duplicate = await relay(gw, apiKey, body, key)
     const waited = Date.now() - started
     expect(duplicate.status).toBe(409)
-    expect((await duplicate.json()).error.code).toBe("idempotency_in_flight")
+    expect(await duplicate.json()).toEqual({
+      error: { code: "idempotency_in_flight", message: "The original request with this Idempotency-Key is still running; retry shortly to get its response." }
+    })
+    const failed = JSON.parse(Buffer.from(duplicate.headers.get("x-service-receipt-failed")!, "base64").toString())
+    expect(failed).toMatchObject({ status: 409, error_code: "idempotency_in_flight" })
     expect(duplicate.headers.get("retry-after")).toBe("1")
     expect(waited).toBeGreaterThanOrEqual(2900)
     expect((await original).status).toBe(200)

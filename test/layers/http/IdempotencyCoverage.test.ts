@@ -39,7 +39,15 @@ describe("Idempotency-Key on the portal routes of the coverage table", () => {
     expect(await gw.query("SELECT 1 FROM api_keys WHERE name = 'ci' AND org_id = $1", orgId)).toHaveLength(1)
     const other = await call("POST", "/api/keys", { name: "other" }, key)
     expect(other.status).toBe(409)
-    expect((await other.json()).error.code).toBe("idempotency_key_conflict")
+    expect(await other.json()).toEqual({
+      error: { code: "idempotency_key_conflict", message: "This Idempotency-Key was used with a different request body in the last 24 hours." }
+    })
+    const tooLong = await call("POST", "/api/keys", { name: "ci" }, "k".repeat(129))
+    expect(tooLong.status).toBe(400)
+    expect(await tooLong.json()).toEqual({
+      error: { code: "invalid_idempotency_key", message: "Idempotency-Key must be 1 to 128 printable characters (a UUID v4 is recommended)." }
+    })
+    expect(await gw.query("SELECT 1 FROM api_keys WHERE name = 'ci' AND org_id = $1", orgId)).toHaveLength(1)
   })
 
   it("PATCH /api/keys/{id} and POST /api/keys/{id}/rotate: one change per key; the key is bound to the path", async () => {

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest"
 import { causeToResponse } from "../../../layers/http/errorResponse.ts"
 import { asApiError, type DomainError, domainErrorToApiError, isDomainError } from "../../../layers/http/domainErrors.ts"
 import { AccountExists } from "../../../services/Accounts.ts"
+import { IdempotencyInFlight, IdempotencyKeyConflict, InvalidIdempotencyKey } from "../../../services/Idempotency.ts"
 import { KeyNotActive, KeyNotFound } from "../../../services/KeyManagement.ts"
 import { AmbiguousKeyPrefix, InvalidKey, KeyExpired, KeyPrefixNotFound, KeyRevoked } from "../../../services/Keys.ts"
 import { InvalidLicence, LicenceAlreadyRedeemed } from "../../../services/Licences.ts"
@@ -66,7 +67,10 @@ const EXAMPLES: ReadonlyArray<readonly [DomainError, number, string]> = [
   [new InvalidCredentials(), 401, "invalid_credentials"],
   [new NotAMember(), 403, "not_a_member"],
   [new SessionNotValid(), 401, "portal_auth_required"],
-  [new CsrfFailed(), 403, "csrf_failed"]
+  [new CsrfFailed(), 403, "csrf_failed"],
+  [new InvalidIdempotencyKey(), 400, "invalid_idempotency_key"],
+  [new IdempotencyKeyConflict(), 409, "idempotency_key_conflict"],
+  [new IdempotencyInFlight(), 409, "idempotency_in_flight"]
 ]
 
 describe("domain errors to HTTP", () => {

@@ -36,7 +36,7 @@ describe("idempotency records expire after 24 hours (TestClock)", () => {
       const replay = yield* idempotency.admit({ scope: "org|chat.completions", key: "k1", bodyHash: "a" })
       assert.strictEqual(replay._tag, "Replay")
       const conflict = yield* Effect.flip(idempotency.admit({ scope: "org|chat.completions", key: "k1", bodyHash: "b" }))
-      assert.strictEqual(conflict.code, "idempotency_key_conflict")
+      assert.strictEqual(conflict._tag, "IdempotencyKeyConflict")
 
       yield* TestClock.adjust("1 hour")
       const fresh = yield* idempotency.admit({ scope: "org|chat.completions", key: "k1", bodyHash: "b" })

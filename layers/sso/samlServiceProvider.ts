@@ -112,6 +112,7 @@ export const classifySamlError = (e: unknown): SsoRejected => {
   if (/InResponseTo/i.test(message)) return rejected("state_mismatch", `The SAML response is not for the sign-in this browser started (${message}).`)
   if (/audience|AudienceRestriction/i.test(message)) return rejected("audience_mismatch", "The assertion is not for this gateway (its Audience is another service provider's).")
   if (/issuer/i.test(message)) return rejected("issuer_mismatch", "The SAML response was not issued by the configured IdP entity id.")
-  if (/expired|not yet valid/i.test(message)) return rejected("token_expired", `The assertion is outside its validity window (${message}).`)
+  // node-saml checks a SubjectConfirmationData only for its time window: none valid means all are outside it.
+  if (/expired|not yet valid|No valid subject confirmation/i.test(message)) return rejected("token_expired", `The assertion is outside its validity window (${message}).`)
   return rejected("response_invalid", `The SAML response was refused (${message}).`)
 }

@@ -26,6 +26,9 @@ const TEXTS: ReadonlyArray<readonly [string, string]> = [
   ["nl", "Overboeking t.n.v. Thijs van der Linden.\n\nMet vriendelijke groet,\nFloor de Wit"],
   // Ambiguous given names: a name before a known surname, a thing before an ordinary word.
   ["en", "Grace Murphy and Elizabeth Warren debated; Paris Hilton is in this sentence."],
+  // A possessive ends a name; an ambiguous given name before an unknown word in the possessive, or particles and a surname.
+  ["en", "Chloe Okafor's Social Security number is pending; Grace Ashworth's file too."],
+  ["nl", "Floor de Vries belt morgen terug over de Grace Period."],
   // Person-like words that are not people (hard negatives).
   ["en", "The Grace Period ends on Friday. An Amber Alert was issued. Crystal Palace won again. She painted it Olive Green."],
   ["en", "We parked near Victoria Station; Sydney Opera House tickets are sold out; Hope Street is closed. Mark the date!"],

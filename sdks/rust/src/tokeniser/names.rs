@@ -201,6 +201,19 @@ fn name_like(w: &str) -> bool {
     !m.stop.contains(&l) && !m.greetings.contains(&l) && !m.calendar.contains(&l) && !m.titles.contains(&l) && !m.place_prefixes.contains(&l)
 }
 
+fn is_possessive(w: &str) -> bool {
+    base(w).len() != w.len()
+}
+
+/// The index of the first word after a run of particles starting at j, or j.
+fn after_particles(text: &str, words: &[Word<'_>], j: usize) -> usize {
+    let mut k = j;
+    while k + 1 < words.len() && is_particle(words[k].text) && joined(text, &words[k], &words[k + 1]) {
+        k += 1;
+    }
+    k
+}
+
 fn is_particle(w: &str) -> bool {
     let m = model();
     let l = lower(w);
@@ -222,6 +235,10 @@ fn extend(text: &str, words: &[Word<'_>], i: usize, limit: usize) -> usize {
     let mut last = i;
     let mut j = i + 1;
     while j < words.len() && j - i <= limit + 2 && joined(text, &words[j - 1], &words[j]) {
+        // A possessive ends the name: "Chloe Okafor's Social Security number".
+        if is_possessive(words[last].text) {
+            break;
+        }
         let w = words[j].text;
         let mut k = j;
         while k < words.len() && is_particle(words[k].text) && k + 1 < words.len() && joined(text, &words[k], &words[k + 1]) {
@@ -359,13 +376,15 @@ fn names_in_prose(text: &str) -> Vec<Span> {
         let strong = given && is_strong_given(b);
         let next_joined = next.map_or(false, |n| joined(text, &w, &n) && name_like(n.text));
         let next_known = is_surname(next_base) || is_given(next_base);
-        let ambiguous_start = given
-            && next_joined
-            && if m.ambiguous.contains(b) {
-                next_known && !m.ambiguous.contains(next_base)
-            } else {
-                next_known || (!m.common.contains(&lower(next_base)) && !m.place.contains(next_base) && !is_particle_only(next_base))
-            };
+        let unknown_word = !m.common.contains(&lower(next_base)) && !m.place.contains(next_base) && !is_particle_only(next_base);
+        let after_run = if next.map_or(false, |n| joined(text, &w, &n)) { after_particles(text, &words, i + 1) } else { i + 1 };
+        let particles_then_surname = after_run > i + 1 && is_capitalised(words[after_run].text) && is_surname(base(words[after_run].text));
+        let next_ok = if m.ambiguous.contains(b) {
+            (next_known && !m.ambiguous.contains(next_base)) || (unknown_word && next.map_or(false, |n| is_possessive(n.text)))
+        } else {
+            next_known || unknown_word
+        };
+        let ambiguous_start = given && ((next_joined && next_ok) || particles_then_surname);
         let starts_name = before_surname || strong || ambiguous_start;
         if !starts_name && is_signature_line(text, &words, i) {
             let last = extend(text, &words, i, 3);

@@ -110,6 +110,8 @@ const extend = (text: string, words: ReadonlyArray<Word>, i: number, limit = 4):
   let last = i
   let j = i + 1
   while (j < words.length && j - i <= limit + 2 && joined(text, words[j - 1]!, words[j]!)) {
+    // A possessive ends the name: "Chloe Okafor's Social Security number".
+    if (isPossessive(words[last]!.text)) break
     const w = words[j]!.text
     // A run of particles counts only when a capitalised word follows it ("van der Linden", "de la Fuente", "Le Goff").
     let k = j
@@ -129,6 +131,13 @@ const extend = (text: string, words: ReadonlyArray<Word>, i: number, limit = 4):
   return last
 }
 
+const isPossessive = (w: string): boolean => base(w) !== w
+/** The index of the first word after a run of particles starting at j ("de la" in "Floor de la Fuente"), or j. */
+const afterParticles = (text: string, words: ReadonlyArray<Word>, j: number): number => {
+  let k = j
+  while (k < words.length - 1 && isParticle(words[k]!.text) && joined(text, words[k]!, words[k + 1]!)) k++
+  return k
+}
 const isParticle = (w: string): boolean => PARTICLES.has(lower(w)) && (!isCapitalised(w) || CAPITALISED_PARTICLES.has(lower(w)))
 /** A capitalised particle ("Le", "Van") is a name's part only before another capitalised word. */
 const isParticleOnly = (w: string): boolean => CAPITALISED_PARTICLES.has(lower(w))
@@ -244,12 +253,15 @@ const namesInProse = (text: string): Array<Span> => {
     // only before a known name that is not one too ("Grace Hopper", not "Grace Period", "Olive Green").
     const nextJoined = next !== undefined && joined(text, w, next) && nameLike(next.text)
     const nextKnown = isSurname(nextBase) || isGiven(nextBase)
+    // Either also before a capitalised word in the possessive that is neither ordinary nor a place ("Grace Ashworth's
+    // CPR number"), or before particles and a known surname ("Floor de Vries").
+    const unknownWord = !COMMON_WORDS.has(lower(nextBase)) && !PLACE.has(nextBase) && !isParticleOnly(nextBase)
+    const afterRun = next !== undefined && joined(text, w, next) ? afterParticles(text, words, i + 1) : i + 1
+    const particlesThenSurname = afterRun > i + 1 && isCapitalised(words[afterRun]!.text) && isSurname(base(words[afterRun]!.text))
     const ambiguousStart =
       given &&
-      nextJoined &&
-      (AMBIGUOUS.has(b)
-        ? nextKnown && !AMBIGUOUS.has(nextBase)
-        : nextKnown || (!COMMON_WORDS.has(lower(nextBase)) && !PLACE.has(nextBase) && !isParticleOnly(nextBase)))
+      ((nextJoined && (AMBIGUOUS.has(b) ? (nextKnown && !AMBIGUOUS.has(nextBase)) || (unknownWord && isPossessive(next.text)) : nextKnown || unknownWord)) ||
+        particlesThenSurname)
     const startsName = beforeSurname || strong || ambiguousStart
     const signature = !startsName && isSignatureLine(text, words, i)
     if (signature) {

@@ -90,6 +90,18 @@ def _name_like(w: str) -> bool:
     return low not in STOP and low not in GREETINGS and low not in CALENDAR and low not in TITLES and low not in PLACE_PREFIXES
 
 
+def _is_possessive(w: str) -> bool:
+    return _base(w) != w
+
+
+def _after_particles(text: str, words: list[_Word], j: int) -> int:
+    """The index of the first word after a run of particles starting at j, or j."""
+    k = j
+    while k < len(words) - 1 and _is_particle(words[k].text) and _joined(text, words[k], words[k + 1]):
+        k += 1
+    return k
+
+
 def _is_particle(w: str) -> bool:
     low = w.lower()
     return low in PARTICLES and (not _is_capitalised(w) or low in CAPITALISED_PARTICLES)
@@ -114,6 +126,9 @@ def _extend(text: str, words: list[_Word], i: int, limit: int = 4) -> int:
     last = i
     j = i + 1
     while j < len(words) and j - i <= limit + 2 and _joined(text, words[j - 1], words[j]):
+        # A possessive ends the name: "Chloe Okafor's Social Security number".
+        if _is_possessive(words[last].text):
+            break
         w = words[j].text
         k = j
         while k < len(words) and _is_particle(words[k].text) and k + 1 < len(words) and _joined(text, words[k], words[k + 1]):
@@ -224,14 +239,14 @@ def _names_in_prose(text: str) -> list[Span]:
         strong = given and _is_strong_given(b)
         next_joined = nxt is not None and _joined(text, w, nxt) and _name_like(nxt.text)
         next_known = _is_surname(next_base) or _is_given(next_base)
+        unknown_word = next_base.lower() not in COMMON_WORDS and next_base not in PLACE and not _is_particle_only(next_base)
+        after_run = _after_particles(text, words, i + 1) if nxt is not None and _joined(text, w, nxt) else i + 1
+        particles_then_surname = after_run > i + 1 and _is_capitalised(words[after_run].text) and _is_surname(_base(words[after_run].text))
         if b in AMBIGUOUS:
-            ambiguous_start = given and next_joined and next_known and next_base not in AMBIGUOUS
+            next_ok = (next_known and next_base not in AMBIGUOUS) or (unknown_word and nxt is not None and _is_possessive(nxt.text))
         else:
-            ambiguous_start = (
-                given
-                and next_joined
-                and (next_known or (next_base.lower() not in COMMON_WORDS and next_base not in PLACE and not _is_particle_only(next_base)))
-            )
+            next_ok = next_known or unknown_word
+        ambiguous_start = given and ((next_joined and next_ok) or particles_then_surname)
         starts_name = before_surname or strong or ambiguous_start
         if not starts_name and _is_signature_line(text, words, i):
             last = _extend(text, words, i, 3)

@@ -3,7 +3,6 @@ import { Effect, Layer, Logger, References } from "effect"
 import { FetchHttpClient, HttpRouter, HttpServer } from "effect/http"
 import { OtlpSerialization, OtlpTracer } from "effect/observability"
 import { mkdirSync, rmSync, writeFileSync } from "node:fs"
-import { createServer } from "node:http"
 import { join } from "node:path"
 import { AppConfig, parseGatewayConfig } from "../services/AppConfig.ts"
 import { GatewayMetrics } from "../services/GatewayMetrics.ts"
@@ -27,6 +26,7 @@ import { RelayRoutes } from "./http/RelayRoutes.ts"
 import { SelfServiceRoutes } from "./http/SelfServiceRoutes.ts"
 import { DemoRoutes } from "./http/DemoRoutes.ts"
 import { drainingHttpServerLayer } from "./http/DrainingHttpServer.ts"
+import { createGatewayNodeServer } from "./http/gatewayNodeServer.ts"
 import { WebhookRoutes } from "./http/WebhookRoutes.ts"
 import { AdmissionCountersMemory } from "./memory/AdmissionCounters.ts"
 import { QuotasMemory } from "./memory/Quotas.ts"
@@ -210,7 +210,7 @@ export const gatewayLayer = (
   const settings = parseGatewayConfig(env)
   const server = options.shutdown === "drain"
     ? drainingHttpServerLayer({ port: settings.port, host: settings.host, graceMs: settings.shutdownGraceMs })
-    : NodeHttpServer.layer(createServer, { port: settings.port, host: settings.host })
+    : NodeHttpServer.layer(createGatewayNodeServer, { port: settings.port, host: settings.host })
   return Layer.mergeAll(HttpRouter.serve(RoutesLive, { disableLogger: true }), AnnounceAddress).pipe(
     Layer.provideMerge(server),
     Layer.provideMerge(services)

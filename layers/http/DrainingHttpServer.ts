@@ -1,8 +1,9 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { Duration, Effect, Layer } from "effect"
 import { HttpServer } from "effect/http"
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import type { IncomingMessage, ServerResponse } from "node:http"
 import { Server as NetServer } from "node:net"
+import { createGatewayNodeServer } from "./gatewayNodeServer.ts"
 
 /**
  * The gateway program's HTTP server: Effect's Node server, plus a drain that runs first when the program is told to
@@ -30,7 +31,7 @@ export const drainingHttpServerLayer = (options: { readonly host: string; readon
     Layer.effect(
       HttpServer.HttpServer,
       Effect.gen(function*() {
-        const node = createServer()
+        const node = createGatewayNodeServer()
         const inFlight = new Set<ServerResponse>()
         let draining = false
         // Registered before Effect's handler, so it sees each request first.

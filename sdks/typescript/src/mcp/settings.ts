@@ -89,8 +89,8 @@ export const readMcpSettings = (env: Env): McpSettings => {
   const ocr = env.MCP_OCR || "on"
   if (ocr !== "on" && ocr !== "off") throw new McpSettingsError(`MCP_OCR must be "on" or "off", not ${JSON.stringify(ocr)}.`)
   const nameModel = env.NAME_MODEL || "builtin"
-  if (nameModel !== "builtin" && nameModel !== "off" && !/^https?:\/\/\S+$/.test(nameModel)) {
-    throw new McpSettingsError(`NAME_MODEL must be "builtin", "off" or the http(s) URL of a name model service, not ${JSON.stringify(nameModel)}.`)
+  if (nameModel !== "builtin" && nameModel !== "compromise" && nameModel !== "off" && !/^https?:\/\/\S+$/.test(nameModel)) {
+    throw new McpSettingsError(`NAME_MODEL must be "builtin", "compromise", "off" or the http(s) URL of a name model service, not ${JSON.stringify(nameModel)}.`)
   }
   return {
     transport,

@@ -24,3 +24,14 @@ describe("MCP server settings: GATEWAY_URL is checked at start", () => {
     expect(readMcpSettings({}).gatewayUrl).toBeUndefined()
   })
 })
+
+describe("MCP server settings: NAME_MODEL", () => {
+  it("is builtin (default), compromise (the opt-in), off or an http(s) URL; anything else stops the server naming what it accepts", () => {
+    expect(readMcpSettings({}).nameModel).toBe("builtin")
+    expect(readMcpSettings({ NAME_MODEL: "compromise" }).nameModel).toBe("compromise")
+    expect(readMcpSettings({ NAME_MODEL: "off" }).nameModel).toBe("off")
+    expect(() => readMcpSettings({ NAME_MODEL: "spacy" })).toThrow(
+      'NAME_MODEL must be "builtin", "compromise", "off" or the http(s) URL of a name model service, not "spacy".'
+    )
+  })
+})

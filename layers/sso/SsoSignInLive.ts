@@ -57,6 +57,13 @@ export const SsoSignInLive = Layer.effect(
         return { ...session, accountCreated: created }
       })
 
+    /** A refusal is logged for the operator (organisation and reason: never a token, an assertion or an address). */
+    const logRefusal = (orgId: string, protocol: "oidc" | "saml") => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      Effect.tapError(effect, (e) =>
+        e instanceof SsoRejected
+          ? Effect.logWarning("sso sign-in refused").pipe(Effect.annotateLogs({ org_id: orgId, protocol, reason: e.reason }))
+          : Effect.void)
+
     return SsoSignIn.of({
       begin: (orgId) =>
         Effect.gen(function*() {
@@ -115,7 +122,7 @@ export const SsoSignInLive = Layer.effect(
           }
           const email = yield* checkEmail(profile.email, connection.allowedDomains)
           return yield* signIn(orgId, { protocol: "oidc", subject: `oidc:${connection.issuer}#${claims.sub}`, email }, connection.jitRole)
-        }),
+        }).pipe(logRefusal(orgId, "oidc")),
 
       completeSaml: ({ orgId, attempt, samlResponse }) =>
         Effect.gen(function*() {
@@ -133,7 +140,7 @@ export const SsoSignInLive = Layer.effect(
           })
           const email = yield* checkEmail(person.email, connection.allowedDomains)
           return yield* signIn(orgId, { protocol: "saml", subject: `saml:${connection.entityId}#${person.nameId}`, email }, connection.jitRole)
-        }),
+        }).pipe(logRefusal(orgId, "saml")),
 
       samlMetadata: (orgId) =>
         Effect.gen(function*() {

@@ -30,6 +30,8 @@ const TEXTS: ReadonlyArray<readonly [string, string]> = [
   ["de", "Lena Becker, Passnummer WX176768. Passaporte n.º N123456 emitido em Lisboa. Boarding pass BP123456; Passwort AB123456."],
   // National ids: "personnr" names a Swedish personnummer; NINO- and DNI-shaped serial and order numbers stay.
   ["en", "Thomas's personnr is 871118-9194. Serial ZM452778C replaced; NI number ZM452778C.\nPedido 12345678Z enviado; DNI 12345678Z."],
+  // IPv4 announced by network nouns in the plural and in other languages.
+  ["fr", "Merci d'autoriser 27.16.118.202 sur le pare-feu. De inlogpogingen kwamen van 172.19.53.60. Gli accessi falliti arrivavano da 10.1.2.3; version 1.2.3.4."],
   // Machine-readable zones (ICAO 9303 specimens): a passport (TD3) on two lines, an identity card (TD1) on three, a
   // visa-sized TD2 as OCR joins it on one line; then a TD3 whose number and birth date were changed (two field checks and the composite fail: not a zone).
   ["en", "Scanned passport:\nP<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<\nL898902C36UTO7408122F1204159ZE184226B<<<<<10\nCard:\nI<UTOD231458907<<<<<<<<<<<<<<<\n7408122F1204159UTO<<<<<<<<<<<6\nERIKSSON<<ANNA<MARIA<<<<<<<<<<"],

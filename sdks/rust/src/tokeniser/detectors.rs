@@ -682,7 +682,7 @@ pub fn is_valid_ipv6(value: &str) -> bool {
 
 /// A network word: an address in the same line is announced by it (IPv4, and short IPv6 forms).
 fn network_cue() -> &'static Regex {
-    re!(r"\b(?:ip|ipv4|ipv6|inet|inet6|loopback|localhost|ips|address|addresses|addr|host|hosts|hostname|server|servers|client|peer|from|to|connect|connected|connection|login|logged|access|log|logs|firewall|blocked|block|ban|banned|allow|allowlist|whitelist|blacklist|denylist|gateway|router|dns|resolver|nameserver|proxy|vpn|subnet|netmask|route|ping|ssh|telnet|listen|bind|nat|lan|wan|remote|source|destination|src|dst|forwarded|upstream|downstream|endpoint|url|uri|adresse|adresa|dirección|direccion|indirizzo|ip-adresse|attacker|vanaf|vandaan|depuis|desde|von|aus|connexion|anmeldung|zugriff|acceso|conexión|conexion|inlog|inlogpoging|inloggen|verbinding|aanmelding)\b", "i")
+    re!(r"\b(?:ip|ipv4|ipv6|inet|inet6|loopback|localhost|ips|address|addresses|addr|host|hosts|hostname|server|servers|client|peer|from|to|connect|connected|connection|login|logged|access|log|logs|firewall|blocked|block|ban|banned|allow|allowlist|whitelist|blacklist|denylist|gateway|router|dns|resolver|nameserver|proxy|vpn|subnet|netmask|route|ping|ssh|telnet|listen|bind|nat|lan|wan|remote|source|destination|src|dst|forwarded|upstream|downstream|endpoint|url|uri|adresse|adresa|dirección|direccion|indirizzo|ip-adresse|attacker|vanaf|vandaan|depuis|desde|von|aus|connexion|anmeldung|zugriff|acceso|conexión|conexion|inlog|inlogpoging|inlogpogingen|inloggen|verbinding|verbindingen|aanmelding|aanmeldingen|anmeldungen|anmeldeversuche|zugriffe|connexions|conexiones|accesos|accessi|accesso|pare-feu|cortafuegos)\b", "i")
 }
 
 /// Up to 80 characters before and 40 after, within the line.

@@ -82,6 +82,10 @@ describe("structured detectors", () => {
     expect(found("2026-11-28 4.2.0.1 released", "IPV4")).toEqual([])
     expect(found("[08:00:01] 1.2.3.4 done", "IPV4")).toEqual([])
     expect(found("Docs at https://example.com/v/1.2.3.4/ now", "IPV4")).toEqual([])
+    // Network nouns in the plural and in more languages announce an address too.
+    expect(found("Merci d'autoriser 27.16.118.202 sur le pare-feu.", "IPV4")).toEqual(["27.16.118.202"])
+    expect(found("De inlogpogingen kwamen van 172.19.53.60.", "IPV4")).toEqual(["172.19.53.60"])
+    expect(found("Gli accessi falliti arrivavano da 10.1.2.3.", "IPV4")).toEqual(["10.1.2.3"])
   })
 
   it("IPV6: full, compressed and IPv4-mapped forms; not times or MAC addresses", () => {

@@ -18,7 +18,7 @@ _VERSION_CUE = jsregex.compile(
     "i",
 )
 NETWORK_CUE = jsregex.compile(
-    r"\b(?:ip|ipv4|ipv6|inet|inet6|loopback|localhost|ips|address|addresses|addr|host|hosts|hostname|server|servers|client|peer|from|to|connect|connected|connection|login|logged|access|log|logs|firewall|blocked|block|ban|banned|allow|allowlist|whitelist|blacklist|denylist|gateway|router|dns|resolver|nameserver|proxy|vpn|subnet|netmask|route|ping|ssh|telnet|listen|bind|nat|lan|wan|remote|source|destination|src|dst|forwarded|upstream|downstream|endpoint|url|uri|adresse|adresa|dirección|direccion|indirizzo|ip-adresse|attacker|vanaf|vandaan|depuis|desde|von|aus|connexion|anmeldung|zugriff|acceso|conexión|conexion|inlog|inlogpoging|inloggen|verbinding|aanmelding)\b",
+    r"\b(?:ip|ipv4|ipv6|inet|inet6|loopback|localhost|ips|address|addresses|addr|host|hosts|hostname|server|servers|client|peer|from|to|connect|connected|connection|login|logged|access|log|logs|firewall|blocked|block|ban|banned|allow|allowlist|whitelist|blacklist|denylist|gateway|router|dns|resolver|nameserver|proxy|vpn|subnet|netmask|route|ping|ssh|telnet|listen|bind|nat|lan|wan|remote|source|destination|src|dst|forwarded|upstream|downstream|endpoint|url|uri|adresse|adresa|dirección|direccion|indirizzo|ip-adresse|attacker|vanaf|vandaan|depuis|desde|von|aus|connexion|anmeldung|zugriff|acceso|conexión|conexion|inlog|inlogpoging|inlogpogingen|inloggen|verbinding|verbindingen|aanmelding|aanmeldingen|anmeldungen|anmeldeversuche|zugriffe|connexions|conexiones|accesos|accessi|accesso|pare-feu|cortafuegos)\b",
     "i",
 )
 _PORT_OR_PREFIX = jsregex.compile(r"^(?::\d{1,5}\b|\/\d{1,2}\b)")

@@ -172,7 +172,7 @@ const COMMANDS: Record<string, Command> = {
   "sso idp show": {
     usage: "sso idp show (--org ORG_ID | --key-prefix svc_xxxxxx)",
     summary: "show the organisation's identity provider (never its client secret)",
-    details: `${ORG_CHOICE}\n404 sso_not_configured when it has none.\nPrints what set-oidc / set-saml printed.`,
+    details: `${ORG_CHOICE}\n404 sso_not_configured when it has none.\nPrints {\"org_id\",\"protocol\",...} as set-oidc / set-saml print it (never the secret).`,
     route: { method: "GET", path: "/api/admin/sso" },
     input: (f) => orgInput(f),
     run: (ops, input) => ops.showIdp(input)

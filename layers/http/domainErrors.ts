@@ -4,7 +4,15 @@
  * routes let these failures through and `causeToResponse` (errorResponse.ts) answers them from here, as does the
  * operator CLI for the same operations.
  */
-import { AccountExists } from "../../services/Accounts.ts"
+import {
+  AccountExists,
+  AccountNotFound,
+  AlreadyMember,
+  AlreadyVerified,
+  NestedSubOrganisation,
+  VerificationLinkInvalid,
+  VerificationLinkSpent
+} from "../../services/Accounts.ts"
 import { IDEMPOTENCY_KEY_MAX, IdempotencyInFlight, IdempotencyKeyConflict, InvalidIdempotencyKey } from "../../services/Idempotency.ts"
 import { KeyNotActive, KeyNotFound } from "../../services/KeyManagement.ts"
 import { AmbiguousKeyPrefix, InvalidKey, KeyExpired, KeyPrefixNotFound, KeyRevoked } from "../../services/Keys.ts"
@@ -75,6 +83,12 @@ export type DomainError =
   | InvalidIdempotencyKey
   | IdempotencyKeyConflict
   | IdempotencyInFlight
+  | AccountNotFound
+  | AlreadyVerified
+  | VerificationLinkInvalid
+  | VerificationLinkSpent
+  | AlreadyMember
+  | NestedSubOrganisation
 
 const DOMAIN_ERRORS = [
   OrganisationNotFound,
@@ -117,7 +131,13 @@ const DOMAIN_ERRORS = [
   SsoRejected,
   InvalidIdempotencyKey,
   IdempotencyKeyConflict,
-  IdempotencyInFlight
+  IdempotencyInFlight,
+  AccountNotFound,
+  AlreadyVerified,
+  VerificationLinkInvalid,
+  VerificationLinkSpent,
+  AlreadyMember,
+  NestedSubOrganisation
 ] as const
 
 export const isDomainError = (u: unknown): u is DomainError => DOMAIN_ERRORS.some((error) => u instanceof error)
@@ -281,6 +301,20 @@ export const domainErrorToApiError = (error: DomainError): ApiError => {
         message: "The original request with this Idempotency-Key is still running; retry shortly to get its response.",
         headers: { "retry-after": "1" }
       })
+    case "AccountNotFound":
+      return new ApiError({ status: 404, code: "not_found", message: "No such account." })
+    case "AlreadyVerified":
+      return new ApiError({ status: 409, code: "already_verified", message: "This e-mail address is already verified." })
+    case "VerificationLinkInvalid":
+      return new ApiError({ status: 404, code: "verification_link_invalid", message: "This verification link is not valid." })
+    case "VerificationLinkSpent":
+      return error.used
+        ? new ApiError({ status: 410, code: "verification_link_used", message: "This verification link has already been used." })
+        : new ApiError({ status: 410, code: "verification_link_expired", message: "This verification link has expired; ask for a new one." })
+    case "AlreadyMember":
+      return new ApiError({ status: 409, code: "already_member", message: "This user is already a member of the organisation." })
+    case "NestedSubOrganisation":
+      return new ApiError({ status: 409, code: "nested_sub_organisation", message: "A sub-organisation cannot have sub-organisations." })
     case "TreeSizeOutOfRange": {
       const { first, second, treeSize } = error
       return new ApiError({

@@ -1,11 +1,22 @@
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { type AccountView, Accounts, type Role, TRIAL_CREDIT_MICROS } from "../../services/Accounts.ts"
+import {
+  AccountExists,
+  AccountNotFound,
+  type AccountView,
+  Accounts,
+  AlreadyMember,
+  AlreadyVerified,
+  NestedSubOrganisation,
+  type Role,
+  TRIAL_CREDIT_MICROS,
+  VerificationLinkInvalid,
+  VerificationLinkSpent
+} from "../../services/Accounts.ts"
 import { AppConfig } from "../../services/AppConfig.ts"
 import { Mailer } from "../../services/Mailer.ts"
 import { Outbox } from "../../services/Outbox.ts"
-import { Wallets } from "../../services/Wallets.ts"
-import { ApiError } from "../../src/http/ApiError.ts"
+import { OrganisationNotFound, Wallets } from "../../services/Wallets.ts"
 import { MailerLive } from "../mail/MailerLive.ts"
 import { base64UrlRandom } from "./randomToken.ts"
 import { appendAudit } from "./audit.ts"
@@ -15,10 +26,6 @@ import { hashPassword } from "./passwordHash.ts"
 import { isUniqueViolation } from "./sqlErrors.ts"
 import { WalletsPg } from "./Wallets.ts"
 
-const accountExists = () =>
-  new ApiError({ status: 409, code: "account_exists", message: "An account already exists for this e-mail address." })
-const noAccount = () => new ApiError({ status: 404, code: "not_found", message: "No such account." })
-const noOrg = () => new ApiError({ status: 404, code: "not_found", message: "No such organisation." })
 
 export const newAccountId = () => `acct_${crypto.randomUUID().replaceAll("-", "")}`
 
@@ -62,9 +69,9 @@ export const AccountsPg = Layer.effect(
         const rows = yield* sql<{ email: string | null; email_verified: boolean }>`
           SELECT email, email_verified FROM accounts WHERE id = ${accountId} AND deleted_at IS NULL`.pipe(Effect.orDie)
         const account = rows[0]
-        if (account === undefined || account.email === null) return yield* noAccount()
+        if (account === undefined || account.email === null) return yield* new AccountNotFound({ accountId })
         if (account.email_verified) {
-          return yield* new ApiError({ status: 409, code: "already_verified", message: "This e-mail address is already verified." })
+          return yield* new AlreadyVerified()
         }
         const token = base64UrlRandom(32)
         yield* sql`INSERT INTO email_verifications ${
@@ -104,7 +111,7 @@ export const AccountsPg = Layer.effect(
       Effect.gen(function*() {
         const rows = yield* sql<{ id: string; email: string | null; email_verified: boolean; org_id: string }>`
           SELECT id, email, email_verified, org_id FROM accounts WHERE id = ${accountId} AND deleted_at IS NULL`
-        if (rows.length === 0) return yield* noAccount()
+        if (rows.length === 0) return yield* new AccountNotFound({ accountId })
         const memberships = yield* sql<{ org_id: string; role: Role }>`
           SELECT org_id, role FROM memberships WHERE account_id = ${accountId} ORDER BY created_at, org_id`
         return {
@@ -131,14 +138,14 @@ export const AccountsPg = Layer.effect(
           const accountId = newAccountId()
           const orgId = yield* sql.withTransaction(Effect.gen(function*() {
             const existing = yield* sql`SELECT 1 FROM accounts WHERE lower(email) = lower(${email})`
-            if (existing.length > 0) return yield* accountExists()
+            if (existing.length > 0) return yield* new AccountExists()
             const orgId = yield* insertOrganisation(sql, { name: organisationName ?? email })
             yield* sql`INSERT INTO accounts ${sql.insert({ id: accountId, org_id: orgId, email, email_verified: false, password_hash: passwordHash })}`
             yield* sql`INSERT INTO memberships ${sql.insert({ account_id: accountId, org_id: orgId, role: "owner" })}`
             yield* appendAudit(sql, { actor: "sign-up", action: "user.created", target: accountId, orgId, details: { role: "owner" } })
             yield* outbox.record({ orgId, event: "user.created", data: { account_id: accountId, org_id: orgId, role: "owner" } })
             return orgId
-          })).pipe(Effect.catchTag("SqlError", (e) => (isUniqueViolation(e) ? accountExists() : Effect.die(e))))
+          })).pipe(Effect.catchTag("SqlError", (e) => (isUniqueViolation(e) ? new AccountExists() : Effect.die(e))))
           // The account is committed; the portal's "Send the link again" asks for a link the mail server did not take.
           const verificationSent = yield* verificationSentUnlessMailDown(accountId, "sign-up")
           return { accountId, orgId, verificationSent }
@@ -159,23 +166,19 @@ export const AccountsPg = Layer.effect(
           return yield* sql.withTransaction(Effect.gen(function*() {
             const found = yield* sql<{ account_id: string }>`SELECT account_id FROM email_verifications WHERE token_hash = ${tokenHash}`
             if (found.length === 0) {
-              return yield* new ApiError({ status: 404, code: "verification_link_invalid", message: "This verification link is not valid." })
+              return yield* new VerificationLinkInvalid()
             }
             const accountId = found[0].account_id
             // Lock the account first: concurrent clicks on two links of one account then queue here instead of
             // deadlocking on each other's link rows.
             const locked = yield* sql`SELECT 1 FROM accounts WHERE id = ${accountId} AND deleted_at IS NULL FOR UPDATE`
-            if (locked.length === 0) return yield* noAccount()
+            if (locked.length === 0) return yield* new AccountNotFound({ accountId })
             const used = yield* sql<{ account_id: string }>`
               UPDATE email_verifications SET used_at = now()
               WHERE token_hash = ${tokenHash} AND used_at IS NULL AND expires_at > now() RETURNING account_id`
             if (used.length === 0) {
               const known = yield* sql<{ used: boolean }>`SELECT used_at IS NOT NULL AS used FROM email_verifications WHERE token_hash = ${tokenHash}`
-              return yield* new ApiError({
-                status: 410,
-                code: known[0]?.used ? "verification_link_used" : "verification_link_expired",
-                message: known[0]?.used ? "This verification link has already been used." : "This verification link has expired; ask for a new one."
-              })
+              return yield* new VerificationLinkSpent({ used: known[0]?.used === true })
             }
             const accounts = yield* sql<{ org_id: string }>`
               UPDATE accounts SET email_verified = true, password_hash = COALESCE(password_hash, ${passwordHash})
@@ -191,7 +194,7 @@ export const AccountsPg = Layer.effect(
 
       addMember: ({ actor, actorOrgId, orgId, email, role }) =>
         Effect.gen(function*() {
-          if (!(yield* inReach(actorOrgId, orgId))) return yield* noOrg()
+          if (!(yield* inReach(actorOrgId, orgId))) return yield* new OrganisationNotFound({ orgId })
           const result = yield* sql.withTransaction(Effect.gen(function*() {
             const existing = yield* sql<{ id: string; org_id: string }>`
               SELECT id, org_id FROM accounts WHERE lower(email) = lower(${email}) AND deleted_at IS NULL FOR UPDATE`
@@ -199,7 +202,7 @@ export const AccountsPg = Layer.effect(
               const accountId = existing[0].id
               const member = yield* sql`SELECT 1 FROM memberships WHERE account_id = ${accountId} AND org_id = ${orgId}`
               if (member.length > 0 || existing[0].org_id === orgId) {
-                return yield* new ApiError({ status: 409, code: "already_member", message: "This user is already a member of the organisation." })
+                return yield* new AlreadyMember()
               }
               yield* sql`INSERT INTO memberships ${sql.insert({ account_id: accountId, org_id: orgId, role })}`
               yield* appendAudit(sql, { actor, action: "org.member_added", target: accountId, orgId, details: { role } })
@@ -212,7 +215,7 @@ export const AccountsPg = Layer.effect(
             yield* appendAudit(sql, { actor, action: "user.created", target: accountId, orgId, details: { role } })
             yield* outbox.record({ orgId, event: "user.created", data: { account_id: accountId, org_id: orgId, role } })
             return { accountId, created: true }
-          })).pipe(Effect.catchTag("SqlError", (e) => (isUniqueViolation(e) ? accountExists() : Effect.die(e))))
+          })).pipe(Effect.catchTag("SqlError", (e) => (isUniqueViolation(e) ? new AccountExists() : Effect.die(e))))
           // As at sign-up; the portal's "Send the invitation again" asks for a link the mail server did not take.
           const verificationSent = result.created ? yield* verificationSentUnlessMailDown(result.accountId, "invitation") : false
           return { ...result, verificationSent }
@@ -221,10 +224,10 @@ export const AccountsPg = Layer.effect(
       createSubOrganisation: ({ actor, parentOrgId, name }) =>
         sql.withTransaction(Effect.gen(function*() {
           const parent = yield* sql<{ parent_id: string | null }>`SELECT parent_id FROM organisations WHERE id = ${parentOrgId}`
-          if (parent.length === 0) return yield* noOrg()
+          if (parent.length === 0) return yield* new OrganisationNotFound({ orgId: parentOrgId })
           // Partner mode is one level deep: a sub-organisation cannot have its own sub-organisations.
           if (parent[0].parent_id !== null) {
-            return yield* new ApiError({ status: 409, code: "nested_sub_organisation", message: "A sub-organisation cannot have sub-organisations." })
+            return yield* new NestedSubOrganisation()
           }
           const orgId = yield* insertOrganisation(sql, { name, parentId: parentOrgId })
           yield* appendAudit(sql, { actor, action: "org.created", target: orgId, orgId: parentOrgId, details: { parent_id: parentOrgId } })
@@ -235,7 +238,7 @@ export const AccountsPg = Layer.effect(
         sql.withTransaction(Effect.gen(function*() {
           const rows = yield* sql<{ email: string | null; org_id: string }>`
             SELECT email, org_id FROM accounts WHERE id = ${accountId} AND deleted_at IS NULL FOR UPDATE`
-          if (rows.length === 0) return yield* noAccount()
+          if (rows.length === 0) return yield* new AccountNotFound({ accountId })
           const { email, org_id: homeOrgId } = rows[0]
           const memberOf = yield* sql<{ org_id: string }>`SELECT org_id FROM memberships WHERE account_id = ${accountId}`
           const orgs = [...new Set([homeOrgId, ...memberOf.map((m) => m.org_id)])]

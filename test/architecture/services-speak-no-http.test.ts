@@ -13,10 +13,7 @@ const DOMAIN_FOLDERS = ["services", "layers/pg", "layers/memory", "layers/redis"
 const DOMAIN_LIVE_LAYERS = ["layers/KeyEncryptionLive.ts", "layers/RelayLimitsLive.ts", "layers/WebhookDispatcherLive.ts", "layers/WebhooksLive.ts"]
 
 /** Services not converted yet (issue 33 item 4): each leaves this list when it fails with its own errors. */
-const PENDING = new Set([
-  "services/Accounts.ts",
-  "layers/pg/Accounts.ts"
-])
+const PENDING = new Set<string>([])
 
 const toRepoPath = (absolute: string) => relative(REPO_ROOT, absolute).split(sep).join("/")
 

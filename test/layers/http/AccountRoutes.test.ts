@@ -62,7 +62,7 @@ describe("sign-up and e-mail verification", () => {
 
     const second = await fetch(`${gw.url}${path}`)
     expect(second.status).toBe(410)
-    expect((await second.json()).error.code).toBe("verification_link_used")
+    expect(await second.json()).toEqual({ error: { code: "verification_link_used", message: "This verification link has already been used." } })
     expect(await balanceOf(org_id)).toBe("2000000")
     const ledger = await gw.query<{ kind: string; amount: string; reference: string }>(
       "SELECT kind, amount_micros::text AS amount, reference FROM ledger_entries WHERE org_id = $1",
@@ -124,7 +124,7 @@ describe("sign-up and e-mail verification", () => {
   it("answers 404 for an unknown verification token", async () => {
     const res = await fetch(`${gw.url}/api/v1/account/verify?token=nonsense`)
     expect(res.status).toBe(404)
-    expect((await res.json()).error.code).toBe("verification_link_invalid")
+    expect(await res.json()).toEqual({ error: { code: "verification_link_invalid", message: "This verification link is not valid." } })
   })
 })
 

@@ -29,6 +29,7 @@ const TEXTS: ReadonlyArray<readonly [string, string]> = [
   // A possessive ends a name; an ambiguous given name before an unknown word in the possessive, or particles and a surname.
   ["en", "Chloe Okafor's Social Security number is pending; Grace Ashworth's file too."],
   ["nl", "Floor de Vries belt morgen terug over de Grace Period."],
+  ["en", "Say hello to Ada Lovelace.\n- Comment (Grace Hopper, 2026-01-02): check the Summer Sale prices."],
   // Person-like words that are not people (hard negatives).
   ["en", "The Grace Period ends on Friday. An Amber Alert was issued. Crystal Palace won again. She painted it Olive Green."],
   ["en", "We parked near Victoria Station; Sydney Opera House tickets are sold out; Hope Street is closed. Mark the date!"],

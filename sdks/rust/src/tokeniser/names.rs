@@ -380,7 +380,11 @@ fn names_in_prose(text: &str) -> Vec<Span> {
         let after_run = if next.map_or(false, |n| joined(text, &w, &n)) { after_particles(text, &words, i + 1) } else { i + 1 };
         let particles_then_surname = after_run > i + 1 && is_capitalised(words[after_run].text) && is_surname(base(words[after_run].text));
         let next_ok = if m.ambiguous.contains(b) {
-            (next_known && !m.ambiguous.contains(next_base)) || (unknown_word && next.map_or(false, |n| is_possessive(n.text)))
+            // An ordinary word after it still makes a name when the two stand alone between brackets, quotes or commas.
+            let enclosed = next_joined
+                && test(re!(r#"(?:^|[(\["'“‘]\s*)$"#), line_head(text, w.start))
+                && next.map_or(false, |n| test(re!(r#"^\s*(?:[,)\]"'”’:;]|$)"#), line_tail(text, n.end)));
+            !m.ambiguous.contains(next_base) && (next_known || unknown_word || enclosed)
         } else {
             next_known || unknown_word
         };

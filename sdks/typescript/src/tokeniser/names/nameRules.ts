@@ -189,6 +189,9 @@ const NAME_PARTICLES = new Set(["van", "von", "ten", "ter", "vom", "zu"])
 const QUOTE_BEFORE = /["'‘“]$/
 const QUOTE_AFTER = /^["'’”]/
 
+const ENCLOSED_BEFORE = /(?:^|[(\["'“‘]\s*)$/
+const ENCLOSED_AFTER = /^\s*(?:[,)\]"'”’:;]|$)/
+
 /** The line that opens an e-mail signature. */
 const SIGNATURE_DELIMITER = /^\s*--\s*$/
 const SPEAKER_HEAD = /^\s*\[[\d:]+\]\s*$/
@@ -253,14 +256,17 @@ const namesInProse = (text: string): Array<Span> => {
     // only before a known name that is not one too ("Grace Hopper", not "Grace Period", "Olive Green").
     const nextJoined = next !== undefined && joined(text, w, next) && nameLike(next.text)
     const nextKnown = isSurname(nextBase) || isGiven(nextBase)
-    // Either also before a capitalised word in the possessive that is neither ordinary nor a place ("Grace Ashworth's
-    // CPR number"), or before particles and a known surname ("Floor de Vries").
+    // Either also before a capitalised word in no list ("Ada Lovelace", "Grace Ashworth's CPR number"), or before
+    // particles and a known surname ("Floor de Vries").
     const unknownWord = !COMMON_WORDS.has(lower(nextBase)) && !PLACE.has(nextBase) && !isParticleOnly(nextBase)
     const afterRun = next !== undefined && joined(text, w, next) ? afterParticles(text, words, i + 1) : i + 1
     const particlesThenSurname = afterRun > i + 1 && isCapitalised(words[afterRun]!.text) && isSurname(base(words[afterRun]!.text))
+    // An ordinary word after it still makes a name when the two stand alone between brackets, quotes or commas
+    // ("Comment (Grace Hopper, 2026-01-02)").
+    const enclosed = nextJoined && ENCLOSED_BEFORE.test(lineHead(text, w.start)) && ENCLOSED_AFTER.test(lineTail(text, next.end))
     const ambiguousStart =
       given &&
-      ((nextJoined && (AMBIGUOUS.has(b) ? (nextKnown && !AMBIGUOUS.has(nextBase)) || (unknownWord && isPossessive(next.text)) : nextKnown || unknownWord)) ||
+      ((nextJoined && (AMBIGUOUS.has(b) ? !AMBIGUOUS.has(nextBase) && (nextKnown || unknownWord || enclosed) : nextKnown || unknownWord)) ||
         particlesThenSurname)
     const startsName = beforeSurname || strong || ambiguousStart
     const signature = !startsName && isSignatureLine(text, words, i)

@@ -41,6 +41,8 @@ _NAME_PARTICLES = frozenset(["van", "von", "ten", "ter", "vom", "zu"])
 # A value in quotes: 'Grace Holloway', "Thomas" (SQL values, CSV cells, code).
 _QUOTE_BEFORE = jsregex.compile("[\"'‘“]$")
 _QUOTE_AFTER = jsregex.compile("^[\"'’”]")
+_ENCLOSED_BEFORE = jsregex.compile("(?:^|[(\\[\"'“‘]\\s*)$")
+_ENCLOSED_AFTER = jsregex.compile("^\\s*(?:[,)\\]\"'”’:;]|$)")
 # The line that opens an e-mail signature.
 _SIGNATURE_DELIMITER = jsregex.compile(r"^\s*--\s*$")
 _SPEAKER_HEAD = jsregex.compile(r"^\s*\[[\d:]+\]\s*$")
@@ -243,7 +245,13 @@ def _names_in_prose(text: str) -> list[Span]:
         after_run = _after_particles(text, words, i + 1) if nxt is not None and _joined(text, w, nxt) else i + 1
         particles_then_surname = after_run > i + 1 and _is_capitalised(words[after_run].text) and _is_surname(_base(words[after_run].text))
         if b in AMBIGUOUS:
-            next_ok = (next_known and next_base not in AMBIGUOUS) or (unknown_word and nxt is not None and _is_possessive(nxt.text))
+            # An ordinary word after it still makes a name when the two stand alone between brackets, quotes or commas.
+            enclosed = (
+                next_joined
+                and _ENCLOSED_BEFORE.search(_line_head(text, w.start)) is not None
+                and _ENCLOSED_AFTER.search(_line_tail(text, nxt.end)) is not None
+            )
+            next_ok = next_base not in AMBIGUOUS and (next_known or unknown_word or enclosed)
         else:
             next_ok = next_known or unknown_word
         ambiguous_start = given and ((next_joined and next_ok) or particles_then_surname)

@@ -8,6 +8,7 @@ import { PortalTokens } from "../services/PortalTokens.ts"
 import { ReceiptKeys } from "../services/ReceiptKeys.ts"
 import { ReceiptStore } from "../services/ReceiptStore.ts"
 import { Retention } from "../services/Retention.ts"
+import { ScimTokens } from "../services/ScimTokens.ts"
 import { retentionCutoff } from "./pg/Retention.ts"
 import { Wallets } from "../services/Wallets.ts"
 import { MAX_FALLBACKS, RoutingPolicies } from "../services/RoutingPolicies.ts"
@@ -254,3 +255,30 @@ interface MailRow {
 }
 
 export type AdminFailure = ApiError | DomainError
+
+/**
+ * `cli.ts sso scim-token issue --org ORG_ID`: a SCIM bearer token for the organisation's identity provider, shown
+ * once (only its SHA-256 is kept). Also `list` (ids and prefixes) and `revoke --id sct_...` (stops it at once).
+ */
+export const issueScimToken = (input: Input, actor: string) =>
+  Effect.gen(function*() {
+    const orgId = yield* resolveOrg(input)
+    const { id, token } = yield* (yield* ScimTokens).issue({ orgId, actor })
+    return { token_id: id, token, org_id: orgId, scim_base_url: "PUBLIC_BASE_URL/scim/v2" }
+  })
+
+export const listScimTokens = (input: Input) =>
+  Effect.gen(function*() {
+    const orgId = yield* resolveOrg(input)
+    const tokens = yield* (yield* ScimTokens).list(orgId)
+    return { org_id: orgId, tokens: tokens.map((t) => ({ token_id: t.id, prefix: t.prefix, created_at: t.createdAt, revoked_at: t.revokedAt })) }
+  })
+
+export const revokeScimToken = (input: Input, actor: string) =>
+  Effect.gen(function*() {
+    const orgId = yield* resolveOrg(input)
+    const tokenId = str(input, "token_id")
+    if (tokenId === undefined) return yield* invalid("token_id", "token_id is required (--id sct_...).")
+    yield* (yield* ScimTokens).revoke({ orgId, tokenId, actor })
+    return { token_id: tokenId, org_id: orgId, revoked: true }
+  })

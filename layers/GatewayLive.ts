@@ -28,6 +28,7 @@ import { DemoRoutes } from "./http/DemoRoutes.ts"
 import { drainingHttpServerLayer } from "./http/DrainingHttpServer.ts"
 import { createGatewayNodeServer } from "./http/gatewayNodeServer.ts"
 import { WebhookRoutes } from "./http/WebhookRoutes.ts"
+import { ScimRoutes } from "./http/ScimRoutes.ts"
 import { AdmissionCountersMemory } from "./memory/AdmissionCounters.ts"
 import { QuotasMemory } from "./memory/Quotas.ts"
 import { RateWindowsMemory } from "./memory/RateWindows.ts"
@@ -65,6 +66,8 @@ import { RateWindowsRedis } from "./redis/RateWindows.ts"
 import { RedisClient } from "./redis/RedisClient.ts"
 import { SlotsRedis } from "./redis/Slots.ts"
 import { WebhooksLive } from "./WebhooksLive.ts"
+import { ScimDirectoryPg } from "./pg/ScimDirectory.ts"
+import { ScimTokensPg } from "./pg/ScimTokens.ts"
 
 /** Redis when REDIS_URL is set (shared across nodes), in-process otherwise (one node only). */
 const SharedStateLive = Layer.unwrap(
@@ -96,6 +99,8 @@ const DomainLive = Layer.mergeAll(
   // The shared rate windows: the login form counts sign-in attempts in the portal's windows.
   OidcProviderLive.pipe(Layer.provide(Layer.mergeAll(KeyEncryptionLive, SharedStateLive))),
   PortalTokensPg,
+  ScimTokensPg,
+  ScimDirectoryPg,
   OrganisationsPg,
   WalletsPg,
   SettlementPg.pipe(Layer.provide(Layer.mergeAll(ReceiptsLive, QuotasLive))),
@@ -135,7 +140,8 @@ export const RoutesLive = Layer.mergeAll(
   WebhookRoutes,
   RelayRoutes,
   ReceiptRoutesLive,
-  ByokRoutes
+  ByokRoutes,
+  ScimRoutes
 ).pipe(Layer.provide(RouteTemplateMiddleware))
 
 /** Structured JSON logs on stdout at LOG_LEVEL; spans exported over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set. */

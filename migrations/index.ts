@@ -20,6 +20,7 @@ import retention from "./0019_retention.ts"
 import receiptKeySchedule from "./0020_receipt_key_schedule.ts"
 import idempotencyLz4 from "./0021_idempotency_lz4.ts"
 import sso from "./0022_sso.ts"
+import scim from "./0023_scim.ts"
 
 /**
  * Every migration, by `<number>_<name>`, in order. Imported statically (not read from the file system) so the
@@ -47,5 +48,6 @@ export const migrations = {
   "0019_retention": retention,
   "0020_receipt_key_schedule": receiptKeySchedule,
   "0021_idempotency_lz4": idempotencyLz4,
-  "0022_sso": sso
+  "0022_sso": sso,
+  "0023_scim": scim
 }

@@ -111,6 +111,28 @@ const COMMANDS: Record<string, Command> = {
     input: (f) => ({ email: f.email, action: "revoke" }),
     run: (ops, input) => ops.setOperator(input, "cli")
   },
+  "sso scim-token issue": {
+    usage: "sso scim-token issue (--org ORG_ID | --key-prefix svc_xxxxxx)",
+    summary: "issue a SCIM bearer token for the organisation's identity provider (shown once)",
+    details: `${ORG_CHOICE}\nThe IdP provisions the organisation's people and groups at PUBLIC_BASE_URL/scim/v2 with it (docs/sso.md,\n` +
+      "SCIM). Only its SHA-256 is stored. Prints {\"token_id\",\"token\",\"org_id\",\"scim_base_url\"}.",
+    input: (f) => orgInput(f),
+    run: (ops, input) => ops.issueScimToken(input, "cli")
+  },
+  "sso scim-token list": {
+    usage: "sso scim-token list (--org ORG_ID | --key-prefix svc_xxxxxx)",
+    summary: "list the organisation's SCIM tokens (ids and prefixes, never a token)",
+    details: `${ORG_CHOICE}\nPrints {\"org_id\",\"tokens\":[{\"token_id\",\"prefix\",\"created_at\",\"revoked_at\"}]}.`,
+    input: (f) => orgInput(f),
+    run: (ops, input) => ops.listScimTokens(input)
+  },
+  "sso scim-token revoke": {
+    usage: "sso scim-token revoke (--org ORG_ID | --key-prefix svc_xxxxxx) --id sct_...",
+    summary: "revoke a SCIM token (the IdP's next request is refused)",
+    details: `${ORG_CHOICE}\nRecorded in the audit log. Prints {\"token_id\",\"org_id\",\"revoked\":true}.`,
+    input: (f) => ({ ...orgInput(f), token_id: f.id }),
+    run: (ops, input) => ops.revokeScimToken(input, "cli")
+  },
   "licence create": {
     usage: "licence create --usd AMOUNT",
     summary: "create a signed licence code worth AMOUNT, redeemable once",

@@ -35,6 +35,7 @@ import { InsufficientBalance } from "../../services/Settlement.ts"
 import { ReceiptKeyFromFile } from "../../services/ReceiptKeys.ts"
 import { SsoNotConfigured } from "../../services/SsoConnections.ts"
 import { SsoRejected } from "../../services/SsoSignIn.ts"
+import { ScimOrganisationNotFound, ScimTokenNotFound } from "../../services/ScimTokens.ts"
 import { TreeSizeOutOfRange } from "../../services/TransparencyLog.ts"
 import { OrganisationNotFound } from "../../services/Wallets.ts"
 import { WebhookDeliveryNotFound, WebhookEndpointNotFound } from "../../services/Webhooks.ts"
@@ -89,6 +90,8 @@ export type DomainError =
   | VerificationLinkSpent
   | AlreadyMember
   | NestedSubOrganisation
+  | ScimOrganisationNotFound
+  | ScimTokenNotFound
 
 const DOMAIN_ERRORS = [
   OrganisationNotFound,
@@ -137,7 +140,9 @@ const DOMAIN_ERRORS = [
   VerificationLinkInvalid,
   VerificationLinkSpent,
   AlreadyMember,
-  NestedSubOrganisation
+  NestedSubOrganisation,
+  ScimOrganisationNotFound,
+  ScimTokenNotFound
 ] as const
 
 export const isDomainError = (u: unknown): u is DomainError => DOMAIN_ERRORS.some((error) => u instanceof error)
@@ -315,6 +320,10 @@ export const domainErrorToApiError = (error: DomainError): ApiError => {
       return new ApiError({ status: 409, code: "already_member", message: "This user is already a member of the organisation." })
     case "NestedSubOrganisation":
       return new ApiError({ status: 409, code: "nested_sub_organisation", message: "A sub-organisation cannot have sub-organisations." })
+    case "ScimOrganisationNotFound":
+      return new ApiError({ status: 404, code: "not_found", message: "No such organisation." })
+    case "ScimTokenNotFound":
+      return new ApiError({ status: 404, code: "not_found", message: "No active SCIM token with this id in the organisation." })
     case "TreeSizeOutOfRange": {
       const { first, second, treeSize } = error
       return new ApiError({

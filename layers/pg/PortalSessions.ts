@@ -48,10 +48,12 @@ export const PortalSessionsPg = Layer.effect(
     /** A new session of `account` in `target`, when it has a role there. */
     const startSession = (account: { id: string; org_id: string; operator: boolean }, target: string) =>
       Effect.gen(function*() {
-        const roles = yield* sql<{ role: Role }>`
-          SELECT role FROM memberships WHERE account_id = ${account.id} AND org_id = ${target}`.pipe(Effect.orDie)
-        // Accounts made by self-service issuance own their organisation without a membership row.
-        const role: Role | undefined = roles[0]?.role ?? (target === account.org_id ? "owner" : undefined)
+        const roles = yield* sql<{ role: Role; suspended: boolean }>`
+          SELECT role, suspended_at IS NOT NULL AS suspended FROM memberships WHERE account_id = ${account.id} AND org_id = ${target}`.pipe(Effect.orDie)
+        // Accounts made by self-service issuance own their organisation without a membership row. A membership the
+        // organisation's IdP deactivated (SCIM active=false) signs nobody in, by password or single sign-on, not even
+        // through that fallback.
+        const role: Role | undefined = roles[0]?.suspended ? undefined : roles[0]?.role ?? (target === account.org_id ? "owner" : undefined)
         if (role === undefined) return yield* new NotAMember()
         const token = base64UrlRandom(32)
         const csrfToken = base64UrlRandom(32)
@@ -98,15 +100,15 @@ export const PortalSessionsPg = Layer.effect(
         Effect.gen(function*() {
           const token = request.cookies[SESSION_COOKIE]
           if (token === undefined || token === "") return undefined
-          const rows = yield* sql<{ id: string; account_id: string; org_id: string; csrf_hash: string; role: Role | null; home: string; operator: boolean }>`
-            SELECT s.id, s.account_id, s.org_id, s.csrf_hash, m.role, a.org_id AS home, a.operator_granted_at IS NOT NULL AS operator
+          const rows = yield* sql<{ id: string; account_id: string; org_id: string; csrf_hash: string; role: Role | null; suspended: boolean; home: string; operator: boolean }>`
+            SELECT s.id, s.account_id, s.org_id, s.csrf_hash, m.role, m.suspended_at IS NOT NULL AS suspended, a.org_id AS home, a.operator_granted_at IS NOT NULL AS operator
             FROM portal_sessions s
             JOIN accounts a ON a.id = s.account_id AND a.deleted_at IS NULL
             LEFT JOIN memberships m ON m.account_id = s.account_id AND m.org_id = s.org_id
             WHERE s.token_hash = ${sha256HexSync(token)} AND s.revoked_at IS NULL AND s.expires_at > now()`.pipe(Effect.orDie)
           const row = rows[0]
           // The role and the operator flag are read on every request, so removing either takes effect at once.
-          const role = row?.role ?? (row !== undefined && row.home === row.org_id ? "owner" : undefined)
+          const role = row?.suspended ? undefined : row?.role ?? (row !== undefined && row.home === row.org_id ? "owner" : undefined)
           if (row === undefined || role === undefined) return yield* new SessionNotValid()
           if (!SAFE_METHODS.has(request.method)) {
             const header = request.headers[CSRF_HEADER]

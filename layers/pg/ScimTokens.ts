@@ -1,0 +1,49 @@
+import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { ScimOrganisationNotFound, ScimTokenNotFound, ScimTokens, ScimUnauthorized } from "../../services/ScimTokens.ts"
+import { sha256HexSync } from "../crypto/nodeSha256.ts"
+import { appendAudit, isoOrNull } from "./audit.ts"
+import { base64UrlRandom } from "./randomToken.ts"
+
+const TOKEN_PREFIX = "scim_"
+/** `scim_` + 43 base64url characters (256 random bits). */
+const WELL_FORMED = /^scim_[A-Za-z0-9_-]{43}$/
+
+export const ScimTokensPg = Layer.effect(
+  ScimTokens,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    return ScimTokens.of({
+      issue: ({ orgId, actor }) =>
+        sql.withTransaction(Effect.gen(function*() {
+          const org = yield* sql`SELECT 1 FROM organisations WHERE id = ${orgId}`
+          if (org.length === 0) return yield* new ScimOrganisationNotFound({ orgId })
+          const token = TOKEN_PREFIX + base64UrlRandom(32)
+          const id = `sct_${crypto.randomUUID().replaceAll("-", "")}`
+          yield* sql`INSERT INTO scim_tokens ${sql.insert({ id, org_id: orgId, token_hash: sha256HexSync(token), token_prefix: token.slice(0, 12) })}`
+          yield* appendAudit(sql, { actor, action: "scim.token_issued", target: id, orgId })
+          return { id, token }
+        })).pipe(Effect.catchTag("SqlError", Effect.die)),
+      revoke: ({ orgId, tokenId, actor }) =>
+        sql.withTransaction(Effect.gen(function*() {
+          const rows = yield* sql`UPDATE scim_tokens SET revoked_at = now() WHERE id = ${tokenId} AND org_id = ${orgId} AND revoked_at IS NULL RETURNING id`
+          if (rows.length === 0) return yield* new ScimTokenNotFound({ tokenId })
+          yield* appendAudit(sql, { actor, action: "scim.token_revoked", target: tokenId, orgId })
+        })).pipe(Effect.catchTag("SqlError", Effect.die)),
+      list: (orgId) =>
+        sql<{ id: string; token_prefix: string; created_at: unknown; revoked_at: unknown }>`
+          SELECT id, token_prefix, created_at, revoked_at FROM scim_tokens WHERE org_id = ${orgId} ORDER BY created_at, id`.pipe(
+          Effect.map((rows) => rows.map((r) => ({ id: r.id, prefix: r.token_prefix, createdAt: isoOrNull(r.created_at)!, revokedAt: isoOrNull(r.revoked_at) }))),
+          Effect.orDie
+        ),
+      authenticate: (bearer) =>
+        Effect.gen(function*() {
+          if (!WELL_FORMED.test(bearer)) return yield* new ScimUnauthorized()
+          const rows = yield* sql<{ id: string; org_id: string }>`
+            SELECT id, org_id FROM scim_tokens WHERE token_hash = ${sha256HexSync(bearer)} AND revoked_at IS NULL`.pipe(Effect.orDie)
+          if (rows.length === 0) return yield* new ScimUnauthorized()
+          return { orgId: rows[0].org_id, tokenId: rows[0].id }
+        })
+    })
+  })
+)

@@ -32,7 +32,9 @@ afterAll(() => receiver?.close())
  * Served by the OpenID provider library under its own protocol (its discovery document lists them), not by us; and
  * the portal's static pages and assets, which are a web app, not API (docs/portal.md).
  */
-const UNDOCUMENTED = new Set(["* /oauth/*", "GET /portal/*", "* /scim/v2/*"])
+const UNDOCUMENTED = new Set(["* /oauth/*", "GET /portal/*"])
+/** SCIM 2.0 describes itself in its own protocol (/scim/v2/Schemas, /ResourceTypes; docs/sso.md), not in OpenAPI. */
+const UNDOCUMENTED_PREFIXES = ["* /scim/v2/", "GET /scim/v2/", "POST /scim/v2/", "PUT /scim/v2/", "PATCH /scim/v2/", "DELETE /scim/v2/"]
 
 const ajv = new Ajv2020({ strict: false, allErrors: true })
 // ajv-formats is CommonJS: its function is the default export's `default`.
@@ -86,7 +88,7 @@ describe("the router serves exactly the documented routes", () => {
       })))
     // The gateway's own route layers, built over the running gateway's services with a router that records.
     await fx.gw.runtime.runPromise(Effect.scoped(Layer.build(RoutesLive.pipe(Layer.provide(RecordingRouter)))) as unknown as Effect.Effect<unknown, unknown, never>)
-    const inCode = new Set(registered.filter((r) => !UNDOCUMENTED.has(r)).map((r) => r.replace(/:([A-Za-z_]+)/g, "{$1}")))
+    const inCode = new Set(registered.filter((r) => !UNDOCUMENTED.has(r) && !UNDOCUMENTED_PREFIXES.some((p) => r.startsWith(p))).map((r) => r.replace(/:([A-Za-z_]+)/g, "{$1}")))
     const inDocument = new Set(Object.entries<Record<string, unknown>>(document.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`)))
     expect(registered.length).toBeGreaterThan(60)
     expect([...inCode].filter((r) => !inDocument.has(r)), "in code, not in docs/openapi.json").toEqual([])

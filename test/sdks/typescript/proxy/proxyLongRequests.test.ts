@@ -1,6 +1,7 @@
 import { request } from "node:http"
 import { describe, expect, it } from "vitest"
 import { inProcessTokeniser } from "../../../../sdks/typescript/src/proxy/RequestTokeniser.ts"
+import { workerTokeniser } from "../../../../sdks/typescript/src/proxy/workerTokeniser.ts"
 import { detectNamesWithCompromise } from "../../../../sdks/typescript/src/tokeniser/compromiseNames.ts"
 import type { NameModel } from "../../../../sdks/typescript/src/tokeniser/index.ts"
 import { scanInWindows } from "../../../../sdks/typescript/src/tokeniser/textWindows.ts"
@@ -63,7 +64,10 @@ describe("local proxy: long requests", () => {
   })
 
   it("a client that goes away stops the tokenising in the worker: the process stops using CPU, and nothing is sent", async () => {
-    const proxy = await startStubbedProxy({})
+    // The compromise name model (opt-in, ~10 s of CPU per MB): tokenising 3 MB must outlast the client's 1.5 s. The
+    // built-in portable model does 3 MB in about 2 s of CPU, which a quiet machine finishes before the client leaves.
+    const tokeniser = workerTokeniser({ kind: "compromise" })
+    const proxy = await startStubbedProxy({ tokeniser })
     const body = chat(prose(3_000_000))
     const req = request(`${proxy.url}/v1/chat/completions`, { method: "POST", headers: { "content-length": Buffer.byteLength(body) } })
     req.on("error", () => undefined)

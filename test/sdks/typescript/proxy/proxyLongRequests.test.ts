@@ -24,7 +24,8 @@ describe("local proxy: long requests", () => {
   it("tokenising past the time budget: 422 tokenisation_timeout at once, and nothing is sent to the gateway", async () => {
     const proxy = await startStubbedProxy({ tokeniseTimeoutMs: 300 })
     const started = performance.now()
-    const res = await fetch(`${proxy.url}/v1/chat/completions`, { method: "POST", body: chat(prose(600_000)) })
+    // 2 MB: about 1.5 s of CPU with the built-in model, well past the 300 ms budget even on a fast machine.
+    const res = await fetch(`${proxy.url}/v1/chat/completions`, { method: "POST", body: chat(prose(2_000_000)) })
     const elapsed = performance.now() - started
     expect(res.status).toBe(422)
     const body = await res.json()
@@ -46,7 +47,8 @@ describe("local proxy: long requests", () => {
     const proxy = await startStubbedProxy({})
     const client = new AbortController()
     let longSettled = false
-    const long = fetch(`${proxy.url}/v1/chat/completions`, { method: "POST", body: chat(prose(800_000)), signal: client.signal })
+    // 3 MB: about 2 s of CPU with the built-in model, so it is still being tokenised when /healthz is asked.
+    const long = fetch(`${proxy.url}/v1/chat/completions`, { method: "POST", body: chat(prose(3_000_000)), signal: client.signal })
       .then((res) => res.text())
       .catch(() => undefined)
       .finally(() => (longSettled = true))

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createLicence, createPortalToken, revokeKey } from "../../../layers/AdminOperations.ts"
 import type { AttestationRoute } from "../../../sdks/typescript/src/wire/attestation/v3.ts"
 import { attestedHeaders } from "../../support/engine.ts"
+import { untilProviderReceived } from "../../support/untilProviderReceived.ts"
 import { useRelayFixture } from "../../support/relayFixture.ts"
 import { startTestGateway, type TestGateway } from "../../support/gateway.ts"
 import { startFakeStripe } from "../../support/fake-stripe.ts"
@@ -150,8 +151,10 @@ const relayCases = (r: RelayRoute): Array<Case> => {
       const headers = { "idempotency-key": crypto.randomUUID() }
       const body = r.body()
       fx.provider.setBehaviour({ kind: "delay", ms: SLOW_UPSTREAM_MS })
+      const forwardedBefore = fx.provider.received.length
       const original = relay(r, apiKey, { headers, body })
-      await new Promise((resolve) => setTimeout(resolve, 200))
+      // The duplicate must find the original in flight: wait until the original reached the provider.
+      await untilProviderReceived(fx.provider, forwardedBefore + 1)
       const duplicate = await relay(r, apiKey, { headers, body })
       expect((await original).status).toBe(200)
       return duplicate

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { untilProviderReceived } from "../../support/untilProviderReceived.ts"
 import { type FakeProvider, startFakeProvider } from "../../../programs/fake-provider.ts"
 import { attestedHeaders } from "../../support/engine.ts"
 import { startTestGateway, startTestGatewayPair, type TestGateway } from "../../support/gateway.ts"
@@ -32,13 +33,7 @@ const relay = async (target: TestGateway, apiKey: string, body: string, idempote
   })
 
 /** Until the original has reached the provider (it is in flight, its slot taken), however slow the machine is. */
-const untilForwarded = async () => {
-  const deadline = Date.now() + 10_000
-  while (provider.received.length === 0) {
-    if (Date.now() > deadline) throw new Error("the original never reached the provider")
-    await new Promise((r) => setTimeout(r, 10))
-  }
-}
+const untilForwarded = () => untilProviderReceived(provider, 1)
 
 const debits = (g: TestGateway, orgId: string) =>
   g.query("SELECT 1 FROM ledger_entries WHERE org_id = $1 AND kind = 'debit'", orgId).then((r) => r.length)

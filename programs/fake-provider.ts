@@ -55,7 +55,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from "node:net"
 import { parseArgs } from "node:util"
 import { FAKE_PROVIDER_SETTINGS } from "../src/config/gatewaySettings.ts"
-import { readSettings } from "../src/config/setting.ts"
+import { readSettings } from "../sdks/typescript/src/wire/config/setting.ts"
 import { stopWithParent } from "./stopWithParent.ts"
 import {
   bedrockErrorType,

@@ -7,7 +7,7 @@ import { Effect, Layer } from "effect"
 import { gatewayLayer } from "../layers/GatewayLive.ts"
 import { parseGatewayConfig } from "../src/config/gatewayConfig.ts"
 import { FAKE_PROVIDER_SETTINGS } from "../src/config/gatewaySettings.ts"
-import { ConfigInvalid, readSettings } from "../src/config/setting.ts"
+import { ConfigInvalid, readSettings } from "../sdks/typescript/src/wire/config/setting.ts"
 import { startFakeProvider } from "./fake-provider.ts"
 import { stopWithParent } from "./stopWithParent.ts"
 

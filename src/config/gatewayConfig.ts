@@ -9,7 +9,7 @@
  */
 import { type GatewaySettings, readGatewaySettings } from "./gatewaySettings.ts"
 import { expandPathSettings } from "./homePath.ts"
-import { ConfigInvalid } from "./setting.ts"
+import { ConfigInvalid } from "../../sdks/typescript/src/wire/config/setting.ts"
 
 export interface GatewayConfig {
   readonly host: string

@@ -1,6 +1,6 @@
 /**
  * Every setting of the gateway (programs/gateway.ts, `npm start`, the operator CLI), as one schema
- * (src/config/setting.ts): its variable, what it allows, its default. parseGatewayConfig reads all of it at start-up,
+ * (sdks/typescript/src/wire/config/setting.ts): its variable, what it allows, its default. parseGatewayConfig reads all of it at start-up,
  * so a bad value stops the gateway with one line before anything listens; layers read the typed values from
  * `AppConfig.settings`, never the environment. docs/configuration.md documents exactly these variables
  * (test/docs/configurationSchema.test.ts).
@@ -14,7 +14,7 @@ import { parseTierLimits } from "../billing/limits.ts"
 import { DEFAULT_TOPUP_MAX_MICROS, DEFAULT_TOPUP_MIN_MICROS } from "../billing/topupAmount.ts"
 import { parseRotationSchedule } from "../receipts/rotationSchedule.ts"
 import { DELIVERY_TIMEOUT_MS, parseScheduleOverride } from "../webhooks/schedule.ts"
-import { ConfigInvalid, custom, type Env, family, nonEmpty, numberIn, oneOf, onOff, port, readSettings, type Setting, type SettingsOf, text } from "./setting.ts"
+import { ConfigInvalid, custom, type Env, family, nonEmpty, numberIn, oneOf, onOff, port, readSettings, type Setting, type SettingsOf, text } from "../../sdks/typescript/src/wire/config/setting.ts"
 
 /** A parser that throws its own error (RangeError, SyntaxError, ...) becomes one ConfigInvalid line naming the variable. */
 const rethrowAsInvalid = <A>(name: string, parse: () => A): A => {

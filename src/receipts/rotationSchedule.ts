@@ -10,7 +10,7 @@
  *                        drills; names are the period's start in RFC 3339
  *   off                  no scheduled rotation (on demand only)
  */
-import { ConfigInvalid } from "../config/setting.ts"
+import { ConfigInvalid } from "../../sdks/typescript/src/wire/config/setting.ts"
 
 export type RotationSchedule =
   | { readonly kind: "off"; readonly name: "off" }

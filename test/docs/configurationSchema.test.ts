@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
 import { FAKE_PROVIDER_SETTINGS, GATEWAY_SETTINGS } from "../../src/config/gatewaySettings.ts"
-import { variableNames } from "../../src/config/setting.ts"
+import { variableNames } from "../../sdks/typescript/src/wire/config/setting.ts"
 
 const doc = readFileSync(new URL("../../docs/configuration.md", import.meta.url), "utf8")
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest"
 import { DEFAULT_TIER_LIMITS } from "../../../src/billing/limits.ts"
 import { DEFAULT_RETRY_SCHEDULE_MS } from "../../../src/webhooks/schedule.ts"
 import { FAKE_PROVIDER_SETTINGS, GATEWAY_SETTINGS, readGatewaySettings } from "../../../src/config/gatewaySettings.ts"
-import { ConfigInvalid, readSettings } from "../../../src/config/setting.ts"
+import { ConfigInvalid, readSettings } from "../../../sdks/typescript/src/wire/config/setting.ts"
 
 const refusal = (env: Record<string, string>): string => {
   try {

@@ -6,8 +6,10 @@
  * of becoming `NaN` (or a silent default) somewhere later. docs/configuration.md is tested against the schemas
  * (test/docs/configurationSchema.test.ts).
  *
- * No imports on purpose: the operator CLI and the fake provider read settings without loading `effect`, and a client
- * package can copy this file as it is.
+ * One copy for every program: the gateway's (src/config/gatewaySettings.ts) and the client programs' (the local proxy,
+ * the MCP server, the demo) schemas are built from it. It lives in the SDK's wire format because that is the one part
+ * of the SDK the gateway may import. No imports on purpose: the operator CLI and the fake provider read settings
+ * without loading `effect`, and the SDK's browser entry may reach it (nothing Node-only here).
  */
 
 export type Env = Readonly<Record<string, string | undefined>>

@@ -5,10 +5,18 @@
  * never printed whole; the conversation history stays on this device and is tokenised again for every turn.
  */
 import { createInterface } from "node:readline"
+import { gatewayUrlSetting, nameModelOption, nameModelSetting } from "./client/clientSettings.ts"
 import { AuthenticationError, ConfigurationError, ConnectionError, InsufficientBalanceError, RateLimitError, RelayError } from "./errors.ts"
 import type { RelayClient } from "./index.ts"
+import { ConfigInvalid, readSettings } from "./wire/config/setting.ts"
 
 export const DEFAULT_GATEWAY_URL = "http://127.0.0.1:8080"
+
+/** The demo's settings (docs/configuration.md), read whole before anything is asked of the gateway. */
+export const DEMO_SETTINGS = {
+  gatewayUrl: gatewayUrlSetting(DEFAULT_GATEWAY_URL),
+  nameModel: nameModelSetting
+}
 
 export const DEMO_HELP = `privacy-relay demo [--model <id>]
 
@@ -24,7 +32,7 @@ Type a message and press Enter. /quit or end of input (Ctrl-D) ends the chat.
 
 Environment:
   GATEWAY_URL    the gateway (default ${DEFAULT_GATEWAY_URL}); https, or http to a loopback address
-  NAME_MODEL     builtin (default), off, or the URL of a name model service
+  NAME_MODEL     builtin (default), compromise, off, or the http(s) URL of a name model service
 `
 
 export interface DemoIo {
@@ -50,8 +58,16 @@ export const runDemo = async (args: ReadonlyArray<string>, env: Readonly<Record<
     if (args[i] === "--model" && args[i + 1] !== undefined && args[i + 1] !== "") model = args[++i]
     else return fail(`unknown argument ${JSON.stringify(args[i])}.\n\n${DEMO_HELP}`, 2)
   }
-  const gatewayUrl = env.GATEWAY_URL?.trim() || DEFAULT_GATEWAY_URL
-  const nameModel = env.NAME_MODEL?.trim() || "builtin"
+  let gatewayUrl: string
+  let nameModel: string
+  try {
+    const settings = readSettings(DEMO_SETTINGS, env)
+    gatewayUrl = settings.gatewayUrl ?? DEFAULT_GATEWAY_URL
+    nameModel = nameModelOption(settings.nameModel)
+  } catch (error) {
+    if (error instanceof ConfigInvalid) return fail(error.message, 2)
+    throw error
+  }
 
   let relay: RelayClient
   let expiresAt: string

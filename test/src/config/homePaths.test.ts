@@ -55,7 +55,7 @@ describe("~ in path settings", () => {
   })
 
   it("local proxy: PROXY_CONFIG and its gateway_key_file may start with ~/", () => {
-    writeFileSync(join(home, "proxy.json"), JSON.stringify({ gateway_key_file: "~/.config/privacy-relay/key", port: 8800 }))
+    writeFileSync(join(home, "proxy.json"), JSON.stringify({ gateway_url: "https://gw.example.com", gateway_key_file: "~/.config/privacy-relay/key", port: 8800 }))
     const settings = loadProxySettings({ HOME: home, PROXY_CONFIG: "~/proxy.json" })
     expect(settings.port).toBe(8800)
     expect(readGatewayKeyFile(settings.gatewayKeyFile)).toBe(KEY)

@@ -1,15 +1,16 @@
 /**
- * The MCP server's settings, from the environment and files only (secrets never on the command line). Every one is
- * listed in docs/configuration.md. A bad setting is a McpSettingsError whose message names the setting and the fix.
+ * The MCP server's settings, from the environment and files only (secrets never on the command line), as one schema of
+ * the settings machinery (../wire/config/setting.ts) read whole at start-up. Every one is listed in
+ * docs/configuration.md (test/docs/configurationSchema.test.ts). A bad setting is a McpSettingsError whose message is
+ * one line naming the setting and what is allowed.
  */
 import { readFileSync } from "node:fs"
 import { isIP } from "node:net"
 import { join } from "node:path"
-import { clientConfigDir } from "../client/deviceKey.ts"
-import { expandHomePath } from "../client/homePath.ts"
-import { parseGatewayUrl } from "../client/gatewayUrl.ts"
-import { ProxyStartError } from "../client/ProxyStartError.ts"
+import { configDirSetting, gatewayUrlSetting, homePathSetting, nameModelOption, nameModelSetting } from "../client/clientSettings.ts"
 import { assertPrivateFile } from "../client/secretFile.ts"
+import { ProxyStartError } from "../client/ProxyStartError.ts"
+import { ConfigInvalid, type Env, numberIn, oneOf, onOff, port, readSettings, text } from "../wire/config/setting.ts"
 
 export class McpSettingsError extends Error {}
 
@@ -39,80 +40,83 @@ export interface McpSettings {
   readonly receiptsFile: string
 }
 
-type Env = Readonly<Record<string, string | undefined>>
-
-const integer = (env: Env, name: string, fallback: number, min: number, max: number): number => {
-  const raw = env[name]
-  if (raw === undefined || raw === "") return fallback
-  const value = Number(raw)
-  if (!/^\d+$/.test(raw) || value < min || value > max) throw new McpSettingsError(`${name} must be an integer from ${min} to ${max}, not ${JSON.stringify(raw)}.`)
-  return value
+export const MCP_SETTINGS = {
+  transport: oneOf("MCP_TRANSPORT", ["stdio", "http"], "stdio"),
+  host: text("MCP_HOST", "127.0.0.1"),
+  port: port("MCP_PORT", 9473),
+  allowRemote: onOff("MCP_ALLOW_REMOTE", false),
+  bearerTokenFile: homePathSetting("MCP_BEARER_TOKEN_FILE"),
+  // Whether it is a gateway is asked on first use (the on-device tools work without one).
+  gatewayUrl: gatewayUrlSetting(),
+  gatewayKeyFile: text("GATEWAY_KEY_FILE"),
+  portalTokenFile: homePathSetting("PORTAL_TOKEN_FILE"),
+  nameModel: nameModelSetting,
+  aliasMaxEntries: numberIn("MCP_ALIAS_MAX", { fallback: 10_000, min: 1, max: 10_000_000 }),
+  sessionIdleSeconds: numberIn("MCP_SESSION_IDLE_SECONDS", { fallback: 1800, min: 1, max: 604_800, unit: "seconds" }),
+  maxSessions: numberIn("MCP_MAX_SESSIONS", { fallback: 100, min: 1, max: 100_000 }),
+  maxFileBytes: numberIn("MCP_MAX_FILE_BYTES", { fallback: 5 * 1024 * 1024, min: 1, max: 1024 * 1024 * 1024, unit: "bytes" }),
+  ocr: onOff("MCP_OCR", true),
+  ocrTimeoutSeconds: numberIn("MCP_OCR_TIMEOUT_SECONDS", { fallback: 60, min: 1, max: 3600, unit: "seconds" }),
+  ocrMaxPixels: numberIn("MCP_OCR_MAX_PIXELS", { fallback: 20_000_000, min: 1, max: 200_000_000, unit: "pixels" }),
+  ocrIdleSeconds: numberIn("MCP_OCR_IDLE_SECONDS", { fallback: 300, min: 1, max: 86_400, unit: "seconds" }),
+  receiptsFile: homePathSetting("MCP_RECEIPTS_FILE", "mcp-receipts.jsonl in PRIVACY_RELAY_CONFIG_DIR"),
+  configDir: configDirSetting
 }
 
 export const isLoopbackHost = (host: string): boolean =>
   host === "localhost" || host === "::1" || (isIP(host) === 4 && host.startsWith("127."))
 
-/** A client-side setting error (ProxyStartError) as the MCP server's own. */
-const asSettingsError = <A>(f: () => A): A => {
+/** Reads a one-line secret from a file that only its owner can read (the path already has `~` expanded). */
+const readSecretFile = (path: string, settingName: string, pattern: RegExp, what: string): string => {
   try {
-    return f()
+    assertPrivateFile(path, what, settingName)
   } catch (error) {
     throw new McpSettingsError(error instanceof ProxyStartError ? error.message : String(error))
   }
-}
-
-/** Reads a one-line secret from a file that only its owner can read (`~/` is the home directory). */
-const readSecretFile = (env: Env, setting: string, settingName: string, pattern: RegExp, what: string): string => {
-  const path = asSettingsError(() => {
-    const path = expandHomePath(setting, settingName, env)
-    assertPrivateFile(path, what, settingName)
-    return path
-  })
   const value = readFileSync(path, "utf8").trim()
   if (!pattern.test(value)) throw new McpSettingsError(`${what} ${path} (${settingName}) does not hold a ${what.toLowerCase()}.`)
   return value
 }
 
+const readSchema = (env: Env) => {
+  try {
+    return readSettings(MCP_SETTINGS, env)
+  } catch (error) {
+    if (error instanceof ConfigInvalid) throw new McpSettingsError(error.message)
+    throw error
+  }
+}
+
 export const readMcpSettings = (env: Env): McpSettings => {
-  const transport = env.MCP_TRANSPORT ?? "stdio"
-  if (transport !== "stdio" && transport !== "http") throw new McpSettingsError(`MCP_TRANSPORT must be "stdio" or "http", not ${JSON.stringify(transport)}.`)
-  const host = env.MCP_HOST || "127.0.0.1"
-  const allowRemote = env.MCP_ALLOW_REMOTE === "1"
+  const s = readSchema(env)
+  const host = s.host ?? "127.0.0.1"
   let bearerToken: string | undefined
-  if (transport === "http" && !isLoopbackHost(host)) {
-    if (!allowRemote) {
+  if (s.transport === "http" && !isLoopbackHost(host)) {
+    if (!s.allowRemote) {
       throw new McpSettingsError(`MCP_HOST ${host} is not a loopback address: the MCP server serves this device only. Set MCP_ALLOW_REMOTE=1 and MCP_BEARER_TOKEN_FILE to serve other machines.`)
     }
-    if (!env.MCP_BEARER_TOKEN_FILE) throw new McpSettingsError("MCP_ALLOW_REMOTE=1 needs MCP_BEARER_TOKEN_FILE: a file (mode 0600) holding the bearer token clients must send.")
-    bearerToken = readSecretFile(env, env.MCP_BEARER_TOKEN_FILE, "MCP_BEARER_TOKEN_FILE", /^\S{32,}$/, "Bearer token file")
-  }
-  const ocr = env.MCP_OCR || "on"
-  if (ocr !== "on" && ocr !== "off") throw new McpSettingsError(`MCP_OCR must be "on" or "off", not ${JSON.stringify(ocr)}.`)
-  const nameModel = env.NAME_MODEL || "builtin"
-  if (nameModel !== "builtin" && nameModel !== "compromise" && nameModel !== "off" && !/^https?:\/\/\S+$/.test(nameModel)) {
-    throw new McpSettingsError(`NAME_MODEL must be "builtin", "compromise", "off" or the http(s) URL of a name model service, not ${JSON.stringify(nameModel)}.`)
+    if (s.bearerTokenFile === undefined) throw new McpSettingsError("MCP_ALLOW_REMOTE=1 needs MCP_BEARER_TOKEN_FILE: a file (mode 0600) holding the bearer token clients must send.")
+    bearerToken = readSecretFile(s.bearerTokenFile, "MCP_BEARER_TOKEN_FILE", /^\S{32,}$/, "Bearer token file")
   }
   return {
-    transport,
+    transport: s.transport,
     host,
-    port: integer(env, "MCP_PORT", 9473, 0, 65535),
+    port: s.port,
     bearerToken,
-    // Checked now (https, or http to loopback; no credentials) so a mistyped URL stops the server at start; whether it is
-    // a gateway is asked on first use (the on-device tools work without one).
-    gatewayUrl: env.GATEWAY_URL ? asSettingsError(() => parseGatewayUrl(env.GATEWAY_URL)) : undefined,
-    gatewayKeyFile: env.GATEWAY_KEY_FILE || undefined,
-    portalToken: env.PORTAL_TOKEN_FILE ? readSecretFile(env, env.PORTAL_TOKEN_FILE, "PORTAL_TOKEN_FILE", /^spt_\S+$/, "Portal token file") : undefined,
-    nameModel,
-    aliasMaxEntries: integer(env, "MCP_ALIAS_MAX", 10_000, 1, 10_000_000),
-    sessionIdleMs: integer(env, "MCP_SESSION_IDLE_SECONDS", 1800, 1, 604_800) * 1000,
-    maxSessions: integer(env, "MCP_MAX_SESSIONS", 100, 1, 100_000),
-    maxFileBytes: integer(env, "MCP_MAX_FILE_BYTES", 5 * 1024 * 1024, 1, 1024 * 1024 * 1024),
+    gatewayUrl: s.gatewayUrl,
+    gatewayKeyFile: s.gatewayKeyFile,
+    portalToken: s.portalTokenFile === undefined ? undefined : readSecretFile(s.portalTokenFile, "PORTAL_TOKEN_FILE", /^spt_\S+$/, "Portal token file"),
+    nameModel: nameModelOption(s.nameModel),
+    aliasMaxEntries: s.aliasMaxEntries,
+    sessionIdleMs: s.sessionIdleSeconds * 1000,
+    maxSessions: s.maxSessions,
+    maxFileBytes: s.maxFileBytes,
     ocr: {
-      enabled: ocr === "on",
-      timeoutMs: integer(env, "MCP_OCR_TIMEOUT_SECONDS", 60, 1, 3600) * 1000,
-      maxPixels: integer(env, "MCP_OCR_MAX_PIXELS", 20_000_000, 1, 200_000_000),
-      idleMs: integer(env, "MCP_OCR_IDLE_SECONDS", 300, 1, 86_400) * 1000
+      enabled: s.ocr,
+      timeoutMs: s.ocrTimeoutSeconds * 1000,
+      maxPixels: s.ocrMaxPixels,
+      idleMs: s.ocrIdleSeconds * 1000
     },
-    receiptsFile: asSettingsError(() => env.MCP_RECEIPTS_FILE ? expandHomePath(env.MCP_RECEIPTS_FILE, "MCP_RECEIPTS_FILE", env) : join(clientConfigDir(env), "mcp-receipts.jsonl"))
+    receiptsFile: s.receiptsFile ?? join(s.configDir, "mcp-receipts.jsonl")
   }
 }

@@ -1,60 +1,80 @@
 /**
- * Settings of the local proxy (docs/proxy.md, docs/configuration.md), from the environment or a JSON file named by
- * PROXY_CONFIG with the same keys in snake case: `host`, `port`, `gateway_url`, `gateway_key_file`,
- * `name_model`, `embedding_aliases`, `media_policy`, `passthrough_paths`, ... When both name a setting, the environment wins. Node-only (reads the file).
- * There is deliberately no provider-URL setting: the proxy is gateway-locked.
+ * Settings of the local proxy (docs/proxy.md, docs/configuration.md) as one schema of the settings machinery
+ * (../wire/config/setting.ts), read whole at start-up: from the environment, or from a JSON file named by PROXY_CONFIG
+ * with the same settings under their keys in snake case (`host`, `port`, `gateway_url`, `gateway_key_file`,
+ * `name_model`, ...). When both name a setting, the environment wins. A bad value is a ProxyStartError (reason
+ * `invalid_setting`) whose message is one line naming the variable (and the file key it came from) and what is
+ * allowed. Node-only (reads the file). There is deliberately no provider-URL setting: the proxy is gateway-locked.
  */
 import { readFileSync } from "node:fs"
+import { configDirSetting, homePathSetting, nameModelSetting, requiredGatewayUrlSetting } from "../client/clientSettings.ts"
 import { expandHomePath } from "../client/homePath.ts"
 import { ProxyStartError } from "../client/ProxyStartError.ts"
+import { DEFAULT_FILE_LIMITS } from "../files/limits.ts"
 import type { MediaPolicy } from "../tokeniser/tokeniseRequest.ts"
+import { ConfigInvalid, custom, type Env, numberIn, oneOf, onOff, readSettings, readSettingsWithFallback, type SettingsOf, text } from "../wire/config/setting.ts"
+import { DEFAULT_TOKENISE_TIMEOUT_MS } from "./proxyServer.ts"
+
+export type { NameModelSetting } from "../client/clientSettings.ts"
 
 export const DEFAULT_PROXY_HOST = "127.0.0.1"
 export const DEFAULT_PROXY_PORT = 8799
 
-export type NameModelSetting =
-  | { readonly kind: "builtin" }
-  | { readonly kind: "compromise" }
-  | { readonly kind: "off" }
-  | { readonly kind: "http"; readonly url: string }
-
-export interface ProxySettings {
-  readonly host: string
-  readonly port: number
-  /** Raw; checked by parseGatewayUrl. */
-  readonly gatewayUrl: string | undefined
-  readonly gatewayKeyFile: string | undefined
-  readonly nameModel: NameModelSetting
-  /** Aliases on the embeddings route: `stable` (default; repeatable embeddings) or `per-request`. */
-  readonly embeddingAliases: EmbeddingAliases
-  /** Time budget for tokenising one request; undefined: the server's default. */
-  readonly tokeniseTimeoutMs: number | undefined
-  /** `on` (default): `stream: true` streams; `off`: 501 `stream_not_supported` (the 0.3 behaviour). */
-  readonly streaming: boolean
-  /** Largest attached file read and tokenised (PROXY_FILE_MAX_BYTES); undefined: the default, 20 MB. */
-  readonly fileMaxBytes: number | undefined
-  /** MEDIA_POLICY: `refuse` (default), `redact` (images only) or `pass` (the egress policy's media opt-in). */
-  readonly mediaPolicy: MediaPolicy
-  /** PASSTHROUGH_PATHS: comma-separated JSON pointers (`*` for one segment) sent untokenised and declared. */
-  readonly passthroughPaths: ReadonlyArray<string>
-}
-
+/** Aliases on the embeddings route: `stable` (default; repeatable embeddings) or `per-request`. */
 export type EmbeddingAliases = "stable" | "per-request"
 
-const FILE_KEYS = [
-  "host",
-  "port",
-  "gateway_url",
-  "gateway_key_file",
-  "name_model",
-  "embedding_aliases",
-  "tokenise_timeout_ms",
-  "streaming",
-  "file_max_bytes",
-  "media_policy",
-  "passthrough_paths"
-] as const
-type FileKey = (typeof FILE_KEYS)[number]
+/** PASSTHROUGH_PATHS: comma-separated JSON pointers (`*` for one segment) sent untokenised and declared. */
+const passthroughPaths = custom(
+  "PASSTHROUGH_PATHS",
+  "a comma-separated list of JSON pointers to fields, such as /metadata/trace or /messages/*/x_tag",
+  "empty",
+  (raw, fail) => {
+    const paths = (raw ?? "").split(",").map((p) => p.trim()).filter((p) => p !== "")
+    for (const path of paths) if (!path.startsWith("/") || path === "/") fail(path)
+    return paths
+  }
+)
+
+/**
+ * The settings a PROXY_CONFIG file may also give, each under its key in snake case (`gatewayKeyFile` is
+ * `gateway_key_file`). Order is the order they are checked in.
+ */
+export const PROXY_SETTINGS = {
+  host: custom("PROXY_HOST", "a listen address", DEFAULT_PROXY_HOST, (raw) => raw?.trim() || DEFAULT_PROXY_HOST),
+  port: custom("PROXY_PORT", "a port number (0-65535; 0 picks a free port)", String(DEFAULT_PROXY_PORT), (raw, fail) => {
+    const value = raw?.trim() ?? ""
+    if (value === "") return DEFAULT_PROXY_PORT
+    return /^[0-9]+$/.test(value) && Number(value) <= 65535 ? Number(value) : fail(raw)
+  }),
+  gatewayUrl: requiredGatewayUrlSetting,
+  /** Read (present, mode 0600, holds a key) by readGatewayKeyFile before the proxy listens. */
+  gatewayKeyFile: homePathSetting("GATEWAY_KEY_FILE", "required"),
+  nameModel: nameModelSetting,
+  embeddingAliases: oneOf("EMBEDDING_ALIASES", ["stable", "per-request"], "stable"),
+  /** Time budget for tokenising one request. */
+  tokeniseTimeoutMs: numberIn("TOKENISE_TIMEOUT_MS", { fallback: DEFAULT_TOKENISE_TIMEOUT_MS, min: 1, max: 3_600_000, unit: "milliseconds" }),
+  /** `on` (default): `stream: true` streams; `off`: 501 `stream_not_supported` (the 0.3 behaviour). */
+  streaming: onOff("PROXY_STREAMING", true),
+  /** Largest attached file read and tokenised. */
+  fileMaxBytes: numberIn("PROXY_FILE_MAX_BYTES", { fallback: DEFAULT_FILE_LIMITS.maxBytes, min: 1, max: 1_000_000_000, unit: "bytes" }),
+  /** `refuse` (default), `redact` (images only) or `pass` (the egress policy's media opt-in). */
+  mediaPolicy: oneOf("MEDIA_POLICY", ["refuse", "redact", "pass"] satisfies ReadonlyArray<MediaPolicy>, "refuse"),
+  passthroughPaths
+}
+
+/** The settings only the environment gives: the file itself, and where the device's keys live. */
+export const PROXY_ENVIRONMENT_SETTINGS = {
+  config: text("PROXY_CONFIG"),
+  configDir: configDirSetting
+}
+
+export type ProxySettings = SettingsOf<typeof PROXY_SETTINGS>
+
+type FileKey = keyof typeof PROXY_SETTINGS
+const snakeCase = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
+const FILE_KEYS = new Map(Object.keys(PROXY_SETTINGS).map((key) => [snakeCase(key), key as FileKey]))
+/** Keys whose value may be a JSON number in the file. */
+const NUMERIC = new Set<FileKey>(["port", "tokeniseTimeoutMs", "fileMaxBytes"])
 
 const readConfigFile = (path: string): Partial<Record<FileKey, string>> => {
   let parsed: unknown
@@ -71,113 +91,31 @@ const readConfigFile = (path: string): Partial<Record<FileKey, string>> => {
   }
   const out: Partial<Record<FileKey, string>> = {}
   for (const [key, value] of Object.entries(parsed)) {
+    const setting = FILE_KEYS.get(key)
     // Unknown keys are errors, not ignored: a typo (or a hoped-for provider_url) must not pass silently.
-    if (!(FILE_KEYS as ReadonlyArray<string>).includes(key)) {
+    if (setting === undefined) {
       throw new ProxyStartError(
-        `PROXY_CONFIG file ${path} has an unknown key "${key}"; the keys are ${FILE_KEYS.join(", ")} (there is no provider URL setting: the proxy only talks to a gateway).`
+        `PROXY_CONFIG file ${path} has an unknown key "${key}"; the keys are ${[...FILE_KEYS.keys()].join(", ")} (there is no provider URL setting: the proxy only talks to a gateway).`
       )
     }
-    const numeric = key === "port" || key === "tokenise_timeout_ms" || key === "file_max_bytes"
+    const numeric = NUMERIC.has(setting)
     if (typeof value !== "string" && !(numeric && typeof value === "number")) {
       throw new ProxyStartError(`PROXY_CONFIG file ${path}: "${key}" must be a string${numeric ? " or a number" : ""}.`)
     }
-    out[key as FileKey] = String(value)
+    out[setting] = String(value)
   }
   return out
 }
 
-const parsePort = (raw: string): number => {
-  if (!/^\d+$/.test(raw) || Number(raw) > 65535) {
-    throw new ProxyStartError(`PROXY_PORT ${JSON.stringify(raw)} is not a port number (0-65535; 0 picks a free port).`)
-  }
-  return Number(raw)
-}
-
-const parseTimeout = (raw: string): number => {
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 3_600_000) {
-    throw new ProxyStartError(`TOKENISE_TIMEOUT_MS ${JSON.stringify(raw)} must be a whole number of milliseconds between 1 and 3600000.`)
-  }
-  return Number(raw)
-}
-
-const parseFileMaxBytes = (raw: string): number => {
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > 1_000_000_000) {
-    throw new ProxyStartError(`PROXY_FILE_MAX_BYTES ${JSON.stringify(raw)} must be a whole number of bytes between 1 and 1000000000.`)
-  }
-  return Number(raw)
-}
-
-/** `builtin` (default), `compromise` (the built-in model plus the compromise library), `off`, or an http(s) URL of a name-model endpoint. */
-export const parseNameModelSetting = (raw: string | undefined): NameModelSetting => {
-  const value = raw?.trim() ?? ""
-  if (value === "" || value === "builtin") return { kind: "builtin" }
-  if (value === "off") return { kind: "off" }
-  if (value === "compromise") return { kind: "compromise" }
-  if (/^https?:\/\//i.test(value)) {
-    try {
-      return { kind: "http", url: new URL(value).toString() }
-    } catch {
-      // fall through to the error below
-    }
-  }
-  throw new ProxyStartError(`NAME_MODEL ${JSON.stringify(value)} must be builtin, compromise, off, or an http(s) URL of a name-model endpoint.`)
-}
-
-/** PROXY_STREAMING: `on` (default) or `off`. */
-export const parseStreaming = (raw: string | undefined): boolean => {
-  const value = raw?.trim() ?? ""
-  if (value === "" || value === "on") return true
-  if (value === "off") return false
-  throw new ProxyStartError(`PROXY_STREAMING ${JSON.stringify(value)} must be on or off.`)
-}
-
-/** MEDIA_POLICY: `refuse` (default), `redact` or `pass`. */
-export const parseMediaPolicy = (raw: string | undefined): MediaPolicy => {
-  const value = raw?.trim() ?? ""
-  if (value === "") return "refuse"
-  if (value === "refuse" || value === "redact" || value === "pass") return value
-  throw new ProxyStartError(`MEDIA_POLICY ${JSON.stringify(value)} must be refuse, redact or pass.`)
-}
-
-/** PASSTHROUGH_PATHS: comma-separated JSON pointers, each starting with "/" (a `*` segment matches any one segment). */
-export const parsePassthroughPaths = (raw: string | undefined): ReadonlyArray<string> => {
-  const paths = (raw ?? "").split(",").map((p) => p.trim()).filter((p) => p !== "")
-  for (const path of paths) {
-    if (!path.startsWith("/") || path === "/") {
-      throw new ProxyStartError(`PASSTHROUGH_PATHS entry ${JSON.stringify(path)} must be a JSON pointer to a field, such as /metadata/trace or /messages/*/x_tag.`)
-    }
-  }
-  return paths
-}
-
-/** `stable` (default) or `per-request`. */
-export const parseEmbeddingAliases = (raw: string | undefined): EmbeddingAliases => {
-  const value = raw?.trim() ?? ""
-  if (value === "" || value === "stable") return "stable"
-  if (value === "per-request") return "per-request"
-  throw new ProxyStartError(`EMBEDDING_ALIASES ${JSON.stringify(value)} must be stable or per-request.`)
-}
-
-export const loadProxySettings = (env: Readonly<Record<string, string | undefined>>): ProxySettings => {
-  const file = env.PROXY_CONFIG ? readConfigFile(expandHomePath(env.PROXY_CONFIG, "PROXY_CONFIG", env)) : {}
-  const pick = (envName: string, fileKey: FileKey): string | undefined => {
-    const fromEnv = env[envName]
-    return fromEnv !== undefined && fromEnv !== "" ? fromEnv : file[fileKey]
-  }
-  const port = pick("PROXY_PORT", "port")
-  const tokeniseTimeout = pick("TOKENISE_TIMEOUT_MS", "tokenise_timeout_ms")
-  const fileMaxBytes = pick("PROXY_FILE_MAX_BYTES", "file_max_bytes")
-  return {
-    host: pick("PROXY_HOST", "host") ?? DEFAULT_PROXY_HOST,
-    port: port === undefined ? DEFAULT_PROXY_PORT : parsePort(port),
-    gatewayUrl: pick("GATEWAY_URL", "gateway_url"),
-    gatewayKeyFile: pick("GATEWAY_KEY_FILE", "gateway_key_file"),
-    nameModel: parseNameModelSetting(pick("NAME_MODEL", "name_model")),
-    embeddingAliases: parseEmbeddingAliases(pick("EMBEDDING_ALIASES", "embedding_aliases")),
-    tokeniseTimeoutMs: tokeniseTimeout === undefined ? undefined : parseTimeout(tokeniseTimeout),
-    streaming: parseStreaming(pick("PROXY_STREAMING", "streaming")),
-    fileMaxBytes: fileMaxBytes === undefined ? undefined : parseFileMaxBytes(fileMaxBytes),
-    mediaPolicy: parseMediaPolicy(pick("MEDIA_POLICY", "media_policy")),
-    passthroughPaths: parsePassthroughPaths(pick("PASSTHROUGH_PATHS", "passthrough_paths"))
+/** Every proxy setting, checked; throws ProxyStartError (`invalid_setting`) with one line on the first bad one. */
+export const loadProxySettings = (env: Env): ProxySettings => {
+  try {
+    const { config } = readSettings(PROXY_ENVIRONMENT_SETTINGS, env)
+    const path = config === undefined ? undefined : expandHomePath(config, "PROXY_CONFIG", env)
+    const file = path === undefined ? {} : readConfigFile(path)
+    return readSettingsWithFallback(PROXY_SETTINGS, env, file, (key) => `"${snakeCase(key)}" in the PROXY_CONFIG file ${path}`)
+  } catch (error) {
+    if (error instanceof ConfigInvalid) throw new ProxyStartError(error.message, "invalid_setting")
+    throw error
   }
 }

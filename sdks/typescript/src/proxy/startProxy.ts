@@ -9,7 +9,7 @@ import { loadOrCreateAliasSecret } from "../client/aliasSecret.ts"
 import { loadOrCreateDeviceKey } from "../client/deviceKey.ts"
 import { ENGINE } from "../client/engine.ts"
 import { readGatewayKeyFile } from "../client/gatewayKeyFile.ts"
-import { parseGatewayUrl, probeGateway } from "../client/gatewayUrl.ts"
+import { probeGateway } from "../client/gatewayUrl.ts"
 import { loadProxySettings, type NameModelSetting } from "./proxyConfig.ts"
 import { listenProxyServer, type RunningProxyServer } from "./proxyServer.ts"
 import { workerTokeniser } from "./workerTokeniser.ts"
@@ -24,8 +24,9 @@ export const startProxy = async (
   env: Readonly<Record<string, string | undefined>>,
   options: { readonly fetch?: typeof fetch; readonly engine?: EngineIdentity } = {}
 ): Promise<StartedProxy> => {
+  // Every setting first: a bad value stops the proxy here, before any key is read or anything listens.
   const settings = loadProxySettings(env)
-  const gatewayUrl = parseGatewayUrl(settings.gatewayUrl)
+  const gatewayUrl = settings.gatewayUrl
   const gatewayKey = readGatewayKeyFile(settings.gatewayKeyFile)
   const deviceKey = await loadOrCreateDeviceKey(env)
   await probeGateway(gatewayUrl, { fetch: options.fetch })
@@ -48,7 +49,7 @@ export const startProxy = async (
       tokeniseTimeoutMs: settings.tokeniseTimeoutMs,
       streaming: settings.streaming,
       aliasSecret,
-      ...(settings.fileMaxBytes === undefined ? {} : { fileLimits: { maxBytes: settings.fileMaxBytes } }),
+      fileLimits: { maxBytes: settings.fileMaxBytes },
       fetch: options.fetch
     },
     settings.host,

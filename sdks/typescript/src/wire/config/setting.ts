@@ -41,6 +41,33 @@ export const readSettings = <S extends Schema>(schema: S, env: Env): SettingsOf<
   return out as SettingsOf<S>
 }
 
+/**
+ * `readSettings` with a second source under the environment, such as a config file: `fallback` maps a schema key to
+ * the value the file gives it. A variable set (not blank) in the environment wins; a bad value taken from the file is
+ * refused with `where(key)` appended, so the line says which file and key to fix.
+ */
+export const readSettingsWithFallback = <S extends Schema>(
+  schema: S,
+  env: Env,
+  fallback: Partial<Readonly<Record<keyof S & string, string>>>,
+  where: (key: keyof S & string) => string
+): SettingsOf<S> => {
+  const out: Record<string, unknown> = {}
+  for (const [key, setting] of Object.entries(schema) as Array<[keyof S & string, Setting<unknown>]>) {
+    const fromFallback = fallback[key]
+    if (fromFallback === undefined || nonEmpty(env[setting.name]) !== undefined) {
+      out[key] = setting.read(env)
+      continue
+    }
+    try {
+      out[key] = setting.read({ ...env, [setting.name]: fromFallback })
+    } catch (error) {
+      throw error instanceof ConfigInvalid ? new ConfigInvalid(`${error.message} (${where(key)})`) : error
+    }
+  }
+  return out as SettingsOf<S>
+}
+
 /** Every variable a schema reads (for the documentation test). */
 export const variableNames = (schema: Schema): ReadonlyArray<string> =>
   Object.values(schema).flatMap((setting) => [setting.name, ...(setting.alsoReads ?? [])])
@@ -112,12 +139,13 @@ export const oneOf = <const C extends string, F extends C | undefined>(name: str
     return choices.includes(v as C) ? (v as C) : fail(raw)
   })
 
-/** A port number. */
+/** A port number (0: any free port); blank or unset is `fallback`. */
 export const port = (name: string, fallback: number): Setting<number> =>
   custom(name, "a port number (0-65535)", String(fallback), (raw, fail) => {
-    const v = raw ?? String(fallback)
+    const v = nonEmpty(raw)
+    if (v === undefined) return fallback
     const n = Number(v)
-    return Number.isInteger(n) && n >= 0 && n <= 65535 ? n : fail(raw)
+    return /^[0-9]+$/.test(v) && n <= 65535 ? n : fail(raw)
   })
 
 /**

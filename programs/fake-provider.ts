@@ -56,7 +56,7 @@ import type { AddressInfo, Socket } from "node:net"
 import { parseArgs } from "node:util"
 import { FAKE_PROVIDER_SETTINGS } from "../src/config/gatewaySettings.ts"
 import { readSettings } from "../sdks/typescript/src/wire/config/setting.ts"
-import { stopWithParent } from "./stopWithParent.ts"
+import { stopWithParent } from "../sdks/typescript/src/wire/node/stopWithParent.ts"
 import {
   bedrockErrorType,
   bedrockRouteOf,

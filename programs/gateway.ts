@@ -8,9 +8,9 @@ import { Cause, Effect, Exit, Layer, Logger, Runtime } from "effect"
 import { gatewayLayer } from "../layers/GatewayLive.ts"
 import { describeStartupFailure, ensurePortFree } from "../layers/StartupFailure.ts"
 import { type GatewayConfig, parseGatewayConfig } from "../services/AppConfig.ts"
-import { stopWithParent } from "./stopWithParent.ts"
+import { stopWithParent } from "../sdks/typescript/src/wire/node/stopWithParent.ts"
 
-// `npm run gateway` stopped by a signal to npm stops this too (stopWithParent.ts).
+// `npm run gateway` stopped by a signal to npm stops this too (sdks/typescript/src/wire/node/stopWithParent.ts).
 stopWithParent()
 
 let settings: GatewayConfig | undefined

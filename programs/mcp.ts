@@ -3,6 +3,6 @@
  * `privacy-relay mcp` (sdks/typescript/src/mcp/runMcp.ts).
  */
 import { runMcp } from "../sdks/typescript/src/mcp/runMcp.ts"
-import { stopWithParent } from "./stopWithParent.ts"
+import { stopWithParent } from "../sdks/typescript/src/wire/node/stopWithParent.ts"
 
 await runMcp(process.env, { afterStart: stopWithParent })

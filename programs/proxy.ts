@@ -4,6 +4,6 @@
  * personal data is tokenised on this device and only tokens reach the gateway. Settings: docs/proxy.md.
  */
 import { runProxy } from "../sdks/typescript/src/proxy/runProxy.ts"
-import { stopWithParent } from "./stopWithParent.ts"
+import { stopWithParent } from "../sdks/typescript/src/wire/node/stopWithParent.ts"
 
 await runProxy(process.argv.slice(2), process.env, { afterStart: stopWithParent })

@@ -9,9 +9,9 @@ import { parseGatewayConfig } from "../src/config/gatewayConfig.ts"
 import { FAKE_PROVIDER_SETTINGS } from "../src/config/gatewaySettings.ts"
 import { ConfigInvalid, readSettings } from "../sdks/typescript/src/wire/config/setting.ts"
 import { startFakeProvider } from "./fake-provider.ts"
-import { stopWithParent } from "./stopWithParent.ts"
+import { stopWithParent } from "../sdks/typescript/src/wire/node/stopWithParent.ts"
 
-// `kill <npm pid>` reaches npm's shell only: stop with it (stopWithParent.ts).
+// `kill <npm pid>` reaches npm's shell only: stop with it (sdks/typescript/src/wire/node/stopWithParent.ts).
 stopWithParent()
 
 // Every setting is checked before anything starts: a bad one is one line on stderr and exit status 1.

@@ -270,7 +270,7 @@ export const startStarterServer = async (options: StarterServerOptions): Promise
 /**
  * npm runs `npm run starter` as `sh -c "..."` and signals only that shell, which dies without passing the signal on:
  * the server would be left running on its port. Started by an npm script (npm sets npm_lifecycle_event), the server
- * stops as on SIGTERM once the process that started it is gone. (A copy of programs/stopWithParent.ts: a fork of
+ * stops as on SIGTERM once the process that started it is gone. (A copy of sdks/typescript/src/wire/node/stopWithParent.ts: a fork of
  * the starter kit depends on nothing but the published SDK.)
  */
 const stopWithParent = (): void => {

@@ -77,7 +77,7 @@ describe("an npm script stopped by a signal to npm stops everything it started",
     expect(result.portStillOpen).toBe(false)
   }, 180_000)
 
-  // SIGKILL cannot be passed on: the program notices that npm is gone and stops itself (programs/stopWithParent.ts).
+  // SIGKILL cannot be passed on: the program notices that npm is gone and stops itself (sdks/typescript/src/wire/node/stopWithParent.ts).
   for (const signal of ["SIGTERM", "SIGINT", "SIGKILL"] as const) {
     it(`npm run fake-provider, ${signal} to npm`, async () => {
       const result = await runAndStop("fake-provider", { FAKE_PROVIDER_PORT: "0" }, signal, /"url":"(http:\/\/127\.0\.0\.1:\d+)"/)

@@ -3,6 +3,7 @@
  * @privacy-relay/sdk <command>` without installing). Each command loads only its own code.
  */
 import { DEMO_HELP } from "./demo.ts"
+import { stopWithParent } from "./wire/node/stopWithParent.ts"
 
 const HELP = `privacy-relay <command>
 
@@ -22,10 +23,11 @@ if (command === undefined || command === "--help" || command === "-h" || command
   process.stdout.write(HELP)
 } else if (command === "proxy") {
   const { runProxy } = await import("./proxy/runProxy.ts")
-  await runProxy(rest, process.env)
+  // `npx privacy-relay proxy` stopped with SIGTERM to npx: the signal ends npx's shell, not this process.
+  await runProxy(rest, process.env, { afterStart: stopWithParent })
 } else if (command === "mcp") {
   const { runMcp } = await import("./mcp/runMcp.ts")
-  await runMcp(process.env)
+  await runMcp(process.env, { afterStart: stopWithParent })
 } else if (command === "demo") {
   const { runDemo } = await import("./demo.ts")
   process.exitCode = await runDemo(rest, process.env, { input: process.stdin, output: process.stdout, errors: process.stderr })

@@ -68,7 +68,14 @@ beforeAll(async () => {
 
 afterAll(() => {
   // npx runs the bin under a shell: stop the whole group each test started.
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, "SIGKILL")
+  // The whole group even when npx itself has exited: a program it left behind keeps the group alive.
+  for (const child of children) {
+    try {
+      process.kill(-child.pid!, "SIGKILL")
+    } catch {
+      // The group is gone already.
+    }
+  }
   rmSync(out, { recursive: true, force: true })
   rmSync(app, { recursive: true, force: true })
 })
@@ -123,6 +130,40 @@ describe("the packed @privacy-relay/sdk runs its programs on its own", () => {
     await new Promise((resolve) => (proxy.exitCode === null ? proxy.once("exit", resolve) : resolve(undefined)))
   }, 120_000)
 
+  // npx runs the bin as `sh -c "privacy-relay proxy"` and passes SIGTERM to that shell only, which dies without passing
+  // it on: the proxy kept running and kept its port. A process manager, `timeout` or `kill <pid>` signals npx alone.
+  it("`npx privacy-relay proxy` stops when SIGTERM reaches npx alone: every process gone and the port free within 10 s", async () => {
+    const proxy = spawn("npx", ["privacy-relay", "proxy"], { cwd: app, env: { ...env, PROXY_PORT: "0" }, stdio: ["ignore", "pipe", "pipe"], detached: true })
+    children.push(proxy)
+    let stdout = ""
+    let stderr = ""
+    proxy.stderr!.on("data", (chunk) => (stderr += chunk))
+    const url = await new Promise<string>((resolve, reject) => {
+      proxy.stdout!.on("data", (chunk) => {
+        stdout += chunk
+        const m = /"url":"([^"]+)"/.exec(stdout)
+        if (m !== null) resolve(m[1]!)
+      })
+      proxy.once("exit", (code) => reject(new Error(`the proxy exited ${code}: ${stderr}`)))
+    })
+    expect((await fetch(`${url}/healthz`)).status).toBe(200)
+    const groupAlive = () => {
+      try {
+        process.kill(-proxy.pid!, 0)
+        return true
+      } catch {
+        return false
+      }
+    }
+    const signalled = Date.now()
+    process.kill(proxy.pid!, "SIGTERM")
+    while (groupAlive() && Date.now() - signalled < 10_000) await new Promise((resolve) => setTimeout(resolve, 50))
+    const survivors = groupAlive() ? execFileSync("ps", ["-o", "pid,ppid,stat,cmd", "-g", String(proxy.pid)], { encoding: "utf8" }) : ""
+    expect(survivors).toBe("")
+    expect(Date.now() - signalled).toBeLessThan(10_000)
+    await expect(fetch(`${url}/healthz`)).rejects.toThrow()
+  }, 120_000)
+
   it("a bad setting or an argument stops `proxy` and `mcp` at start: exit 1, one line naming the setting and what it accepts", async () => {
     const run = (args: Array<string>, extra: Record<string, string>) =>
       new Promise<{ code: number | null; stderr: string }>((resolve) => {
@@ -141,10 +182,10 @@ describe("the packed @privacy-relay/sdk runs its programs on its own", () => {
     expect(oneLine(argument.stderr)).toMatchObject({ level: "FATAL", annotations: { event: "startup_failed", reason: "invalid_setting" }, message: expect.stringContaining("takes no command-line arguments") })
     const port = await run(["proxy"], { PROXY_PORT: "abc" })
     expect(port.code).toBe(1)
-    expect(oneLine(port.stderr)).toMatchObject({ level: "FATAL", message: 'privacy-relay proxy: PROXY_PORT "abc" is not a port number (0-65535; 0 picks a free port).' })
+    expect(oneLine(port.stderr)).toMatchObject({ level: "FATAL", message: 'privacy-relay proxy: PROXY_PORT must be a port number (0-65535; 0 picks a free port), got "abc"' })
     const transport = await run(["mcp"], { MCP_TRANSPORT: "carrier-pigeon" })
     expect(transport.code).toBe(1)
-    expect(oneLine(transport.stderr)).toMatchObject({ level: "fatal", reason: "invalid_setting", message: 'MCP_TRANSPORT must be "stdio" or "http", not "carrier-pigeon".' })
+    expect(oneLine(transport.stderr)).toMatchObject({ level: "fatal", reason: "invalid_setting", message: 'MCP_TRANSPORT must be one of stdio, http, got "carrier-pigeon"' })
   }, 60_000)
 
   it("the MCP host line `npx -y @privacy-relay/sdk mcp` answers initialize and lists the 22 tools (official MCP client)", async () => {

@@ -11,6 +11,10 @@ const pair = (await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-25
 const { kty, crv, x, y } = await crypto.subtle.exportKey("jwk", pair.publicKey)
 const jwks = JSON.stringify({ keys: [{ kty, crv, x, y, kid: "stub-1", use: "sig", alg: "ES256" }] })
 let n = 0
+// STUB_GATEWAY_DELAY_MS: answer relay calls after this long, like a real gateway's time per call, so the proxy is
+// measured at a real path's call rate (idle between calls) rather than flat out.
+const delayMs = Number(process.env.STUB_GATEWAY_DELAY_MS ?? "0")
+const later = (f: () => void) => (delayMs > 0 ? void setTimeout(f, delayMs) : f())
 
 const server = createServer((req, res) => {
   if (req.method === "GET") {
@@ -20,7 +24,7 @@ const server = createServer((req, res) => {
   }
   const chunks: Buffer[] = []
   req.on("data", (c: Buffer) => chunks.push(c))
-  req.on("end", () => {
+  req.on("end", () => later(() => {
     const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { stream?: boolean; messages: Array<{ content: string }> }
     const content = `Echo: ${body.messages.at(-1)?.content ?? ""}`
     const id = `req-${++n}`
@@ -39,7 +43,7 @@ const server = createServer((req, res) => {
     })
     res.writeHead(200, { ...headers, "content-type": "application/json", "content-length": String(Buffer.byteLength(text)) })
     res.end(text)
-  })
+  }))
 })
 server.keepAliveTimeout = 30_000
 server.listen(0, "127.0.0.1", () => {

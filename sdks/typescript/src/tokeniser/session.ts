@@ -2,6 +2,7 @@ import type { CountryCode } from "libphonenumber-js/max"
 import { ALIAS_PATTERN, formatAlias, formatStableAlias, STABLE_TAG_LENGTH, tagFromMac } from "./alias.ts"
 import { structuredDetectors } from "./detectStructured.ts"
 import type { Detector } from "./detectors/Detector.ts"
+import { allMatches } from "./detectors/reusedRegex.ts"
 import { builtinNameModel } from "./builtinNameModel.ts"
 import type { NameModel } from "./NameModel.ts"
 import type { AliasMap, EntityType } from "./types.ts"
@@ -99,7 +100,7 @@ export const createSession = (opts: SessionOptions = {}): TokeniserSession => {
       return nameModelSkipped
     },
     observe: (text) => {
-      for (const [aliasLike] of text.matchAll(ALIAS_PATTERN)) observed.add(aliasLike)
+      for (const [aliasLike] of allMatches(text, ALIAS_PATTERN)) observed.add(aliasLike)
     },
     aliasFor: (type, value) => {
       const id = `${type}\u0000${value}`

@@ -1,4 +1,5 @@
 import type { Span, StructuredType } from "../types.ts"
+import { withGlobalRegex } from "./reusedRegex.ts"
 
 /** A deterministic detector: finds candidates by shape and keeps only those that pass validation. */
 export interface Detector {
@@ -14,14 +15,15 @@ export const spansFromRegex = (
   accept: (match: RegExpExecArray) => { start: number; end: number } | undefined
 ): Array<Span> => {
   const spans: Array<Span> = []
-  const regex = new RegExp(pattern.source, pattern.flags.includes("g") ? pattern.flags : pattern.flags + "g")
-  for (let m = regex.exec(text); m !== null; m = regex.exec(text)) {
-    if (m[0].length === 0) {
-      regex.lastIndex++
-      continue
+  withGlobalRegex(pattern, (regex) => {
+    for (let m = regex.exec(text); m !== null; m = regex.exec(text)) {
+      if (m[0].length === 0) {
+        regex.lastIndex++
+        continue
+      }
+      const range = accept(m)
+      if (range !== undefined) spans.push({ start: range.start, end: range.end, type })
     }
-    const range = accept(m)
-    if (range !== undefined) spans.push({ start: range.start, end: range.end, type })
-  }
+  })
   return spans
 }

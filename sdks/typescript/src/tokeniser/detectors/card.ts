@@ -3,6 +3,7 @@ import type { Span } from "../types.ts"
 import type { Detector } from "./Detector.ts"
 import { wholeValueKindAt, fieldKindAt } from "./fieldKinds.ts"
 import { passesLuhn } from "./luhn.ts"
+import { allMatches } from "./reusedRegex.ts"
 
 interface Scheme {
   readonly name: string
@@ -130,5 +131,5 @@ const cardsIn = (text: string, groups: ReadonlyArray<Group>): Array<Span> => {
 
 export const cardDetector: Detector = {
   type: "CARD",
-  detect: (text) => [...text.matchAll(CARD_CANDIDATE)].flatMap((m) => cardsIn(text, groupsOf(m[0], m.index)))
+  detect: (text) => allMatches(text, CARD_CANDIDATE).flatMap((m) => cardsIn(text, groupsOf(m[0], m.index)))
 }

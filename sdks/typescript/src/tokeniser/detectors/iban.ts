@@ -1,6 +1,7 @@
 import { countrySpecs, electronicFormatIBAN, isValidIBAN } from "ibantools"
 import type { Span } from "../types.ts"
 import type { Detector } from "./Detector.ts"
+import { allMatches, withGlobalRegex } from "./reusedRegex.ts"
 
 // Country code, check digits, then the BBAN either contiguous or in the printed groups of four
 // ("DE89 3704 0044 0532 0130 00"). The candidate may swallow a following word ("... 00 FROM"), so we
@@ -10,9 +11,8 @@ const IBAN_CANDIDATE = /(?<![\p{L}\p{N}])[A-Za-z]{2}\d{2}(?: ?[A-Za-z0-9]{1,4}){
 
 export const ibanDetector: Detector = {
   type: "IBAN",
-  detect: (text) => {
+  detect: (text) => withGlobalRegex(IBAN_CANDIDATE, (candidates) => {
     const spans: Array<Span> = []
-    const candidates = new RegExp(IBAN_CANDIDATE.source, "gu")
     for (let m = candidates.exec(text); m !== null; m = candidates.exec(text)) {
       const start = m.index
       let candidate = m[0]
@@ -32,7 +32,7 @@ export const ibanDetector: Detector = {
       candidates.lastIndex = found ? spans[spans.length - 1]!.end : start + 1
     }
     return spans
-  }
+  })
 }
 
 /**
@@ -42,8 +42,7 @@ export const ibanDetector: Detector = {
  */
 export const rejectedIbanRuns = (text: string): Array<{ start: number; end: number }> => {
   const runs: Array<{ start: number; end: number }> = []
-  const candidates = new RegExp(IBAN_CANDIDATE.source, "gu")
-  for (let m = candidates.exec(text); m !== null; m = candidates.exec(text)) {
+  for (const m of allMatches(text, IBAN_CANDIDATE)) {
     const length = countrySpecs[m[0].slice(0, 2).toUpperCase()]?.chars
     let candidate = m[0]
     for (;;) {

@@ -3,6 +3,7 @@ import { textBefore } from "./context.ts"
 import type { Detector } from "./Detector.ts"
 import { fieldKindAt, mentions, type FieldKind } from "./fieldKinds.ts"
 import { passesLuhn } from "./luhn.ts"
+import { allMatches } from "./reusedRegex.ts"
 
 /**
  * National identifiers of EU/EEA countries that have no type of their own, each validated by its
@@ -142,7 +143,7 @@ export const nationalIdDetector: Detector = {
   detect: (text) => {
     const spans: Array<Span> = []
     for (const scheme of SCHEMES) {
-      for (const m of text.matchAll(scheme.pattern)) {
+      for (const m of allMatches(text, scheme.pattern)) {
         const start = m.index
         const end = start + m[0].length
         if (!scheme.valid(m[0])) continue

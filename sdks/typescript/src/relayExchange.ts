@@ -56,9 +56,19 @@ export const restoredAnswer = async (route: AttestationRoute, map: AliasMap, res
   headers.delete("content-length")
   headers.delete("content-encoding")
   const init = { status: response.status, statusText: response.statusText, headers }
-  if (stream && response.body !== null) return new Response(detokenisedSse(route as StreamRoute, map, response.body), init)
-  return new Response(detokeniseResponseText(await response.text(), map), init)
+  if (stream && response.body !== null) return new Response(restoredStream(route, map, response.body), init)
+  return new Response(restoredText(await response.text(), map), init)
 }
+
+/**
+ * The body of a 2xx JSON answer with the originals of `map` restored (restoredAnswer's, for a caller that holds the
+ * text and not a Response: the local proxy, which reads its gateway without WHATWG objects).
+ */
+export const restoredText = (text: string, map: AliasMap): string => detokeniseResponseText(text, map)
+
+/** A 2xx event stream with the originals of `map` restored frame by frame (restoredAnswer's, for a bare stream). */
+export const restoredStream = (route: AttestationRoute, map: AliasMap, upstream: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> =>
+  detokenisedSse(route as StreamRoute, map, upstream)
 
 /**
  * The receipt frame of a Responses stream as its clients can take it. The Responses stream has no `[DONE]`, so its

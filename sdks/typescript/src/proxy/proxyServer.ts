@@ -18,13 +18,14 @@ import { EgressRefusedError, InvalidRequestError, NameModelUnavailableError } fr
 import { EgressRefusal, egressRefusalStatus } from "../wire/egressPolicy.ts"
 import { FileError } from "../files/FileError.ts"
 import type { FileLimits } from "../files/limits.ts"
-import { isStreamed, RELAY_PATHS, relayRequestInit, restoredAnswer } from "../relayExchange.ts"
+import { isStreamed, RELAY_PATHS, relayRequestInit, restoredStream, restoredText } from "../relayExchange.ts"
 import { idempotentAliasSecret } from "../tokeniser/idempotentAliasSecret.ts"
 import { engineHeaderValue, type AttestationRoute, type EngineIdentity } from "../wire/attestation/v3.ts"
 import { MAX_REQUEST_BODY_BYTES } from "../wire/bodyLimit.ts"
 import { lingerAfterAnswer } from "../wire/node/lingeringClose.ts"
 import { anthropicErrorBody, anthropicErrorText } from "./anthropicError.ts"
-import { undiciGatewayFetch } from "./gatewayFetch.ts"
+import { answerOfResponse, type GatewayAnswer, isOk } from "./gatewayAnswer.ts"
+import { type GatewayRequest, undiciGatewayFetch } from "./gatewayFetch.ts"
 import { consoleLog, type ProxyLog } from "./proxyLog.ts"
 import type { RequestTokeniser } from "./RequestTokeniser.ts"
 
@@ -250,20 +251,18 @@ const checkLocalCaller = (req: IncomingMessage, boundHost: string): void => {
 export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: string) => {
   // Without a fetch of the caller's, the proxy's own keep-alive pool to the gateway (closed with the server).
   const ownFetch = deps.fetch === undefined ? undiciGatewayFetch() : undefined
-  const gatewayFetch = deps.fetch ?? ownFetch!.fetch
   const timeoutMs = deps.gatewayTimeoutMs ?? 300_000
   const tokeniseTimeoutMs = deps.tokeniseTimeoutMs ?? DEFAULT_TOKENISE_TIMEOUT_MS
   const maxBodyBytes = deps.maxBodyBytes ?? MAX_REQUEST_BODY_BYTES
   const engineHeader = engineHeaderValue(deps.engine)
 
   /** The gateway's time limit covers the whole exchange (a stream included); its timer stops when the response closes. */
-  const callGateway = async (path: string, init: RequestInit, clientGone: AbortSignal, res: ServerResponse): Promise<Response> => {
+  const callGateway = async (path: string, init: Omit<GatewayRequest, "signal">, clientGone: AbortSignal, res: ServerResponse): Promise<GatewayAnswer> => {
+    const url = `${deps.gatewayUrl}${path}`
+    const signal = limitedSignal(clientGone, timeoutMs, res).signal
     try {
-      return await gatewayFetch(`${deps.gatewayUrl}${path}`, {
-        ...init,
-        redirect: "error",
-        signal: limitedSignal(clientGone, timeoutMs, res).signal
-      })
+      if (ownFetch !== undefined) return await ownFetch.exchange(url, { ...init, signal })
+      return answerOfResponse(await deps.fetch!(url, { ...init, body: init.body as Uint8Array<ArrayBuffer> | string | undefined, redirect: "error", signal }))
     } catch (error) {
       if (clientGone.aborted) throw clientGone.reason
       throw new ProxyHttpError(502, "gateway_unreachable", `the gateway ${deps.gatewayUrl} did not answer: ${(error as Error).message}`)
@@ -273,13 +272,13 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
   /** The gateway's request id of each answer, for the access log. */
   const gatewayRequestIds = new WeakMap<ServerResponse, string>()
 
-  const passBackHeaders = (response: Response, res: ServerResponse): Record<string, string> => {
+  const passBackHeaders = (answer: GatewayAnswer, res: ServerResponse): Record<string, string> => {
     const headers: Record<string, string> = {}
-    response.headers.forEach((value, name) => {
-      if (passesBack(name)) headers[name] = value
-    })
-    const requestId = response.headers.get("x-request-id")
-    if (requestId !== null) gatewayRequestIds.set(res, requestId)
+    for (const name in answer.headers) {
+      if (passesBack(name)) headers[name] = answer.headers[name]!
+    }
+    const requestId = answer.headers["x-request-id"]
+    if (requestId !== undefined) gatewayRequestIds.set(res, requestId)
     return headers
   }
 
@@ -365,21 +364,22 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
       if (typeof value === "string") forwarded[name] = value
     }
     if (typeof idempotencyKey === "string") forwarded["idempotency-key"] = idempotencyKey
-    const response = await callGateway(
+    const request = relayRequestInit(prepared, { apiKey: deps.gatewayKey, stream, headers: forwarded })
+    const answer = await callGateway(
       RELAY_PATHS[target.route],
-      relayRequestInit(prepared, { apiKey: deps.gatewayKey, stream, headers: forwarded }),
+      { method: "POST", headers: request.headers as Record<string, string>, body: prepared.bodyBytes },
       client,
       res
     )
-    // Errors carry no user content (the gateway is content-blind), so they pass through, on the Anthropic
-    // route in Anthropic's error shape.
-    const answer = await restoredAnswer(target.route, prepared.map, response, stream)
-    if (stream && response.ok) return relayStream(res, response, answer.body!, client)
+    // A 2xx answer gets this request's originals back (a stream frame by frame). Errors carry no user content (the
+    // gateway is content-blind), so they pass through, on the Anthropic route in Anthropic's error shape.
+    const ok = isOk(answer)
+    if (stream && ok) return relayStream(res, answer, restoredStream(target.route, prepared.map, answer.stream()), client)
     const text = await answer.text()
-    const out = response.ok || !isAnthropicRoute(target.route) ? text : anthropicErrorText(response.status, text)
-    res.writeHead(response.status, {
-      ...passBackHeaders(response, res),
-      "content-type": response.headers.get("content-type") ?? "application/json",
+    const out = ok ? restoredText(text, prepared.map) : isAnthropicRoute(target.route) ? anthropicErrorText(answer.status, text) : text
+    res.writeHead(answer.status, {
+      ...passBackHeaders(answer, res),
+      "content-type": answer.headers["content-type"] ?? "application/json",
       "content-length": String(Buffer.byteLength(out))
     })
     res.end(out)
@@ -390,10 +390,10 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
    * across frames included) and the gateway's `receipt-v2` trailer passed on unchanged. A client that goes away
    * cancels the gateway stream; a malformed frame from the gateway ends the stream (the status is already sent).
    */
-  const relayStream = async (res: ServerResponse, response: Response, restored: ReadableStream<Uint8Array>, client: AbortSignal) => {
-    res.writeHead(response.status, {
-      ...passBackHeaders(response, res),
-      "content-type": response.headers.get("content-type") ?? "text/event-stream; charset=utf-8",
+  const relayStream = async (res: ServerResponse, answer: GatewayAnswer, restored: ReadableStream<Uint8Array>, client: AbortSignal) => {
+    res.writeHead(answer.status, {
+      ...passBackHeaders(answer, res),
+      "content-type": answer.headers["content-type"] ?? "text/event-stream; charset=utf-8",
       "cache-control": "no-cache",
       "x-accel-buffering": "no"
     })
@@ -420,11 +420,11 @@ export const createProxyRequestHandler = (deps: ProxyDependencies, boundHost: st
    */
   const models = async (res: ServerResponse) => {
     // As on the relay routes: a client that leaves cancels the gateway call.
-    const response = await callGateway("/api/v1/models", { headers: { authorization: `Bearer ${deps.gatewayKey}`, accept: "application/json" } }, clientGoneSignal(res), res)
-    const text = await response.text()
-    res.writeHead(response.status, {
-      ...passBackHeaders(response, res),
-      "content-type": response.headers.get("content-type") ?? "application/json",
+    const answer = await callGateway("/api/v1/models", { method: "GET", headers: { authorization: `Bearer ${deps.gatewayKey}`, accept: "application/json" } }, clientGoneSignal(res), res)
+    const text = await answer.text()
+    res.writeHead(answer.status, {
+      ...passBackHeaders(answer, res),
+      "content-type": answer.headers["content-type"] ?? "application/json",
       "content-length": String(Buffer.byteLength(text)),
       "x-proxy-models-source": "gateway"
     })

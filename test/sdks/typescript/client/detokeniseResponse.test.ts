@@ -28,6 +28,12 @@ describe("detokeniseResponseText", () => {
     expect(JSON.parse(JSON.parse(detokeniseResponseText(responses, map)).output[0].arguments).to).toBe('Jane "JD" O\\Doe')
   })
 
+  it("passes a body on byte for byte when nothing of the request was aliased (no parse and re-serialisation)", () => {
+    const body = '{ "id": "x",\n  "content": "\\u0048i <EMAIL_1_wxyz>" }'
+    expect(detokeniseResponseText(body, new Map())).toBe(body)
+    expect(detokeniseResponseText("not json <EMAIL_1_wxyz>", new Map())).toBe("not json <EMAIL_1_wxyz>")
+  })
+
   it("detokenises non-JSON text as text", () => {
     expect(detokeniseResponseText("plain <EMAIL_1_wxyz>", map)).toBe("plain jane@example.com")
   })

@@ -60,6 +60,26 @@ describe("undiciGatewayFetch: the proxy's own way to call its gateway", () => {
     expect(gateway.connections()).toBeLessThanOrEqual(2)
   })
 
+  it("exchange answers the status, the headers by lower-case name (repeated ones joined) and the body text, without a Response", async () => {
+    const gateway = await serve((req, res) => {
+      res.setHeader("x-service-receipt-v2", ["r1", "r2"])
+      res.writeHead(200, { "content-type": "application/json", "X-Request-Id": String(req.headers["x-request-id"]) })
+      res.end('{"ok":true}')
+    })
+    const answer = await client().exchange(`${gateway.url}/api/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-request-id": "r9" },
+      body: Buffer.from('{"x":1}'),
+      signal: new AbortController().signal
+    })
+    expect(answer.status).toBe(200)
+    expect(answer.headers["x-request-id"]).toBe("r9")
+    expect(answer.headers["x-service-receipt-v2"]).toBe("r1, r2")
+    expect(answer.headers["content-type"]).toBe("application/json")
+    expect(await answer.text()).toBe('{"ok":true}')
+    expect(gateway.seen).toEqual([{ method: "POST", path: "/api/v1/chat/completions", body: '{"x":1}' }])
+  })
+
   it("passes an event stream on as it arrives: the first frame is readable before the gateway ends the answer", async () => {
     let finish = () => {}
     const gateway = await serve((_req, res) => {

@@ -9,6 +9,7 @@ import { FAKE_PROVIDER_SETTINGS, GATEWAY_SETTINGS } from "../../src/config/gatew
 import { DEMO_SETTINGS } from "../../sdks/typescript/src/demo.ts"
 import { MCP_SETTINGS } from "../../sdks/typescript/src/mcp/settings.ts"
 import { PROXY_ENVIRONMENT_SETTINGS, PROXY_SETTINGS } from "../../sdks/typescript/src/proxy/proxyConfig.ts"
+import { TRANSPARENCY_SETTINGS } from "../../sdks/typescript/src/transparencyMonitor.ts"
 import { variableNames } from "../../sdks/typescript/src/wire/config/setting.ts"
 
 const read = (name: string) => readFileSync(new URL(`../../docs/${name}`, import.meta.url), "utf8")
@@ -80,6 +81,13 @@ describe("the client programs' settings are documented (docs/configuration.md, d
     const documented = mentioned(section("Demo"))
     expect(demoNames.filter((name) => !documented.has(name))).toEqual([])
     expect(unknown(documented, demoNames)).toEqual([])
+  })
+
+  it("every transparency monitor setting is in its section, which names no other", () => {
+    const documented = mentioned(section("Transparency monitor"))
+    const names = variableNames(TRANSPARENCY_SETTINGS)
+    expect(names.filter((name) => !documented.has(name))).toEqual([])
+    expect(unknown(documented, names)).toEqual([])
   })
 
   it("docs/proxy.md's settings table lists exactly the proxy's settings, each with its PROXY_CONFIG key", () => {

@@ -8,9 +8,16 @@
  * detectable.
  */
 import { readFileSync, renameSync, writeFileSync } from "node:fs"
+import { gatewayUrlSetting } from "./client/clientSettings.ts"
 import { parseGatewayUrl } from "./client/gatewayUrl.ts"
 import { createJwksCache } from "./verify/jwks.ts"
+import { ConfigInvalid, readSettings } from "./wire/config/setting.ts"
 import { type SignedTreeHead, treeHeadShapeProblem, verifyConsistencyProof, verifyTreeHead } from "./wire/receipts/transparency.ts"
+
+/** The monitor's one setting from the environment (docs/configuration.md); `--gateway` overrides it. */
+export const TRANSPARENCY_SETTINGS = {
+  gatewayUrl: gatewayUrlSetting()
+}
 
 export const TRANSPARENCY_HELP = `privacy-relay transparency monitor --state <file> [--gateway <url>]
 
@@ -195,7 +202,7 @@ export const runTransparency = async (
   }
   if (sub !== "monitor") return usage(`unknown subcommand ${JSON.stringify(sub)}`)
   let stateFile: string | undefined
-  let gatewayUrl = env.GATEWAY_URL?.trim() || undefined
+  let gatewayUrl: string | undefined
   for (let i = 0; i < rest.length; i++) {
     const value = rest[i + 1]
     if ((rest[i] === "--state" || rest[i] === "--gateway") && value !== undefined && value !== "" && !value.startsWith("--")) {
@@ -207,6 +214,14 @@ export const runTransparency = async (
     }
   }
   if (stateFile === undefined) return usage("--state <file> is required")
+  if (gatewayUrl === undefined) {
+    try {
+      gatewayUrl = readSettings(TRANSPARENCY_SETTINGS, env).gatewayUrl
+    } catch (error) {
+      if (error instanceof ConfigInvalid) return usage(`gateway: ${error.message}`)
+      throw error
+    }
+  }
   if (gatewayUrl === undefined) return usage("--gateway <url> or GATEWAY_URL is required")
   const report = await monitorTransparencyLog({ gatewayUrl, stateFile, ...(fetch === undefined ? {} : { fetch }) })
   io.output.write(`${JSON.stringify(report)}\n`)

@@ -229,6 +229,8 @@ describe("against a log that misbehaves", () => {
       [["monitor", "--state", "x.json"], {}, /--gateway <url> or GATEWAY_URL is required/],
       [["monitor", "--state"], {}, /unknown or incomplete argument "--state"/],
       [["monitor", "--state", "x.json", "--gateway", "http://relay.example"], {}, /^gateway: /],
+      // GATEWAY_URL is checked by the monitor's settings schema, before anything is fetched.
+      [["monitor", "--state", "x.json"], { GATEWAY_URL: "ftp://relay.example" }, /^gateway: GATEWAY_URL must be an https URL, not ftp:$/],
       [["watch"], {}, /unknown subcommand "watch"/]
     ] as const) {
       const { code, report } = await run([...args], env)

@@ -164,6 +164,37 @@ describe("the packed @privacy-relay/sdk runs its programs on its own", () => {
     await expect(fetch(`${url}/healthz`)).rejects.toThrow()
   }, 120_000)
 
+  it("`npx privacy-relay mcp` (stdio, as an MCP host starts it) stops when SIGTERM reaches npx alone, though the host keeps its pipe open", async () => {
+    const mcp = spawn("npx", ["privacy-relay", "mcp"], { cwd: app, env, stdio: ["pipe", "pipe", "pipe"], detached: true })
+    children.push(mcp)
+    let stdout = ""
+    const initialised = new Promise<void>((resolve, reject) => {
+      mcp.stdout!.on("data", (chunk) => {
+        stdout += chunk
+        if (stdout.includes('"serverInfo"')) resolve()
+      })
+      mcp.once("exit", (code) => reject(new Error(`the MCP server exited ${code}`)))
+    })
+    mcp.stdin!.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "test", version: "1" } } })}\n`)
+    await initialised
+    const groupAlive = () => {
+      try {
+        process.kill(-mcp.pid!, 0)
+        return true
+      } catch {
+        return false
+      }
+    }
+    const signalled = Date.now()
+    process.kill(mcp.pid!, "SIGTERM")
+    while (groupAlive() && Date.now() - signalled < 10_000) await new Promise((resolve) => setTimeout(resolve, 50))
+    const survivors = groupAlive() ? execFileSync("ps", ["-o", "pid,ppid,stat,cmd", "-g", String(mcp.pid)], { encoding: "utf8" }) : ""
+    expect(survivors).toBe("")
+    // This side never closed the pipe: the stop came from the signal to npx alone.
+    expect(mcp.stdin!.writableEnded).toBe(false)
+    mcp.stdin!.destroy()
+  }, 120_000)
+
   it("a bad setting or an argument stops `proxy` and `mcp` at start: exit 1, one line naming the setting and what it accepts", async () => {
     const run = (args: Array<string>, extra: Record<string, string>) =>
       new Promise<{ code: number | null; stderr: string }>((resolve) => {

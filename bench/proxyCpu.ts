@@ -8,7 +8,8 @@
  * BENCH_NAMES: off or builtin (default builtin). BENCH_STREAM=1: streamed answers. BENCH_NODE_FLAGS: extra node
  * flags for the proxies (e.g. --perf-basic-prof to read them with Linux perf; their PIDs are printed).
  * BENCH_GATEWAY_DELAY_MS: the stub answers after this long (default 0), so the proxies run at a real gateway's call
- * rate, idle between calls, as in `npm run bench` (CPU per call is higher there than flat out).
+ * rate, idle between calls, as in `npm run bench` (CPU per call is higher there than flat out). BENCH_BARE=1 adds
+ * the bare Node hop (bench/bare-proxy.ts) as one more target: the floor of an HTTP hop in Node on this machine.
  */
 import { loadavg } from "node:os"
 import { join, resolve } from "node:path"
@@ -46,6 +47,13 @@ try {
     // Module loading, JIT and the connection to the stub: not what a call costs once running.
     await runPhase({ origin: proxy.url, path: "/v1/chat/completions", concurrency: 4, warmupMs: 0, measureMs: 2_000, next, requestTimeoutMs: 30_000 })
     proxies.push({ checkout, proxy, cpu: [] as number[], rps: [] as number[] })
+  }
+  if (process.env.BENCH_BARE === "1") {
+    // The floor: the thinnest Node hop (bench/bare-proxy.ts, node:http in, undici out), same stub, same load.
+    const bare = startNodeProcess("bare hop", join(root, "bench", "bare-proxy.ts"), { ...env(), BARE_UPSTREAM_URL: stubUrl, PORT: "0" })
+    const url = await waitForUrlLine(bare, 30_000)
+    await runPhase({ origin: url, path: "/v1/chat/completions", concurrency: 4, warmupMs: 0, measureMs: 2_000, next, requestTimeoutMs: 30_000 })
+    proxies.push({ checkout: "bare Node hop", proxy: { process: bare, url, cleanup: () => {} }, cpu: [] as number[], rps: [] as number[] })
   }
   for (let round = 1; round <= rounds; round++) {
     for (const p of proxies) {

@@ -8,6 +8,7 @@ import { nodeAttestationSigning } from "../sdks/typescript/src/client/nodeAttest
 import { ENGINE } from "../sdks/typescript/src/client/engine.ts"
 import { type Engine, prepareCall } from "../sdks/typescript/src/engine.ts"
 import { inProcessTokeniser } from "../sdks/typescript/src/proxy/RequestTokeniser.ts"
+import { inlineFiles } from "../sdks/typescript/src/files/inlineFiles.ts"
 import { restoredAnswer } from "../sdks/typescript/src/relayExchange.ts"
 import { builtinNameModel, loadBuiltinNameModel, tokeniseRequest } from "../sdks/typescript/src/tokeniser/index.ts"
 import { buildAttestation, encodeAttestationHeader } from "../sdks/typescript/src/wire/attestation/v3.ts"
@@ -28,6 +29,8 @@ const answerText = JSON.stringify({ id: "x", object: "chat.completion", created:
 const stages: Record<string, () => unknown> = {
   "tokeniseRequest (names off)": () => tokeniseRequest("chat.completions", body(), { names: "off" }),
   "tokeniseRequest (built-in names)": () => tokeniseRequest("chat.completions", body(), { names: builtinNameModel }),
+  "inProcessTokeniser.tokenise (built-in)": () => tokeniser.tokenise("chat.completions", body(), new AbortController().signal),
+  "inlineFiles": () => inlineFiles("chat.completions", body(), {}),
   "buildAttestation": () => buildAttestation({ route: "chat.completions", bodyBytes: tokenised.bodyBytes, detectorsFired: {}, engine: ENGINE, keyPair, bodyIsCanonical: true, signing: nodeAttestationSigning }),
   "signingInput (envelope JCS)": () => signingInput(envelope),
   "signEs256": () => nodeAttestationSigning.signEs256(keyPair.privateKey, tokenised.bodyBytes),

@@ -26,8 +26,27 @@ export const failedChainId = (orgId: string): string => `failed-v2-org-${orgId}`
  */
 export const envelopeHash = (envelope: object): Promise<string> => jcsSha256Hex(envelope)
 
+/**
+ * Random bytes for ids, drawn from a pool refilled 4 KiB at a time (each byte handed out once): a `getRandomValues`
+ * call per id cost ~2.5 us, a pooled one ~0.2 us (issue 41: the local proxy signs an attestation per call, the gateway
+ * its receipts).
+ */
+const POOL_BYTES = 4096
+const pool = new Uint8Array(POOL_BYTES)
+let poolOffset = POOL_BYTES
+
+const randomBytes = (length: number): Uint8Array => {
+  if (poolOffset + length > POOL_BYTES) {
+    globalThis.crypto.getRandomValues(pool)
+    poolOffset = 0
+  }
+  const bytes = pool.subarray(poolOffset, poolOffset + length)
+  poolOffset += length
+  return bytes
+}
+
 /** 128 random bits as 32 lowercase hex characters (receipt and attestation `jti`). */
-export const newJti = (): string => bytesToHex(globalThis.crypto.getRandomValues(new Uint8Array(16)))
+export const newJti = (): string => bytesToHex(randomBytes(16))
 
 /** RFC 3339 UTC timestamp with millisecond precision and `Z`, e.g. 2024-01-02T03:04:05.006Z. */
 export const rfc3339Millis = (date: Date): string => date.toISOString()

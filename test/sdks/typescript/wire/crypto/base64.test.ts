@@ -1,5 +1,5 @@
 import fc from "fast-check"
-import { describe, expect, it } from "vitest"
+import { describe, expect, it, vi } from "vitest"
 import {
   base64Decode,
   base64DecodeUtf8,
@@ -71,5 +71,37 @@ describe("base64url without padding", () => {
     expect(() => base64UrlDecode("Zg==")).toThrow()
     expect(() => base64UrlDecode("+/8")).toThrow()
     expect(() => base64UrlDecode("Zm9vY")).toThrow()
+  })
+})
+
+describe("without Node's Buffer (browsers, Deno): the hand-written encoder", () => {
+  it("gives what Buffer gives, standard padded and url-safe unpadded", async () => {
+    const NodeBuffer = Buffer
+    vi.stubGlobal("Buffer", undefined)
+    vi.resetModules()
+    try {
+      const portable = await import("../../../../../sdks/typescript/src/wire/crypto/base64.ts")
+      fc.assert(
+        fc.property(fc.uint8Array({ maxLength: 200 }), fc.nat(8), (bytes, offset) => {
+          // A view into a larger buffer, as the attestation's signature and UTF-8 bytes can be.
+          const view = new Uint8Array(offset + bytes.length)
+          view.set(bytes, offset)
+          const part = view.subarray(offset)
+          expect(portable.base64Encode(part)).toBe(NodeBuffer.from(bytes).toString("base64"))
+          expect(portable.base64UrlEncode(part)).toBe(NodeBuffer.from(bytes).toString("base64url"))
+        })
+      )
+    } finally {
+      vi.unstubAllGlobals()
+      vi.resetModules()
+    }
+  })
+})
+
+describe("with Node's Buffer", () => {
+  it("encodes a view into a larger buffer from its own offset and length only", () => {
+    const whole = new Uint8Array([1, 2, 0xfb, 0xff, 0xbf, 9, 9])
+    expect(base64Encode(whole.subarray(2, 5))).toBe("+/+/")
+    expect(base64UrlEncode(whole.subarray(2, 4))).toBe("-_8")
   })
 })

@@ -1,4 +1,4 @@
-import canonicalize from "canonicalize"
+import { canonicalString } from "../wire/crypto/jcs.ts"
 import { checkEgressDepth, EgressRefusal, type EgressPlace, type EgressRoute, type EgressWalk, type MediaKind, walkEgress } from "../wire/egressPolicy.ts"
 import { STABLE_TAG_LENGTH, tagFromMac } from "./alias.ts"
 import { redactImagePart } from "./redactImagePart.ts"
@@ -243,8 +243,13 @@ export const tokeniseRequest = async (
     const streamOptions = isObject(copy.stream_options) ? copy.stream_options : {}
     copy.stream_options = { ...streamOptions, include_usage: true }
   }
-  const canonical = canonicalize(copy)
-  if (canonical === undefined) throw new InvalidRequestBody("request body cannot be serialised as JSON")
+  let canonical: string
+  try {
+    canonical = canonicalString(copy)
+  } catch (cause) {
+    // A string with a lone surrogate (JSON text may escape one): no canonical form, so nothing can be attested or sent.
+    throw new InvalidRequestBody(`request body cannot be serialised as canonical JSON (${(cause as Error).message})`)
+  }
   return {
     body: copy,
     bodyBytes: new TextEncoder().encode(canonical),

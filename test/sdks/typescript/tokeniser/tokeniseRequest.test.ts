@@ -132,6 +132,9 @@ describe("tokeniseRequest", () => {
   it("rejects bodies that are not objects or lack a messages array", async () => {
     await expect(tokeniseRequest("chat.completions", "text", { names: "off" })).rejects.toBeInstanceOf(InvalidRequestBody)
     await expect(tokeniseRequest("messages", { model: "m" }, { names: "off" })).rejects.toBeInstanceOf(InvalidRequestBody)
+    // JSON text may escape a lone surrogate; such a body has no canonical form to attest, so it is refused.
+    await expect(tokeniseRequest("chat.completions", JSON.parse('{"messages":[{"role":"user","content":"a\\ud800b"}]}'), { names: "off" }))
+      .rejects.toThrow(/cannot be serialised as canonical JSON/)
   })
 })
 

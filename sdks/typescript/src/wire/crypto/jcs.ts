@@ -2,7 +2,6 @@
 // Pure WebCrypto + TextEncoder so the same code runs in Node, Deno and browsers.
 // There is no synchronous SHA-256 here on purpose: WebCrypto digests are async-only and
 // src/crypto must not import node:crypto.
-import canonicalize from "canonicalize"
 import { bytesToHex } from "./hex.ts"
 
 const utf8Encoder = new TextEncoder()
@@ -15,13 +14,76 @@ const strictUtf8Decoder = new TextDecoder("utf-8", { fatal: true })
  * insignificant whitespace). Throws for values JSON cannot represent (undefined, functions,
  * NaN/Infinity, bigint, lone surrogates, cycles).
  */
-export const canonicalString = (value: unknown): string => {
-  if (value === undefined || typeof value === "function" || typeof value === "symbol") {
-    throw new TypeError("value has no JSON representation")
+export const canonicalString = (value: unknown): string => serialise(value, new Set())
+
+/** Whether a string is valid UTF-16 (no lone surrogate): native where the runtime has it (ES2024), else a scan. */
+const isWellFormed: (text: string) => boolean =
+  typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === "function"
+    ? (text) => text.isWellFormed()
+    : (text) => {
+      for (let i = 0; i < text.length; i++) {
+        const code = text.charCodeAt(i)
+        if (code >= 0xd800 && code <= 0xdbff) {
+          const next = text.charCodeAt(i + 1)
+          if (!(next >= 0xdc00 && next <= 0xdfff)) return false
+          i++
+        } else if (code >= 0xdc00 && code <= 0xdfff) return false
+      }
+      return true
+    }
+
+/** A member or element JSON leaves out (an object member) or writes as null (an array element). */
+const isAbsent = (value: unknown): boolean => value === undefined || typeof value === "symbol" || typeof value === "function"
+
+/**
+ * RFC 8785 by hand, on the engine's own JSON.stringify for every string and number (ECMAScript's forms, which JCS
+ * adopts): what the `canonicalize` package did, with one string being built instead of an array joined per level and
+ * the native well-formedness check instead of a loop over every character (issue 41: the local proxy canonicalises
+ * every request body and attestation; ~1.6x faster on an envelope, ~3x on an 85 KB body; sdks/vectors/jcs.json).
+ */
+const serialise = (value: unknown, ancestors: Set<object>): string => {
+  switch (typeof value) {
+    case "string":
+      if (!isWellFormed(value)) throw new TypeError("a string with a lone surrogate has no canonical JSON form")
+      return JSON.stringify(value)
+    case "number":
+      if (!Number.isFinite(value)) throw new TypeError(`${value} has no JSON representation`)
+      return JSON.stringify(value)
+    case "boolean":
+      return value ? "true" : "false"
+    case "object": {
+      if (value === null) return "null"
+      if (ancestors.has(value)) throw new TypeError("a value that contains itself has no JSON representation")
+      ancestors.add(value)
+      let out: string
+      if (typeof (value as { toJSON?: unknown }).toJSON === "function") {
+        out = serialise((value as { toJSON: () => unknown }).toJSON(), ancestors)
+      } else if (Array.isArray(value)) {
+        out = "["
+        for (let i = 0; i < value.length; i++) {
+          if (i > 0) out += ","
+          out += isAbsent(value[i]) ? "null" : serialise(value[i], ancestors)
+        }
+        out += "]"
+      } else {
+        const record = value as Record<string, unknown>
+        // Array.prototype.sort's default order is by UTF-16 code units, the order RFC 8785 section 3.2.3 asks for.
+        const keys = Object.keys(record).sort()
+        out = "{"
+        for (const key of keys) {
+          const member = record[key]
+          if (isAbsent(member)) continue
+          if (out.length > 1) out += ","
+          out += `${serialise(key, ancestors)}:${serialise(member, ancestors)}`
+        }
+        out += "}"
+      }
+      ancestors.delete(value)
+      return out
+    }
+    default:
+      throw new TypeError(`a ${typeof value} has no JSON representation`)
   }
-  const text = canonicalize(value)
-  if (text === undefined) throw new TypeError("value has no JSON representation")
-  return text
 }
 
 /** The UTF-8 bytes of the JCS text: exactly what gets hashed and signed. */

@@ -1,6 +1,6 @@
 // The JSON body of a webhook delivery and its exact wire encoding.
 // Portable (no node: imports) so the SDK can reuse it in browsers and Deno.
-import canonicalize from "canonicalize"
+import { canonicalString } from "../crypto/jcs.ts"
 
 /** The delivery body fields fixed by the spec (Events, Delivery format). */
 export type WebhookPayload = {
@@ -19,11 +19,7 @@ export type WebhookPayload = {
 export const encodeDeliveryBody = (payload: WebhookPayload): string => canonicalJson(payload)
 
 /** JCS canonical JSON; throws on values JSON cannot represent (undefined at top level, NaN, etc.). */
-export const canonicalJson = (value: unknown): string => {
-  const text = canonicalize(value)
-  if (text === undefined) throw new TypeError("value has no canonical JSON form")
-  return text
-}
+export const canonicalJson = (value: unknown): string => canonicalString(value)
 
 /** The synthetic `webhook.test` event: `data` carries `endpoint_id` and `sent_at` (spec, Delivery format). */
 export const buildTestEventPayload = (input: {

@@ -1,3 +1,5 @@
+import canonicalize from "canonicalize"
+import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import {
   canonicalBytes,
@@ -71,6 +73,32 @@ describe("canonicalString (RFC 8785)", () => {
     const cyclic: Record<string, unknown> = {}
     cyclic.self = cyclic
     expect(() => canonicalString(cyclic)).toThrow()
+  })
+
+  it("agrees with the canonicalize package (the implementation it replaced) on arbitrary JSON values", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        expect(canonicalString(value)).toBe(canonicalize(value))
+      }),
+      { numRuns: 500 }
+    )
+  })
+
+  it("leaves out undefined, function and symbol members, writes them as null in arrays, and calls toJSON", () => {
+    expect(canonicalString({ b: undefined, a: [undefined, () => 1, Symbol("s"), 2], c: () => 1, d: Symbol("s") })).toBe('{"a":[null,null,null,2]}')
+    expect(canonicalString({ at: new Date(Date.UTC(2024, 0, 2)) })).toBe('{"at":"2024-01-02T00:00:00.000Z"}')
+    expect(canonicalString({ z: { toJSON: () => ({ b: 1, a: 2 }) } })).toBe('{"z":{"a":2,"b":1}}')
+  })
+
+  it("rejects a lone surrogate in a key, a bigint, and a cycle through an array, with a TypeError", () => {
+    expect(() => canonicalString({ "\udc00": 1 })).toThrow(TypeError)
+    expect(() => canonicalString({ a: 1n })).toThrow(TypeError)
+    const cyclic: Array<unknown> = []
+    cyclic.push({ back: cyclic })
+    expect(() => canonicalString(cyclic)).toThrow(TypeError)
+    // The same object twice, not inside itself, is no cycle.
+    const shared = { x: 1 }
+    expect(canonicalString([shared, { shared }])).toBe('[{"x":1},{"shared":{"x":1}}]')
   })
 
   it("encodes the canonical text as UTF-8", () => {

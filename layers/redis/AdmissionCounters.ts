@@ -27,9 +27,16 @@ export const AdmissionCountersRedis = Layer.effect(
       openHolds: Effect.tryPromise(() => scripts.openHolds()).pipe(Effect.orDie),
       seedBalance: (input) => Effect.tryPromise(() => scripts.seed(input)).pipe(Effect.orDie),
       // The command is queued on the connection at once (ioredis keeps its order), so a call this process starts
-      // after answering sees the release, the debit and the tokens; the caller need not wait for the reply.
+      // after answering sees the release, the debit and the tokens; the caller need not wait for the reply. The
+      // socket is corked until the current turn's synchronous work is done: the call's answer, written in the same
+      // turn, goes out first, and the finishes of every call that ends in this turn share one write.
       finish: (input) =>
         Effect.sync(() => {
+          const socket = redis.status === "ready" ? redis.stream : undefined
+          if (socket !== undefined) {
+            socket.cork()
+            process.nextTick(() => socket.uncork())
+          }
           scripts.finish({
             ...input,
             quotaKey: input.quota === undefined ? undefined : quotaKey(input.quota.orgId, input.quota.capability, input.quota.month)

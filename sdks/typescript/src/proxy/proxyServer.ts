@@ -199,22 +199,55 @@ const sendError = (res: ServerResponse, error: ProxyHttpError, anthropic: boolea
  * The request body, refused (413) before a byte is read when its Content-Length is over `limit`, and as
  * soon as it grows past `limit` when it has none (chunked): nothing over the limit is buffered.
  */
-const readBody = async (req: IncomingMessage, limit: number): Promise<Buffer> => {
+const readBody = (req: IncomingMessage, limit: number): Promise<Buffer> => {
   const declared = req.headers["content-length"]
-  if (declared !== undefined && Number(declared) > limit) throw tooLarge(limit, "the request body")
-  const chunks: Array<Buffer> = []
-  let size = 0
-  // Not destroyed on the early exit below: the connection stays up to carry the 413 (lingerAfterAnswer).
-  for await (const chunk of req.iterator({ destroyOnReturn: false })) {
-    size += (chunk as Buffer).length
-    if (size > limit) throw tooLarge(limit, "the request body")
-    chunks.push(chunk as Buffer)
-  }
-  return Buffer.concat(chunks)
+  if (declared !== undefined && Number(declared) > limit) return Promise.reject(tooLarge(limit, "the request body"))
+  // Listeners rather than an async iterator (a promise and an iterator result per chunk; issue 41: the proxy's CPU per
+  // call). Not destroyed on the early exit: the connection stays up to carry the 413 (lingerAfterAnswer).
+  return new Promise((resolve, reject) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    const stop = () => {
+      req.off("data", onData)
+      req.off("end", onEnd)
+      req.off("error", onError)
+      req.off("close", onClose)
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size > limit) {
+        stop()
+        // The rest of the body is not wanted; lingerAfterAnswer reads it, bounded, after the 413 is written.
+        req.pause()
+        reject(tooLarge(limit, "the request body"))
+        return
+      }
+      chunks.push(chunk)
+    }
+    const onEnd = () => {
+      stop()
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))
+    }
+    const onError = (error: Error) => {
+      stop()
+      reject(error)
+    }
+    // The client went away before the end of its body: nobody to answer.
+    const onClose = () => {
+      stop()
+      reject(new ClientGone())
+    }
+    req.on("data", onData)
+    req.on("end", onEnd)
+    req.on("error", onError)
+    req.on("close", onClose)
+  })
 }
 
 /** The request's path; an unparsable request target is a path no route has. */
 const pathOf = (url: string | undefined): string => {
+  // A route's own path, as every client sends it, is its path: no URL object to parse it (issue 41).
+  if (url !== undefined && Object.hasOwn(RELAY_ROUTES, url)) return url
   try {
     return new URL(url ?? "/", "http://proxy.local").pathname
   } catch {

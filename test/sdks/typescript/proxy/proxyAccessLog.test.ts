@@ -100,6 +100,28 @@ describe("local proxy access log", () => {
     expect(proxy.gatewayCalls).toEqual([])
   })
 
+  it("a client that leaves while still sending its body is logged with status 499, nothing is sent, and the next client is served", async () => {
+    const logged: Array<Logged> = []
+    const proxy = await startStubbedProxy({ tokeniser: inProcessTokeniser("off"), log: (level, message, annotations = {}) => logged.push({ level, message, annotations }) })
+    const { request } = await import("node:http")
+    await new Promise<void>((resolve) => {
+      const req = request(`${proxy.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json", "content-length": 1000 } })
+      req.on("error", () => resolve())
+      // Half of the declared body, then the client goes away.
+      req.write('{"model":"local-chat","messages":[{"role":"user","content":"' + "a".repeat(400), () => req.destroy())
+      req.on("close", () => resolve())
+    })
+    await waitFor(() => logged.length === 1)
+    expect(logged[0]!.annotations).toMatchObject({ method: "POST", route: "/v1/chat/completions", status: 499 })
+    expect(proxy.gatewayCalls).toEqual([])
+    const next = await fetch(`${proxy.url}/v1/chat/completions`, {
+      method: "POST",
+      body: JSON.stringify({ model: "local-chat", messages: [{ role: "user", content: "hi" }] })
+    })
+    expect(next.status).toBe(200)
+    expect(proxy.gatewayCalls).toEqual(["http://gateway.invalid/api/v1/chat/completions"])
+  })
+
   it("a multi-line message is written as one line", () => {
     const line = logLine("ERROR", "first\n  second", { event: "x" }, new Date(0))
     expect(line).toBe('{"message":"first second","level":"ERROR","timestamp":"1970-01-01T00:00:00.000Z","annotations":{"event":"x"},"spans":{}}\n')

@@ -3,7 +3,7 @@ import type { Span } from "../types.ts"
 import type { Detector } from "./Detector.ts"
 import { wholeValueKindAt, fieldKindAt } from "./fieldKinds.ts"
 import { passesLuhn } from "./luhn.ts"
-import { allMatches } from "./reusedRegex.ts"
+import { type DigitGroup, digitGroupRuns } from "./digitGroupRuns.ts"
 
 interface Scheme {
   readonly name: string
@@ -43,22 +43,13 @@ export const cardScheme = (digits: string): string | undefined =>
 export const isValidCardNumber = (digits: string): boolean =>
   /^\d{13,19}$/.test(digits) && cardScheme(digits) !== undefined && passesLuhn(digits)
 
-// Digit groups joined by ONE kind of separator (none, single spaces, or single dashes), as printed on
-// cards and receipts. The whole run is validated; we never look for a card inside a longer number. A run
-// after "+" is an international phone number ("+49 157 76849593" is also a Luhn-valid 13-digit Visa shape).
-const CARD_CANDIDATE = /(?<![\d\-+])\d+(?:(?: \d+)+|(?:-\d+)+)?(?![\d]|-\d)/g
+// Runs of digit groups joined by ONE kind of separator (none, single spaces, or single dashes), as printed on
+// cards and receipts (digitGroupRuns.ts). The whole run is validated; we never look for a card inside a longer
+// number. A run after "+" is an international phone number ("+49 157 76849593" is also a Luhn-valid 13-digit Visa
+// shape).
 
-/** Groups of one separator-joined digit run, with their offsets. */
-const groupsOf = (run: string, offset: number): Array<Group> => {
-  const groups: Array<Group> = []
-  const re = /\d+/g
-  for (let g = re.exec(run); g !== null; g = re.exec(run)) {
-    groups.push({ start: offset + g.index, end: offset + g.index + g[0].length, text: g[0] })
-  }
-  return groups
-}
-
-type Group = { start: number; end: number; text: string }
+const CHAR_2 = 50
+const CHAR_6 = 54
 
 /** A card has at most 19 digits and every group at least one, so no window of more groups can be a card. */
 const MAX_GROUPS = 19
@@ -72,7 +63,7 @@ const MAX_GROUPS = 19
  * inside it by binary search, iteratively. Linear-logarithmic in the number of groups: searching every size of
  * every sub-range again (the former way) never finished on a few thousand digit groups ("12 12 12 ...").
  */
-const cardsIn = (text: string, groups: ReadonlyArray<Group>): Array<Span> => {
+const cardsIn = (text: string, groups: ReadonlyArray<DigitGroup>): Array<Span> => {
   const n = groups.length
   // Prefix sums: digits up to group i, and groups that are not printed like card groups (2 to 8 digits).
   const digits = [0]
@@ -89,6 +80,10 @@ const cardsIn = (text: string, groups: ReadonlyArray<Group>): Array<Span> => {
       if (count < 13 || count > 19) continue
       // Groups must look like card printing (2 to 8 digits each), not a list of separate numbers.
       if (size > 1 && unprinted[i + size]! - unprinted[i]! > 0) continue
+      // Every scheme's issuer range starts with 2 to 6 (SCHEMES): skip the join and the checks for any other
+      // first digit, which long runs of other numbers ("12 12 12 ...") would otherwise pay millions of times.
+      const lead = groups[i]!.text.charCodeAt(0)
+      if (lead < CHAR_2 || lead > CHAR_6) continue
       const chosen = groups.slice(i, i + size)
       if (!isValidCardNumber(chosen.map((g) => g.text).join(""))) continue
       const start = chosen[0]!.start
@@ -131,5 +126,5 @@ const cardsIn = (text: string, groups: ReadonlyArray<Group>): Array<Span> => {
 
 export const cardDetector: Detector = {
   type: "CARD",
-  detect: (text) => allMatches(text, CARD_CANDIDATE).flatMap((m) => cardsIn(text, groupsOf(m[0], m.index)))
+  detect: (text) => digitGroupRuns(text).flatMap((groups) => cardsIn(text, groups))
 }

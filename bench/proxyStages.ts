@@ -9,7 +9,7 @@ import { ENGINE } from "../sdks/typescript/src/client/engine.ts"
 import { type Engine, prepareCall } from "../sdks/typescript/src/engine.ts"
 import { inProcessTokeniser } from "../sdks/typescript/src/proxy/RequestTokeniser.ts"
 import { inlineFiles } from "../sdks/typescript/src/files/inlineFiles.ts"
-import { restoredAnswer } from "../sdks/typescript/src/relayExchange.ts"
+import { restoredAnswer, restoredText } from "../sdks/typescript/src/relayExchange.ts"
 import { builtinNameModel, loadBuiltinNameModel, tokeniseRequest } from "../sdks/typescript/src/tokeniser/index.ts"
 import { buildAttestation, encodeAttestationHeader } from "../sdks/typescript/src/wire/attestation/v3.ts"
 import { signingInput } from "../sdks/typescript/src/wire/receipts/signing-input.ts"
@@ -17,6 +17,8 @@ import { signingInput } from "../sdks/typescript/src/wire/receipts/signing-input
 await loadBuiltinNameModel()
 const keyPair = (await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, ["sign", "verify"])) as CryptoKeyPair
 const body = () => JSON.parse(JSON.stringify({ model: "local-chat", stream: false, messages: [{ role: "user", content: "Say hello." }] }))
+// The same turn with personal data in it: aliases minted (HMAC) and restored in the answer.
+const personal = () => JSON.parse(JSON.stringify({ model: "local-chat", stream: false, messages: [{ role: "user", content: "Write to Margaret Hamilton at margaret.hamilton@example.com, +44 20 7946 0958." }] }))
 const tokeniser = inProcessTokeniser(builtinNameModel, { identifierSecret: new Uint8Array(32) })
 const engine: Engine = {
   identity: ENGINE, deviceKey: async () => keyPair, names: "off", stableAliasSecret: undefined, attestationSigning: nodeAttestationSigning,
@@ -24,6 +26,8 @@ const engine: Engine = {
 }
 const tokenised = await tokeniseRequest("chat.completions", body(), { names: builtinNameModel })
 const envelope = await buildAttestation({ route: "chat.completions", bodyBytes: tokenised.bodyBytes, detectorsFired: {}, engine: ENGINE, keyPair, bodyIsCanonical: true, signing: nodeAttestationSigning })
+const personalTokenised = await tokeniseRequest("chat.completions", personal(), { names: builtinNameModel })
+const personalAnswer = JSON.stringify({ id: "x", object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: `Echo: ${(personalTokenised.body as { messages: Array<{ content: string }> }).messages[0]!.content}` }, finish_reason: "stop" }] })
 const answerText = JSON.stringify({ id: "x", object: "chat.completion", created: 0, model: "local-chat", choices: [{ index: 0, message: { role: "assistant", content: "Echo: Say hello." }, finish_reason: "stop" }], usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 } })
 
 const stages: Record<string, () => unknown> = {
@@ -36,6 +40,9 @@ const stages: Record<string, () => unknown> = {
   "signEs256": () => nodeAttestationSigning.signEs256(keyPair.privateKey, tokenised.bodyBytes),
   "encodeAttestationHeader": () => encodeAttestationHeader(envelope),
   "prepareCall (built-in names)": () => prepareCall(engine, "chat.completions", body()),
+  "prepareCall, personal data (built-in names)": () => prepareCall(engine, "chat.completions", personal()),
+  "restoredText (proxy; no aliases)": () => restoredText(answerText, tokenised.map),
+  "restoredText (proxy; 3 aliases)": () => restoredText(personalAnswer, personalTokenised.map),
   "restoredAnswer + text": async () => (await restoredAnswer("chat.completions", tokenised.map, new Response(answerText, { status: 200, headers: { "content-type": "application/json" } }), false)).text()
 }
 const only = process.argv[2]

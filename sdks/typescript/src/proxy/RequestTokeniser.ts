@@ -8,6 +8,7 @@ import type { TokenisedBody } from "../engine.ts"
 import type { AttestationRoute } from "../wire/attestation/v3.ts"
 import { tokeniseRequest, type AliasMap, type ImageRedactor, type MediaPolicy, type NameModel, type TokeniseRequestOptions } from "../tokeniser/index.ts"
 
+import { nodeHmacSha256 } from "../client/nodeAliasMac.ts"
 import { createImageRedactor, type NodeImageRedactor } from "../ocr/redactImage.ts"
 
 export type { TokenisedBody }
@@ -47,6 +48,8 @@ export const requestOptions = (
 ): TokeniseRequestOptions => ({
   names,
   signal,
+  // node:crypto's HMAC for the alias tags: the same aliases as WebCrypto's, without a thread-pool job per alias.
+  hmacSha256: nodeHmacSha256,
   ...(route === "embeddings" && settings.stableAliasSecret !== undefined ? { stableAliasSecret: settings.stableAliasSecret } : {}),
   ...(settings.identifierSecret === undefined ? {} : { identifierSecret: settings.identifierSecret }),
   ...(settings.mediaPolicy === undefined ? {} : { mediaPolicy: settings.mediaPolicy }),

@@ -3,7 +3,7 @@ import { checkEgressDepth, EgressRefusal, type EgressPlace, type EgressRoute, ty
 import { STABLE_TAG_LENGTH, tagFromMac } from "./alias.ts"
 import { redactImagePart } from "./redactImagePart.ts"
 import { createCheckpoint } from "./checkpoint.ts"
-import { createSession, type SessionOptions, type TokeniserSession } from "./session.ts"
+import { createSession, macUnder, type SessionOptions, type TokeniserSession } from "./session.ts"
 import { tokeniseText } from "./tokeniseText.ts"
 import type { AliasMap } from "./types.ts"
 
@@ -133,20 +133,17 @@ const collectStrings = (holder: EgressPlace["holder"], key: string | number, int
 
 const textEncoder = new TextEncoder()
 
-/** `USER_<tag>`: the device-stable alias of an end-user identifier (sdks/vectors/README.md "Stable end-user aliases"). */
-export const endUserAlias = async (key: CryptoKey, value: string): Promise<string> => {
-  const mac = new Uint8Array(await globalThis.crypto.subtle.sign("HMAC", key, textEncoder.encode(`end-user\u0000${value}`)))
-  return `USER_${tagFromMac(mac, STABLE_TAG_LENGTH)}`
-}
+/** What an end-user identifier's MAC is taken over, and the alias its MAC gives (sdks/vectors/README.md). */
+const endUserMessage = (value: string): string => `end-user\u0000${value}`
+const endUserAliasOf = (mac: Uint8Array): string => `USER_${tagFromMac(mac, STABLE_TAG_LENGTH)}`
 
-const identifierKey = (secret: Uint8Array | undefined) =>
-  globalThis.crypto.subtle.importKey(
-    "raw",
-    (secret ?? globalThis.crypto.getRandomValues(new Uint8Array(32))) as Uint8Array<ArrayBuffer>,
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"]
-  )
+/** `USER_<tag>`: the device-stable alias of an end-user identifier (sdks/vectors/README.md "Stable end-user aliases"). */
+export const endUserAlias = async (key: CryptoKey, value: string): Promise<string> =>
+  endUserAliasOf(new Uint8Array(await globalThis.crypto.subtle.sign("HMAC", key, textEncoder.encode(endUserMessage(value)))))
+
+/** The MAC of end-user aliases: under the device's identifier secret, or a fresh random one for this request. */
+const identifierMac = (opts: TokeniseRequestOptions) =>
+  macUnder(opts.identifierSecret ?? globalThis.crypto.getRandomValues(new Uint8Array(32)), opts.hmacSha256)
 
 const URL_PATTERN = /^https?:\/\//i
 
@@ -231,10 +228,10 @@ export const tokeniseRequest = async (
   await checkpoint()
   const detectorsFired: Record<string, number> = { ...session.detectorsFired }
   if (walk.identifiers.length > 0) {
-    const key = await identifierKey(opts.identifierSecret)
+    const mac = identifierMac(opts)
     for (const place of walk.identifiers) {
       const holder = place.holder as Record<string | number, unknown>
-      holder[place.key] = await endUserAlias(key, holder[place.key] as string)
+      holder[place.key] = endUserAliasOf(await mac(endUserMessage(holder[place.key] as string)))
     }
     detectorsFired.USER = (detectorsFired.USER ?? 0) + walk.identifiers.length
   }

@@ -115,17 +115,43 @@ const matches = (patterns: Array<ReadonlyArray<string>>, path: string): boolean 
   return patterns.some((p) => p.length === segments.length && p.every((s, i) => s === "*" || s === segments[i]))
 }
 
+/** A container met by checkEgressDepth: its path is spelled out only for the refusal (issue 41: most bodies have none). */
+interface DepthFrame {
+  readonly value: object
+  readonly depth: number
+  readonly parent: DepthFrame | undefined
+  readonly key: string | number
+}
+
+const pathOfFrame = (frame: DepthFrame): string => {
+  const segments: Array<string | number> = []
+  for (let at: DepthFrame | undefined = frame; at?.parent !== undefined; at = at.parent) segments.push(at.key)
+  return segments.reverse().reduce<string>((path, segment) => child(path, segment), "")
+}
+
 /** Checks that the body nests at most MAX_EGRESS_DEPTH levels, without recursion (a hostile body cannot blow the stack). */
 export const checkEgressDepth = (body: unknown): void => {
-  const stack: Array<{ value: unknown; depth: number; path: string }> = [{ value: body, depth: 1, path: "" }]
+  if (typeof body !== "object" || body === null) return
+  // Only containers are pushed: a string or number member needs no frame.
+  const stack: Array<DepthFrame> = [{ value: body, depth: 1, parent: undefined, key: "" }]
   while (stack.length > 0) {
-    const { value, depth, path } = stack.pop()!
-    if (typeof value !== "object" || value === null) continue
-    if (depth > MAX_EGRESS_DEPTH) {
+    const frame = stack.pop()!
+    if (frame.depth > MAX_EGRESS_DEPTH) {
+      const path = pathOfFrame(frame)
       throw new EgressRefusal("nesting_too_deep", path, `The request nests deeper than ${MAX_EGRESS_DEPTH} levels at ${path}; nothing was sent.`)
     }
-    if (Array.isArray(value)) value.forEach((item, i) => stack.push({ value: item, depth: depth + 1, path: child(path, i) }))
-    else for (const key of Object.keys(value)) stack.push({ value: (value as Record<string, unknown>)[key], depth: depth + 1, path: child(path, key) })
+    const value = frame.value
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) {
+        const item: unknown = value[i]
+        if (typeof item === "object" && item !== null) stack.push({ value: item, depth: frame.depth + 1, parent: frame, key: i })
+      }
+    } else {
+      for (const key of Object.keys(value)) {
+        const item = (value as Record<string, unknown>)[key]
+        if (typeof item === "object" && item !== null) stack.push({ value: item, depth: frame.depth + 1, parent: frame, key })
+      }
+    }
   }
 }
 

@@ -137,6 +137,13 @@ describe("egress policy: every leak of issue 31 is closed in the tokeniser", () 
     const refusal = await refusalOf(tokeniseRequest("chat.completions", { model: "m", metadata: { k: deep }, messages: [] }, { names: "off" }))
     expect(refusal.code).toBe("nesting_too_deep")
     expect(refusal.path.startsWith("/metadata/k/d/d")).toBe(true)
+    // The path is spelled out only for the refusal, with JSON-pointer escapes and array indexes.
+    let mixed: unknown = "x"
+    for (let i = 0; i < MAX_EGRESS_DEPTH; i++) mixed = i % 2 === 0 ? [mixed] : { "a/b~c": mixed }
+    const escaped = await refusalOf(tokeniseRequest("chat.completions", { model: "m", metadata: { k: mixed }, messages: [] }, { names: "off" }))
+    expect(escaped.code).toBe("nesting_too_deep")
+    // The first container past depth 64 (body 1, metadata 2, k 3: the 63rd level of `mixed`), the path main gave before.
+    expect(escaped.path).toBe(`/metadata/k${"/a~1b~0c/0".repeat(31)}`)
     // 100,000 levels: refused in bounded time, without blowing the stack.
     let deeper: unknown = []
     for (let i = 0; i < 100_000; i++) deeper = [deeper]

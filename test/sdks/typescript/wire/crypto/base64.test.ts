@@ -89,8 +89,13 @@ describe("without Node's Buffer (browsers, Deno): the hand-written encoder", () 
           const part = view.subarray(offset)
           expect(portable.base64Encode(part)).toBe(NodeBuffer.from(bytes).toString("base64"))
           expect(portable.base64UrlEncode(part)).toBe(NodeBuffer.from(bytes).toString("base64url"))
+          // The hand-written decoder (the only one without Buffer) reads the same forms back.
+          expect(Array.from(portable.base64Decode(NodeBuffer.from(bytes).toString("base64")))).toEqual(Array.from(bytes))
+          expect(Array.from(portable.base64UrlDecode(NodeBuffer.from(bytes).toString("base64url")))).toEqual(Array.from(bytes))
         })
       )
+      expect(() => portable.base64Decode("Zh==")).toThrow()
+      expect(() => portable.base64UrlDecode("Zg==")).toThrow()
     } finally {
       vi.unstubAllGlobals()
       vi.resetModules()
@@ -103,5 +108,25 @@ describe("with Node's Buffer", () => {
     const whole = new Uint8Array([1, 2, 0xfb, 0xff, 0xbf, 9, 9])
     expect(base64Encode(whole.subarray(2, 5))).toBe("+/+/")
     expect(base64UrlEncode(whole.subarray(2, 4))).toBe("-_8")
+  })
+})
+
+describe("with Node's Buffer: decoding", () => {
+  it("stays strict: everything but the canonical form throws, as the hand-written decoder does", () => {
+    const notCanonical = ["Zg", "Zg=", "Zg===", "Z===", "Zm9v=", "Zm9v====", "=Zm9", "Zm=9", "Zm 9v", "Zm9v\n", "Zm9vé===", "-_8=", "Zh==", "Zm9=", "Zm8_"]
+    for (const text of notCanonical) expect(() => base64Decode(text), text).toThrow()
+    const notCanonicalUrl = ["Zg==", "Zg=", "+/8", "Zm9vY", "Zh", "Zm9", "Zm 9", "Zm9vé"]
+    for (const text of notCanonicalUrl) expect(() => base64UrlDecode(text), text).toThrow()
+    expect(Array.from(base64Decode("Zm8="))).toEqual([0x66, 0x6f])
+    expect(Array.from(base64UrlDecode("-_8"))).toEqual([0xfb, 0xff])
+    expect(base64Decode("").length).toBe(0)
+  })
+
+  it("answers a plain Uint8Array with a buffer of its own, never a view into Buffer's shared pool", () => {
+    const bytes = base64Decode("Zm9vYmFy")
+    expect(Object.getPrototypeOf(bytes)).toBe(Uint8Array.prototype)
+    expect(bytes.byteOffset).toBe(0)
+    expect(bytes.buffer.byteLength).toBe(6)
+    expect(Object.getPrototypeOf(base64UrlDecode("-_8"))).toBe(Uint8Array.prototype)
   })
 })

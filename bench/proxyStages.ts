@@ -19,6 +19,9 @@ const keyPair = (await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P
 const body = () => JSON.parse(JSON.stringify({ model: "local-chat", stream: false, messages: [{ role: "user", content: "Say hello." }] }))
 // The same turn with personal data in it: aliases minted (HMAC) and restored in the answer.
 const personal = () => JSON.parse(JSON.stringify({ model: "local-chat", stream: false, messages: [{ role: "user", content: "Write to Margaret Hamilton at margaret.hamilton@example.com, +44 20 7946 0958." }] }))
+// A 40-turn conversation (~24 KB, no personal data): what an agent resends on every call.
+const conversation = () => JSON.parse(JSON.stringify({ model: "m", messages: Array.from({ length: 40 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: [{ type: "text", text: "Lorem ipsum ".repeat(50) + i }] })) }))
+const tokeniserOff = inProcessTokeniser("off", { identifierSecret: new Uint8Array(32) })
 const tokeniser = inProcessTokeniser(builtinNameModel, { identifierSecret: new Uint8Array(32) })
 const engine: Engine = {
   identity: ENGINE, deviceKey: async () => keyPair, names: "off", stableAliasSecret: undefined, attestationSigning: nodeAttestationSigning,
@@ -41,6 +44,7 @@ const stages: Record<string, () => unknown> = {
   "encodeAttestationHeader": () => encodeAttestationHeader(envelope),
   "prepareCall (built-in names)": () => prepareCall(engine, "chat.completions", body()),
   "prepareCall, personal data (built-in names)": () => prepareCall(engine, "chat.completions", personal()),
+  "inProcessTokeniser.tokenise, 40-turn conversation (names off)": () => tokeniserOff.tokenise("chat.completions", conversation(), new AbortController().signal),
   "restoredText (proxy; no aliases)": () => restoredText(answerText, tokenised.map),
   "restoredText (proxy; 3 aliases)": () => restoredText(personalAnswer, personalTokenised.map),
   "restoredAnswer + text": async () => (await restoredAnswer("chat.completions", tokenised.map, new Response(answerText, { status: 200, headers: { "content-type": "application/json" } }), false)).text()

@@ -17,6 +17,7 @@ export interface RequestTokeniser {
   /**
    * Rejects with the signal's reason once it is aborted (the caller stops waiting at once). `callSecret` keys this
    * request's aliases (a request with an Idempotency-Key: the same bytes on a retry); fresh random when absent.
+   * `body` is handed over: it may be rewritten in place (the proxy parsed it for this call and does not read it again).
    */
   readonly tokenise: (route: AttestationRoute, body: unknown, signal: AbortSignal, callSecret?: Uint8Array) => Promise<TokenisedBody>
   readonly close: () => Promise<void>
@@ -50,6 +51,8 @@ export const requestOptions = (
   signal,
   // node:crypto's HMAC for the alias tags: the same aliases as WebCrypto's, without a thread-pool job per alias.
   hmacSha256: nodeHmacSha256,
+  // The proxy parsed the body for this call (a worker got its own copy in the message): tokenised in place.
+  bodyIsHandedOver: true,
   ...(route === "embeddings" && settings.stableAliasSecret !== undefined ? { stableAliasSecret: settings.stableAliasSecret } : {}),
   ...(settings.identifierSecret === undefined ? {} : { identifierSecret: settings.identifierSecret }),
   ...(settings.mediaPolicy === undefined ? {} : { mediaPolicy: settings.mediaPolicy }),

@@ -37,6 +37,12 @@ export interface TokeniseRequestOptions extends SessionOptions {
   readonly passthroughPaths?: ReadonlyArray<string>
   /** The image redactor `mediaPolicy: "redact"` uses; without one, images are refused under redact too. */
   readonly redactImage?: ImageRedactor
+  /**
+   * True when the caller hands `body` over and will not read it again (the local proxy, which parsed it for this
+   * call): it is tokenised in place instead of on a copy (issue 41: the copy cost ~55 us on a 40-turn conversation).
+   * Default false: the caller's body is left as it was.
+   */
+  readonly bodyIsHandedOver?: boolean
 }
 
 /** What an opt-in let through untokenised, for the attestation's `passthrough` claim (paths and kinds, never values). */
@@ -212,7 +218,7 @@ export const tokeniseRequest = async (
   if (route !== "embeddings" && route !== "responses" && !Array.isArray(body.messages)) throw new InvalidRequestBody("messages must be an array")
   // Before the copy: a hostile nesting would overflow structuredClone's stack.
   checkEgressDepth(body)
-  const copy = structuredClone(body)
+  const copy = opts.bodyIsHandedOver === true ? body : structuredClone(body)
   const walk = walkEgress(route, copy, { depthChecked: true, ...(opts.passthroughPaths === undefined ? {} : { passthroughPaths: opts.passthroughPaths }) })
   const passthrough: Array<PassthroughEntry> = [...walk.passthrough]
   await applyMediaPolicy(walk, opts, passthrough)

@@ -129,6 +129,19 @@ describe("tokeniseRequest", () => {
     expect((ids.body as any).input).toEqual([1, 2, 3])
   })
 
+  it("leaves the caller's body as it was, unless it is handed over: then the same bytes, tokenised in place", async () => {
+    const turn = () => ({ model: "m", stream: true, messages: [{ role: "user", content: "Mail jane.doe@example.com" }] })
+    const secret = new Uint8Array(32).fill(7)
+    const kept = turn()
+    const copied = await tokeniseRequest("chat.completions", kept, { names: "off", secret })
+    expect(kept).toEqual(turn())
+    const handed = turn()
+    const inPlace = await tokeniseRequest("chat.completions", handed, { names: "off", secret, bodyIsHandedOver: true })
+    expect(new TextDecoder().decode(inPlace.bodyBytes)).toBe(new TextDecoder().decode(copied.bodyBytes))
+    expect(inPlace.body).toBe(handed)
+    expect(JSON.stringify(handed)).not.toContain("jane.doe@example.com")
+  })
+
   it("rejects bodies that are not objects or lack a messages array", async () => {
     await expect(tokeniseRequest("chat.completions", "text", { names: "off" })).rejects.toBeInstanceOf(InvalidRequestBody)
     await expect(tokeniseRequest("messages", { model: "m" }, { names: "off" })).rejects.toBeInstanceOf(InvalidRequestBody)

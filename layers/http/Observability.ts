@@ -1,4 +1,4 @@
-import { Effect, Tracer } from "effect"
+import { Effect, LogLevel, Tracer } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { AppConfig } from "../../services/AppConfig.ts"
 import { GatewayMetrics } from "../../services/GatewayMetrics.ts"
@@ -92,17 +92,21 @@ export const ObservabilityMiddleware = HttpRouter.middleware(
       // An error decided before the body was read (413, 401, ...): take the rest of the body first (bounded), so the
       // client can finish writing and read this answer instead of a reset connection (lingeringBody.ts).
       if (response.status >= 400) yield* drainUnreadBody(request)
-      yield* Effect.logInfo("request").pipe(
-        Effect.annotateLogs(accessLogFields({
-          requestId,
-          method: request.method,
-          path,
-          status: response.status,
-          elapsedMs: elapsed,
-          access,
-          trace: { traceId: trace.traceId, spanId, parentSpanId: trace.parentSpanId ?? null, sampled }
-        }))
-      )
+      // Built only when it will be written: below LOG_LEVEL=info the line and its annotations cost ~10 us a request
+      // for nothing (in-process, filtered logInfo with 12 annotations vs none).
+      if (yield* LogLevel.isEnabled("Info")) {
+        yield* Effect.logInfo("request").pipe(
+          Effect.annotateLogs(accessLogFields({
+            requestId,
+            method: request.method,
+            path,
+            status: response.status,
+            elapsedMs: elapsed,
+            access,
+            trace: { traceId: trace.traceId, spanId, parentSpanId: trace.parentSpanId ?? null, sampled }
+          }))
+        )
+      }
       return HttpServerResponse.setHeaders(response, out)
     })
   }),

@@ -17,10 +17,9 @@ import { loadavg, tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Pool } from "undici"
-import { GATEWAY_NODE_FLAGS } from "../programs/gatewayNodeFlags.ts"
 import { attestedPool, type AttestedRequest, benchBody, type BenchRoute } from "./lib/attested.ts"
-import { creditWallet, issueSelfServiceKey } from "./lib/funding.ts"
-import { cpuMsOf, freePort, killAllSync, startNodeProcess, stopAll, waitForHealthy, waitForUrlLine } from "./lib/processes.ts"
+import { fundedBenchKey, startBenchFakeProvider, startBenchGateway } from "./lib/benchGateway.ts"
+import { cpuMsOf, killAllSync, stopAll } from "./lib/processes.ts"
 import { profileFiles, profileMarkdown, summariseProfile } from "./lib/profile.ts"
 import { percentile, sortedCopy } from "./lib/stats.ts"
 import { createBenchStorage } from "./lib/storage.ts"
@@ -117,29 +116,13 @@ const alternate = async (
 const main = async () => {
   const storage = await createBenchStorage(process.env)
   try {
-    const childEnv = (extra: Record<string, string>) => {
-      const env: Record<string, string | undefined> = { ...process.env }
-      for (const k of ["DATABASE_URL", "REDIS_URL", "REDIS_PREFIX", "DATA_DIR", "PORT", "HOST", "LOCAL_PROVIDER_URL"]) delete env[k]
-      for (const k of Object.keys(env)) if (k.startsWith("BENCH_")) delete env[k]
-      return { ...env, ...extra }
-    }
-    const fake = startNodeProcess("fake-provider", join(root, "programs", "fake-provider.ts"), childEnv({ FAKE_PROVIDER_HOST: "127.0.0.1", FAKE_PROVIDER_PORT: "0" }))
-    const fakeUrl = await waitForUrlLine(fake, 15_000)
-    const port = await freePort()
-    const gateway = startNodeProcess("gateway", join(root, "programs", "gateway.ts"), childEnv({
-      ...storage.env,
-      HOST: "127.0.0.1",
-      PORT: String(port),
-      LOCAL_PROVIDER_URL: fakeUrl,
-      LOG_LEVEL: "warn",
-      TRACE_SAMPLE_RATIO: "0",
-      TRUSTED_PROXIES: "127.0.0.1,::ffff:127.0.0.1,::1",
-      RATE_LIMITS_JSON: JSON.stringify({ free: { keyPerMinute: null, tenantPer60s: 100_000_000, tenantPer3600s: 1_000_000_000, monthlyTokens: 1_000_000_000_000 } })
-    }), [...GATEWAY_NODE_FLAGS, ...(profileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`])])
-    const gatewayUrl = `http://127.0.0.1:${port}`
-    await waitForHealthy(gateway, `${gatewayUrl}/healthz`, 90_000)
-    const funded = await issueSelfServiceKey(gatewayUrl, "paired bench", "198.18.254.1")
-    await creditWallet({ gatewayUrl, dataDir: storage.dataDir, databaseUrl: storage.databaseUrl, keyPrefix: funded.keyPrefix, usd: "100000" })
+    const { url: fakeUrl } = await startBenchFakeProvider()
+    const { process: gateway, url: gatewayUrl } = await startBenchGateway({
+      storage,
+      providerUrl: fakeUrl,
+      nodeFlags: profileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`]
+    })
+    const funded = await fundedBenchKey(gatewayUrl, storage, "paired bench", "198.18.254.1", "100000")
     const auth = `Bearer ${funded.apiKey}`
     log(`storage ${storage.sql}+${storage.shared}, ${calls} calls of each of ${kinds.join(" and ")}, load ${loadavg().map((x) => x.toFixed(2)).join("/")}`)
 

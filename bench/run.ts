@@ -33,20 +33,19 @@ import {
   type AttestedRequest,
   type BenchRoute
 } from "./lib/attested.ts"
+import { BENCH_RATE_LIMITS_JSON, benchChildEnv, startBenchFakeProvider, startBenchGateway } from "./lib/benchGateway.ts"
 import { creditWallet, issueSelfServiceKey } from "./lib/funding.ts"
 import { measureResponsesStreamDetokenise } from "./lib/responsesStreamDetokenise.ts"
 import { type PhaseResult, type PhaseSpec, runPhase } from "./lib/load.ts"
 import {
   cpuMsOf,
   cpuMsOfCommands,
-  freePort,
   killAllSync,
   memoryOf,
   RssSampler,
   type ServerProcess,
   startNodeProcess,
   stopAll,
-  waitForHealthy,
   waitForUrlLine
 } from "./lib/processes.ts"
 import { PROXY_HEADERS, proxyBody, type ProxyTarget, startProxyTarget } from "./lib/proxyTarget.ts"
@@ -77,7 +76,6 @@ import {
   ownCpuMs,
   postgresCommitMs
 } from "./lib/machineReference.ts"
-import { GATEWAY_NODE_FLAGS } from "../programs/gatewayNodeFlags.ts"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const resultsDir = join(root, "bench", "results")
@@ -116,10 +114,6 @@ const TENANT_CONCURRENCY = 64
 /** The local proxy serves one user: measured at c=1 and c=16 (non-streamed), streams at c=1. */
 const PROXY_MAX_CONCURRENCY = 16
 
-/** Limits high enough never to throttle the bench: it measures the cost of the checks, not their verdicts. */
-const RATE_LIMITS_JSON = JSON.stringify({
-  free: { keyPerMinute: null, tenantPer60s: 100_000_000, tenantPer3600s: 1_000_000_000, monthlyTokens: 1_000_000_000_000 }
-})
 const CREDIT_USD = "100000"
 /** Local server processes whose CPU is the storage's share of a gateway call (0 when storage is embedded). */
 const STORAGE_COMMANDS = ["postgres", "redis-server"]
@@ -135,19 +129,8 @@ const CHAT_PATH: Record<Target, string> = {
   "proxy-off": "/v1/chat/completions",
   "proxy-builtin": "/v1/chat/completions"
 }
-/** The gateway trusts the load generator's X-Forwarded-For, so each tenant's key is issued from its own network. */
-const TRUSTED_PROXIES = "127.0.0.1,::ffff:127.0.0.1,::1"
-
 const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`)
 const load1 = () => loadavg()[0]
-
-/** Environment for a child: the caller's (so PATH etc. hold), minus what could point a server elsewhere. */
-const childEnv = (extra: Record<string, string>): Record<string, string | undefined> => {
-  const env: Record<string, string | undefined> = { ...process.env }
-  for (const k of ["DATABASE_URL", "REDIS_URL", "REDIS_PREFIX", "DATA_DIR", "PORT", "HOST", "LOCAL_PROVIDER_URL"]) delete env[k]
-  for (const k of Object.keys(env)) if (k.startsWith("BENCH_") || k.startsWith("FAKE_PROVIDER_")) delete env[k]
-  return { ...env, ...extra }
-}
 
 /** --cpu-prof into its own directory under the run's profile directory, when that process is being profiled. */
 const profileFlags = (name: string, on: boolean): string[] =>
@@ -161,27 +144,11 @@ interface Servers {
 }
 
 const startServers = async (storage: BenchStorage): Promise<Servers> => {
-  const fake = startNodeProcess("fake-provider", join(root, "programs", "fake-provider.ts"), childEnv({
-    FAKE_PROVIDER_HOST: "127.0.0.1",
-    FAKE_PROVIDER_PORT: "0"
-  }))
-  const fakeUrl = await waitForUrlLine(fake, 15_000)
-  const bare = startNodeProcess("bare-proxy", join(root, "bench", "bare-proxy.ts"), childEnv({ BARE_UPSTREAM_URL: fakeUrl, PORT: "0" }))
+  const fake = await startBenchFakeProvider()
+  const bare = startNodeProcess("bare-proxy", join(root, "bench", "bare-proxy.ts"), benchChildEnv({ BARE_UPSTREAM_URL: fake.url, PORT: "0" }))
   const bareUrl = await waitForUrlLine(bare, 15_000)
-  const port = await freePort()
-  const gateway = startNodeProcess("gateway", join(root, "programs", "gateway.ts"), childEnv({
-    ...storage.env,
-    HOST: "127.0.0.1",
-    PORT: String(port),
-    LOCAL_PROVIDER_URL: fakeUrl,
-    LOG_LEVEL: "warn",
-    TRACE_SAMPLE_RATIO: "0",
-    TRUSTED_PROXIES,
-    RATE_LIMITS_JSON
-  }), [...GATEWAY_NODE_FLAGS, ...profileFlags("gateway", profileSetting === "1")])
-  const gatewayUrl = `http://127.0.0.1:${port}`
-  await waitForHealthy(gateway, `${gatewayUrl}/healthz`, 90_000)
-  return { fake, bare, gateway, urls: { direct: fakeUrl, bare: bareUrl, gateway: gatewayUrl } }
+  const gateway = await startBenchGateway({ storage, providerUrl: fake.url, nodeFlags: profileFlags("gateway", profileSetting === "1") })
+  return { fake: fake.process, bare, gateway: gateway.process, urls: { direct: fake.url, bare: bareUrl, gateway: gateway.url } }
 }
 
 /** Hands out each pre-signed request once; signs inline (counted) if the pool runs dry. */
@@ -290,7 +257,7 @@ const main = async () => {
           names,
           gatewayUrl: urls.gateway!,
           apiKey: funded.apiKey,
-          env: childEnv({}),
+          env: benchChildEnv({}),
           nodeFlags: profileFlags(target, profileSetting === "proxy")
         })
         proxyCleanups.push(proxy.cleanup)
@@ -300,7 +267,7 @@ const main = async () => {
       log(`proxy (names off) ${urls["proxy-off"]}, proxy (builtin names) ${urls["proxy-builtin"]}`)
     }
     if (settings.peers.includes("portkey")) {
-      portkey = await startPortkeyTarget({ upstreamUrl: urls.direct!, env: childEnv({}), version: process.env.BENCH_PORTKEY_VERSION, log })
+      portkey = await startPortkeyTarget({ upstreamUrl: urls.direct!, env: benchChildEnv({}), version: process.env.BENCH_PORTKEY_VERSION, log })
       proxyCleanups.push(portkey.cleanup)
       urls.portkey = portkey.url
       log(`portkey ${portkey.version} ${urls.portkey}`)
@@ -474,7 +441,7 @@ const main = async () => {
     const directP50 = summary.find((r) => r.target === "direct" && !r.stream && r.concurrency === 1)?.p50 ?? Number.NaN
     const stageTable = stageRows(stages, directP50)
     const notes = [
-      `Rate limits raised for the run (RATE_LIMITS_JSON=${RATE_LIMITS_JSON}) so the windows are checked on every call but never throttle it.`,
+      `Rate limits raised for the run (RATE_LIMITS_JSON=${BENCH_RATE_LIMITS_JSON}) so the windows are checked on every call but never throttle it.`,
       "LOG_LEVEL=warn, TRACE_SAMPLE_RATIO=0 for the gateway. Load generator, servers and database share this machine's CPUs.",
       `Every direct gateway request carries its own v3 attestation (unique body, pre-signed right before its phase); ${phases.reduce((n, p) => n + p.inlineSigned, 0)} requests had to be signed inline.`,
       BENCH_IDEMPOTENCY

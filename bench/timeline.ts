@@ -16,18 +16,14 @@
  */
 import { createServer, type IncomingMessage } from "node:http"
 import { loadavg } from "node:os"
-import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { Pool } from "undici"
-import { GATEWAY_NODE_FLAGS } from "../programs/gatewayNodeFlags.ts"
 import { parseServerTiming } from "../src/http/serverTiming.ts"
 import { attestedPool, type AttestedRequest } from "./lib/attested.ts"
-import { creditWallet, issueSelfServiceKey } from "./lib/funding.ts"
-import { freePort, killAllSync, startNodeProcess, stopAll, waitForHealthy, waitForUrlLine } from "./lib/processes.ts"
+import { fundedBenchKey, startBenchFakeProvider, startBenchGateway } from "./lib/benchGateway.ts"
+import { killAllSync, stopAll } from "./lib/processes.ts"
 import { median } from "./lib/stats.ts"
 import { createBenchStorage } from "./lib/storage.ts"
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const log = (msg: string) => process.stderr.write(`[timeline] ${msg}\n`)
 const calls = Number(process.env.BENCH_TIMELINE_CALLS ?? "400")
 if (!Number.isInteger(calls) || calls < 20 || calls > 5_000) throw new Error("BENCH_TIMELINE_CALLS must be an integer between 20 and 5000")
@@ -155,29 +151,14 @@ const main = async () => {
     collector.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(collector.address() as { port: number }).port}`)))
   const storage = await createBenchStorage(process.env)
   try {
-    const childEnv = (extra: Record<string, string>) => {
-      const env: Record<string, string | undefined> = { ...process.env }
-      for (const k of ["DATABASE_URL", "REDIS_URL", "REDIS_PREFIX", "DATA_DIR", "PORT", "HOST", "LOCAL_PROVIDER_URL"]) delete env[k]
-      for (const k of Object.keys(env)) if (k.startsWith("BENCH_") || k.startsWith("OTEL_")) delete env[k]
-      return { ...env, ...extra }
-    }
-    const fake = startNodeProcess("fake-provider", join(root, "programs", "fake-provider.ts"), childEnv({ FAKE_PROVIDER_HOST: "127.0.0.1", FAKE_PROVIDER_PORT: "0" }))
-    const fakeUrl = await waitForUrlLine(fake, 15_000)
-    const port = await freePort()
-    const gateway = startNodeProcess("gateway", join(root, "programs", "gateway.ts"), childEnv({
-      ...storage.env,
-      HOST: "127.0.0.1",
-      PORT: String(port),
-      LOCAL_PROVIDER_URL: fakeUrl,
-      LOG_LEVEL: "warn",
-      TRACE_SAMPLE_RATIO: "1",
-      OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl,
-      RATE_LIMITS_JSON: JSON.stringify({ free: { keyPerMinute: null, tenantPer60s: 100_000_000, tenantPer3600s: 1_000_000_000, monthlyTokens: 1_000_000_000_000 } })
-    }), [...GATEWAY_NODE_FLAGS])
-    const gatewayUrl = `http://127.0.0.1:${port}`
-    await waitForHealthy(gateway, `${gatewayUrl}/healthz`, 90_000)
-    const funded = await issueSelfServiceKey(gatewayUrl, "timeline", "198.18.253.1")
-    await creditWallet({ gatewayUrl, dataDir: storage.dataDir, databaseUrl: storage.databaseUrl, keyPrefix: funded.keyPrefix, usd: "100000" })
+    const { url: fakeUrl } = await startBenchFakeProvider()
+    // Every request traced, its spans exported to this process's collector.
+    const { url: gatewayUrl } = await startBenchGateway({
+      storage,
+      providerUrl: fakeUrl,
+      env: { TRACE_SAMPLE_RATIO: "1", OTEL_EXPORTER_OTLP_ENDPOINT: collectorUrl }
+    })
+    const funded = await fundedBenchKey(gatewayUrl, storage, "timeline", "198.18.253.1", "100000")
     log(`storage ${storage.sql}+${storage.shared}, ${calls} calls a kind, load ${loadavg().map((x) => x.toFixed(2)).join("/")}`)
 
     let out = `# c=1 call timeline (${new Date().toISOString()}, ${storage.sql} + ${storage.shared}, load ${loadavg().map((x) => x.toFixed(2)).join("/")})\n`

@@ -35,5 +35,4 @@ describe("benchChildEnv (the environment every bench child starts with)", () => 
     benchChildEnv({})
     expect(process.env.BENCH_QUICK).toBe("1")
   })
-
 })

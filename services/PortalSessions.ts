@@ -1,5 +1,4 @@
 import { Context, Data, type Effect } from "effect"
-import type { HttpServerRequest } from "effect/http"
 import { ABILITIES } from "../src/keys/scopes.ts"
 import type { Role } from "./Accounts.ts"
 import type { PortalPrincipal } from "./PortalTokens.ts"
@@ -29,6 +28,18 @@ export const ROLE_ABILITIES: Record<Role, ReadonlyArray<string>> = {
   owner: ORGANISATION_ABILITIES,
   admin: ORGANISATION_ABILITIES,
   member: ["ability:keys.read", "ability:billing.read", "webhooks.read"]
+}
+
+/**
+ * What a request presents for a portal session, read off the request by the HTTP layer (layers/http/sessionCredentials.ts):
+ * the `pr_session` cookie, the `pr_csrf` cookie, the `X-CSRF-Token` header and the request method (writes need the
+ * CSRF pair). A missing cookie or header is `undefined`.
+ */
+export interface SessionCredentials {
+  readonly sessionCookie: string | undefined
+  readonly csrfCookie: string | undefined
+  readonly csrfHeader: string | undefined
+  readonly method: string
 }
 
 /** Sign-in refused: unknown e-mail and wrong password alike (no account enumeration). */
@@ -62,9 +73,9 @@ export class PortalSessions extends Context.Service<PortalSessions, {
     Effect.Effect<{ readonly token: string; readonly csrfToken: string; readonly expiresAt: Date; readonly principal: SessionPrincipal }, NotAMember>
   readonly logout: (token: string) => Effect.Effect<void>
   /**
-   * The session of a cookie-authenticated request, or undefined when the request carries no session cookie.
+   * The session a request's credentials name, or undefined when they carry no session cookie.
    * `SessionNotValid` for an unknown/expired session; `CsrfFailed` for a write (any method but GET/HEAD/OPTIONS)
    * without a matching `X-CSRF-Token` header and `pr_csrf` cookie.
    */
-  readonly fromRequest: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<SessionPrincipal | undefined, SessionNotValid | CsrfFailed>
+  readonly fromCredentials: (credentials: SessionCredentials) => Effect.Effect<SessionPrincipal | undefined, SessionNotValid | CsrfFailed>
 }>()("privacy-relay/PortalSessions") {}

@@ -6,6 +6,7 @@ import { CSRF_COOKIE, PortalSessions, SESSION_COOKIE } from "../../services/Port
 import { ApiError } from "../../src/http/ApiError.ts"
 import { invalid, isPlausibleEmail, optionalString, rejectUnknownFields } from "../../src/http/validate.ts"
 import { requirePortal } from "./auth.ts"
+import { sessionCredentialsOf } from "./sessionCredentials.ts"
 import { readDocumentedBody } from "./body.ts"
 import { actorOf } from "./KeyRoutes.ts"
 import { isPortalBuilt, portalRoot } from "./PortalRoutes.ts"
@@ -36,7 +37,7 @@ const orFail = <A>(v: A | ApiError) => (v instanceof ApiError ? Effect.fail(v) :
 /** Routes that need a signed-in person (not a script's portal token): the session cookie. */
 const requireSession = Effect.gen(function*() {
   const request = yield* HttpServerRequest.HttpServerRequest
-  const session = yield* (yield* PortalSessions).fromRequest(request)
+  const session = yield* (yield* PortalSessions).fromCredentials(sessionCredentialsOf(request))
   if (session === undefined) {
     return yield* new ApiError({ status: 401, code: "portal_auth_required", message: "Sign in to the portal: this route needs a portal session." })
   }

@@ -5,6 +5,7 @@ import { ApiError } from "../../src/http/ApiError.ts"
 import { invalid, optionalString, rejectUnknownFields } from "../../src/http/validate.ts"
 import { readDocumentedBody } from "./body.ts"
 import { requiredEmail } from "./AccountRoutes.ts"
+import { sessionCredentialsOf } from "./sessionCredentials.ts"
 import { callerNetwork, limitOrFail, SIGN_IN_LIMITED, signInWindows } from "./rateLimit.ts"
 import { apiRoute } from "./api/apiRoutes.ts"
 
@@ -56,8 +57,8 @@ export const PortalSessionRoutes = HttpRouter.use(Effect.fn(function*(router) {
 
   yield* router.add("POST", "/api/v1/portal/logout", Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
-    // Signing out is a write: it needs the CSRF header like any other (fromRequest checks it).
-    const session = yield* sessions.fromRequest(request)
+    // Signing out is a write: it needs the CSRF header like any other (fromCredentials checks it).
+    const session = yield* sessions.fromCredentials(sessionCredentialsOf(request))
     if (session !== undefined) yield* sessions.logout(request.cookies[SESSION_COOKIE]!)
     return HttpServerResponse.empty({ status: 204 }).pipe(
       HttpServerResponse.expireCookieUnsafe(SESSION_COOKIE, { path: "/" }),

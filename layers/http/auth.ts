@@ -7,6 +7,7 @@ import { RequestContext } from "../../services/RequestContext.ts"
 import { ApiError } from "../../src/http/ApiError.ts"
 import { DEMO_TIER } from "../../src/keys/demo.ts"
 import type { Scope } from "../../src/keys/scopes.ts"
+import { sessionCredentialsOf } from "./sessionCredentials.ts"
 
 const bearerOf = (authorization: string | undefined) => {
   if (authorization === undefined) return undefined
@@ -72,7 +73,7 @@ export const requirePortal = (ability: string | undefined) =>
     const request = yield* HttpServerRequest.HttpServerRequest
     const bearer = bearerOf(request.headers["authorization"])
     const sessions = bearer === undefined ? yield* Effect.serviceOption(PortalSessions) : Option.none()
-    const session = Option.isSome(sessions) ? yield* sessions.value.fromRequest(request) : undefined
+    const session = Option.isSome(sessions) ? yield* sessions.value.fromCredentials(sessionCredentialsOf(request)) : undefined
     if (session === undefined && (bearer === undefined || bearer === "" || bearer.startsWith("svc_"))) {
       return yield* new ApiError({
         status: 401,

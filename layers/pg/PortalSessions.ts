@@ -3,15 +3,13 @@ import { SqlClient } from "effect/sql"
 import type { Role } from "../../services/Accounts.ts"
 import { AppConfig } from "../../services/AppConfig.ts"
 import {
-  CSRF_COOKIE,
-  CSRF_HEADER,
   CsrfFailed,
   InvalidCredentials,
   NotAMember,
   OPERATOR_ABILITY,
   PortalSessions,
   ROLE_ABILITIES,
-  SESSION_COOKIE,
+  type SessionCredentials,
   type SessionPrincipal,
   SessionNotValid
 } from "../../services/PortalSessions.ts"
@@ -96,9 +94,9 @@ export const PortalSessionsPg = Layer.effect(
 
       logout: (token) => sql`DELETE FROM portal_sessions WHERE token_hash = ${sha256HexSync(token)}`.pipe(Effect.asVoid, Effect.orDie),
 
-      fromRequest: (request) =>
+      fromCredentials: (credentials: SessionCredentials) =>
         Effect.gen(function*() {
-          const token = request.cookies[SESSION_COOKIE]
+          const token = credentials.sessionCookie
           if (token === undefined || token === "") return undefined
           const rows = yield* sql<{ id: string; account_id: string; org_id: string; csrf_hash: string; role: Role | null; suspended: boolean; home: string; operator: boolean }>`
             SELECT s.id, s.account_id, s.org_id, s.csrf_hash, m.role, m.suspended_at IS NOT NULL AS suspended, a.org_id AS home, a.operator_granted_at IS NOT NULL AS operator
@@ -110,9 +108,9 @@ export const PortalSessionsPg = Layer.effect(
           // The role and the operator flag are read on every request, so removing either takes effect at once.
           const role = row?.suspended ? undefined : row?.role ?? (row !== undefined && row.home === row.org_id ? "owner" : undefined)
           if (row === undefined || role === undefined) return yield* new SessionNotValid()
-          if (!SAFE_METHODS.has(request.method)) {
-            const header = request.headers[CSRF_HEADER]
-            const cookie = request.cookies[CSRF_COOKIE]
+          if (!SAFE_METHODS.has(credentials.method)) {
+            const header = credentials.csrfHeader
+            const cookie = credentials.csrfCookie
             if (header === undefined || cookie === undefined || !sameSecret(header, cookie) || !sameSecret(sha256HexSync(header), row.csrf_hash)) {
               return yield* new CsrfFailed()
             }

@@ -35,6 +35,31 @@ const httpImportsOf = (file: string) =>
 
 const isHttpModule = (path: string) => path === "src/http/ApiError.ts" || path.startsWith("layers/http/")
 
+/**
+ * Effect's HTTP server side: a request, a response, a router, an HTTP API. A service interface takes plain values
+ * (PortalSessions.fromCredentials takes the cookies, the CSRF header and the method, read off the request by
+ * layers/http/sessionCredentials.ts), so services/ imports nothing of effect/http or effect/http-api; an implementation
+ * may call out with an HTTP client, but never handles a server request or builds a response.
+ */
+const EFFECT_HTTP_SPECIFIER = /^effect\/http(?:-api)?(?:\/|$)/
+const SERVER_SIDE_NAME = /^(?:HttpServer\w*|HttpRouter|HttpMiddleware|HttpApi\w*|HttpEffect|HttpStaticServer)$/
+const IMPORT_CLAUSE = /\bimport\s+(?:type\s+)?([^"'`;]*?)\s*from\s*["']([^"']+)["']/g
+
+/** The effect/http bindings a source names that a file of `folder` may not import (a whole specifier for services/). */
+const effectHttpServerImportsOf = (source: string, isServiceInterface: boolean) =>
+  [...source.matchAll(IMPORT_CLAUSE)].flatMap(([, clause, specifier]) => {
+    if (!EFFECT_HTTP_SPECIFIER.test(specifier!)) return []
+    if (isServiceInterface || specifier!.startsWith("effect/http-api")) return [specifier!]
+    const subpath = specifier!.slice("effect/http/".length)
+    if (subpath !== "" && SERVER_SIDE_NAME.test(subpath)) return [specifier!]
+    const names = (clause!.match(/\{([^}]*)\}/)?.[1] ?? "").split(",").map((name) => name.trim().replace(/^type\s+/, "").split(/\s+as\s+/)[0]!)
+    const namespace = /\*\s+as\s+\w+/.test(clause!) ? ["*"] : []
+    return [...namespace, ...names.filter((name) => SERVER_SIDE_NAME.test(name))].map((name) => `${specifier} ${name}`)
+  })
+
+const effectHttpImportsOfFile = (file: string) =>
+  effectHttpServerImportsOf(readFileSync(resolve(REPO_ROOT, file), "utf8"), file.startsWith("services/"))
+
 describe("services speak no HTTP (architecture)", () => {
   it("no domain service or its implementation imports ApiError or the HTTP layer", () => {
     const files = domainFiles()
@@ -47,6 +72,24 @@ describe("services speak no HTTP (architecture)", () => {
     expect(offenders.filter((file) => !PENDING.has(file))).toEqual([])
     // A converted service leaves PENDING, so the list cannot hide a service that imports ApiError again.
     expect([...PENDING].filter((file) => !offenders.includes(file))).toEqual([])
+  })
+
+  it("no service interface imports effect's HTTP modules; no implementation imports its server side", () => {
+    const offenders = domainFiles().flatMap((file) => effectHttpImportsOfFile(file).map((binding) => `${file}: ${binding}`))
+    expect(offenders).toEqual([])
+  })
+
+  it("the effect/http check sees a request, a response or a router imported (it can fail)", () => {
+    expect(effectHttpServerImportsOf(`import type { HttpServerRequest } from "effect/http"`, true)).toEqual(["effect/http"])
+    expect(effectHttpServerImportsOf(`import { HttpClient } from "effect/http"`, true)).toEqual(["effect/http"])
+    expect(effectHttpServerImportsOf(`import { HttpClient, type HttpServerRequest as R } from "effect/http"`, false)).toEqual(["effect/http HttpServerRequest"])
+    expect(effectHttpServerImportsOf(`import { HttpRouter, HttpServerResponse } from "effect/http"`, false)).toEqual(["effect/http HttpRouter", "effect/http HttpServerResponse"])
+    expect(effectHttpServerImportsOf(`import * as Http from "effect/http"`, false)).toEqual(["effect/http *"])
+    expect(effectHttpServerImportsOf(`import { HttpApi } from "effect/http-api"`, false)).toEqual(["effect/http-api"])
+    expect(effectHttpServerImportsOf(`import { HttpClient } from "effect/http"`, false)).toEqual([])
+    expect(effectHttpServerImportsOf(`import { SqlClient } from "effect/sql"`, true)).toEqual([])
+    // It reads real files: the HTTP layer's reading of the session credentials is seen.
+    expect(effectHttpImportsOfFile("layers/http/sessionCredentials.ts")).toEqual(["effect/http HttpServerRequest"])
   })
 
   it("the check sees an import of ApiError (it can fail)", () => {

@@ -20,7 +20,7 @@ import type { DomainError } from "./http/domainErrors.ts"
 import { appendAudit } from "./pg/audit.ts"
 
 /**
- * The operator's commands (DESIGN.md sections 7 and 8), shared by the admin HTTP API (`/api/admin/*`) and by
+ * The operator's commands (docs/accounts.md, docs/portal.md), shared by the admin HTTP API (`/api/admin/*`) and by
  * `programs/cli.ts` when it opens the storage itself. Inputs are plain JSON-ish records; outputs are the JSON the
  * CLI prints.
  */

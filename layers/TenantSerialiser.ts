@@ -1,7 +1,7 @@
 import { Effect, Semaphore } from "effect"
 
 /**
- * One serialiser per tenant (DESIGN.md section 5): effects for the same key run one at a time, in arrival order,
+ * One serialiser per tenant (docs/relay.md): effects for the same key run one at a time, in arrival order,
  * on the CALLER's fiber. A queue-and-worker actor would run the job on the worker's fiber, which cannot see the
  * caller's open SQL transaction (the connection is fiber-local), so the receipt could not commit together with the
  * debit; a per-key semaphore gives the same ordering without moving the work. Entries are created on demand and

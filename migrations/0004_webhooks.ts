@@ -3,7 +3,7 @@ import { SqlClient } from "effect/sql"
 
 /**
  * Webhook endpoints, deliveries (one row per event and endpoint, test and replay rows included) and attempts
- * (one row per HTTP attempt; its id is the X-Service-Webhook-Delivery-Id of that attempt). DESIGN.md 5 and 8.
+ * (one row per HTTP attempt; its id is the X-Service-Webhook-Delivery-Id of that attempt). docs/webhooks.md.
  */
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

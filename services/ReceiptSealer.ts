@@ -89,7 +89,7 @@ export interface MeteredCall {
 }
 
 /**
- * The per-tenant sealing actor (DESIGN.md section 5; docs/receipts.md, "Chains and sequence numbers").
+ * The per-tenant sealing actor (docs/receipts.md, "Chains and sequence numbers").
  *
  * `seal` assigns `seq` in both chains (v2 `receipt-v2-org-<org>`, v1 `tenant-<account>`), signs both with ONE shared
  * jti, inserts both rows, queues the transparency leaf and records `receipt.signed` in the outbox. `settle` does the

@@ -106,7 +106,7 @@ const mintedJson = (m: MintedKey, extra: Record<string, unknown> = {}) =>
   )
 
 /**
- * Key management for the portal (DESIGN.md section 8, Key routes): create, list, update, rotate, revoke, and the
+ * Key management for the portal (docs/keys.md): create, list, update, rotate, revoke, and the
  * audit log. Portal session or portal token only; a gateway key gets 401 `portal_auth_required`.
  */
 export const KeyRoutes = HttpRouter.use(Effect.fn(function*(router) {

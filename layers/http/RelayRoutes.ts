@@ -17,7 +17,7 @@ import { checkScope, requireGatewayKey } from "./auth.ts"
 
 /**
  * The relay routes. Scopes: chat completions, responses and embeddings need `completions`, messages and its token
- * counting need `messages` (DESIGN.md sections 8 and 10).
+ * counting need `messages` (docs/relay.md).
  */
 export const RelayRoutes = HttpRouter.use(Effect.fn(function*(router) {
   const config = yield* AppConfig

@@ -9,7 +9,7 @@ import { OidcProvider } from "./OidcProvider.ts"
  * @effect/platform-node's `toIncomingMessage` / `toServerResponse`) to oidc-provider's Koa handler, waits until the
  * response is finished, and returns a placeholder that the Node server discards because the response has already
  * ended (`NodeHttpServer` skips writing when `writableEnded`). The request body is untouched by Effect, so Koa reads it.
- * OAuth answers keep the standard `{ error, error_description }` bodies (DESIGN.md section 8).
+ * OAuth answers keep the standard `{ error, error_description }` bodies (RFC 6749 section 5.2; docs/sso.md).
  */
 export const OidcRoutes = HttpRouter.use(Effect.fn(function*(router) {
   const oidc = yield* OidcProvider

@@ -42,7 +42,7 @@ interface Answer {
 }
 
 /**
- * The sealing pipeline (DESIGN.md section 5: one sealing actor per tenant; docs/receipts.md, "Chains and sequence
+ * The sealing pipeline (one sealing actor per tenant; docs/receipts.md, "Chains and sequence
  * numbers"). Jobs (a completed call's receipts and money, a failed-call receipt, a wallet hold or its release) queue
  * per organisation. One writer fiber per process works in rounds: it signs every queued tenant's batch, then writes
  * all of them with ONE call of `relay_settle_many` (migrations/0017_settle_many.ts): one statement and one commit

@@ -10,7 +10,7 @@ import { keepWasmOnBaselineCompiler } from "./wasmBaselineOnly.ts"
 /**
  * Embedded PostgreSQL (PGlite, real Postgres in WASM) behind the same SqlClient the pg driver provides,
  * so one set of migrations and queries serves both. No published Effect driver for PGlite works with
- * effect 4.1 (DESIGN.md section 2), hence this small adapter.
+ * effect 4.1 (docs/deployment.md), hence this small adapter.
  *
  * PGlite is a single session: every statement is serialised, and a transaction holds the lock throughout.
  */

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# sdks/go CI (DESIGN.md section 10): builds the engine's static library (cargo build --release -j1 -p
+# sdks/go CI: builds the engine's static library (cargo build --release -j1 -p
 # privacy-relay-ffi in sdks/rust; a no-op when it is up to date, ~10 min cold on 2 cores), then runs the whole Go
 # suite (go test -p 1 -count=1 ./...: the binding and the vectors through the C ABI, the client against stub
 # servers, the end to end test against a real gateway and the fake provider, which needs the repository's

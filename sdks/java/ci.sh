@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# sdks/java CI (DESIGN.md section 10): builds the engine library (sdks/rust/build-ffi.sh), runs the whole JUnit 5 suite
+# sdks/java CI: builds the engine library (sdks/rust/build-ffi.sh), runs the whole JUnit 5 suite
 # with Maven (`mvn test`: the binding, every vector file through the C ABI, the client against a stand-in gateway, bad
 # input, and end to end against a real gateway process and the fake provider started by the tests), then packages the
 # jar and checks that it carries the library (linux-x86-64/libprivacy_relay.so) where JNA finds it. Last line

@@ -10,7 +10,7 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
 
 export const isScope = (s: unknown): s is Scope => typeof s === "string" && (SCOPES as ReadonlyArray<string>).includes(s)
 
-/** Portal token abilities: the spec's strings plus the webhook pair of DESIGN.md section 8. */
+/** Portal token abilities: the documented abilities (docs/accounts.md) plus the webhook pair (docs/webhooks.md). */
 export const ABILITIES = [
   "abilities:write",
   "ability:keys.read",

@@ -1,5 +1,5 @@
 // The webhook retry schedule as data, and the delivery state table as a pure function
-// (spec: "Retry schedule" and "States and transitions / Webhook delivery"; DESIGN.md 5 and 8).
+// (docs/webhooks.md, "Outcomes and retries").
 
 import { MAX_ATTEMPTS } from "../../sdks/typescript/src/wire/webhooks/attempts.ts"
 

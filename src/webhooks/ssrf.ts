@@ -312,7 +312,7 @@ export type UrlCheck = { readonly ok: true; readonly url: URL } | { readonly ok:
 /**
  * Syntactic check of an endpoint URL, without DNS (so it can run at endpoint creation as well as
  * before each attempt). https is required in production; plain http is accepted outside production,
- * and with allowLoopback for the exact targets 127.0.0.1 / [::1] (DESIGN.md 7). Credentials in the
+ * and with allowLoopback for the exact targets 127.0.0.1 / [::1] (docs/webhooks.md). Credentials in the
  * URL are refused (they would be sent to the receiver and stored in our rows). An address literal
  * is classified here already; names are checked by resolveAndCheck.
  */

@@ -13,7 +13,7 @@ import { balanceMicros, fundedKey } from "../../support/tenant.ts"
 
 /**
  * POST /api/v1/responses (OpenAI's Responses API) and POST /api/v1/messages/count_tokens (Anthropic's token counting)
- * on a real gateway relaying to the fake provider (issue 34, DESIGN.md section 10).
+ * on a real gateway relaying to the fake provider (issue 34, docs/relay.md).
  */
 const keyDir = mkdtempSync(join(tmpdir(), "responses-relay-"))
 const mistralKeyFile = join(keyDir, "mistral")

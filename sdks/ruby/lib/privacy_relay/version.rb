@@ -2,6 +2,6 @@
 
 module PrivacyRelay
   VERSION = "0.1.0"
-  # The engine id this SDK names in its attestations (DESIGN.md section 10).
+  # The engine id this SDK names in its attestations.
   ENGINE_ID = "relay-rb"
 end

@@ -1,4 +1,4 @@
-//! The REST capability set (DESIGN.md section 9): keys, receipts, transparency, webhooks, billing, self-service.
+//! The REST capability set: keys, receipts, transparency, webhooks, billing, self-service.
 //! Calls marked portal take the client's portal token (`ClientOptions::portal_token`), key calls the API key, none
 //! neither. Writes carry an Idempotency-Key; a key or token is only sent after the gateway identity probe passed.
 

@@ -59,7 +59,7 @@ const resign = async (envelope: Record<string, unknown>): Promise<V3Envelope> =>
 }
 
 describe("buildAttestation", () => {
-  it("produces exactly the DESIGN.md v3 envelope", async () => {
+  it("produces exactly the v3 envelope of docs/relay.md", async () => {
     const envelope = await attest()
     expect(Object.keys(envelope).sort()).toEqual(["alg", "claims", "iat", "jti", "sig", "v"])
     expect(envelope.v).toBe("v3")

@@ -12,7 +12,7 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * The gateway identity probe and the receipt keys it answers (DESIGN.md section 8): {@code GET
+ * The gateway identity probe and the receipt keys it answers: {@code GET
  * /api/.well-known/service-receipt-pubkeys.jwks} must answer a JWKS of public P-256 keys before any key or body is
  * sent. The set is cached; a receipt naming a kid the set lacks triggers a refetch (the set may predate a key
  * rotation), at most one per {@code refetchInterval} so invented kids cannot make the client hammer the gateway.

@@ -7,7 +7,7 @@ import java.net.URISyntaxException;
 import java.util.Locale;
 
 /**
- * The gateway-lock rule for the URL (DESIGN.md section 8): https, or plain http only to a loopback host for
+ * The gateway-lock rule for the URL: https, or plain http only to a loopback host for
  * development; no credentials, query or fragment in it. Checked at construction, before anything is sent.
  */
 final class GatewayUrl {

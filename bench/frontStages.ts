@@ -23,11 +23,10 @@ import { loadavg } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Pool } from "undici"
-import { GATEWAY_NODE_FLAGS } from "../programs/gatewayNodeFlags.ts"
 import { parseServerTiming } from "../src/http/serverTiming.ts"
 import { type AttestedRequest, attestedPool, benchBody } from "./lib/attested.ts"
-import { creditWallet, issueSelfServiceKey } from "./lib/funding.ts"
-import { cpuMsOf, freePort, killAllSync, startNodeProcess, stopAll, waitForHealthy, waitForUrlLine } from "./lib/processes.ts"
+import { fundedBenchKey, startBenchFakeProvider, startBenchGateway } from "./lib/benchGateway.ts"
+import { cpuMsOf, killAllSync, stopAll } from "./lib/processes.ts"
 import { percentile, sortedCopy } from "./lib/stats.ts"
 import { createBenchStorage } from "./lib/storage.ts"
 
@@ -85,33 +84,18 @@ const cpuSplitOf = (pid: number, mainThreadOnly = false): { user: number; system
   return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 }
 }
 
-const childEnv = (extra: Record<string, string>) => {
-  const env: Record<string, string | undefined> = { ...process.env }
-  for (const k of ["DATABASE_URL", "REDIS_URL", "REDIS_PREFIX", "DATA_DIR", "PORT", "HOST", "LOCAL_PROVIDER_URL", "NODE_OPTIONS"]) delete env[k]
-  for (const k of Object.keys(env)) if (k.startsWith("BENCH_") || k.startsWith("FRONT_")) delete env[k]
-  return { ...env, ...extra }
-}
-
 /** A gateway started from the checkout at `checkout`, on storage of its own, with a funded key. */
 const startTarget = async (label: string, checkout: string, fakeUrl: string, cleanups: Array<() => Promise<void>>, n: number): Promise<Target> => {
   const storage = await createBenchStorage(process.env)
   cleanups.push(() => storage.drop())
-  const port = await freePort()
-  const gateway = startNodeProcess(`gateway-${label}`, join(checkout, "programs", "gateway.ts"), childEnv({
-    ...storage.env,
-    ...(process.env.FRONT_NODE_OPTIONS ? { NODE_OPTIONS: process.env.FRONT_NODE_OPTIONS } : {}),
-    HOST: "127.0.0.1",
-    PORT: String(port),
-    LOCAL_PROVIDER_URL: fakeUrl,
-    LOG_LEVEL: "warn",
-    TRACE_SAMPLE_RATIO: "0",
-    TRUSTED_PROXIES: "127.0.0.1,::ffff:127.0.0.1,::1",
-    RATE_LIMITS_JSON: JSON.stringify({ free: { keyPerMinute: null, tenantPer60s: 100_000_000, tenantPer3600s: 1_000_000_000, monthlyTokens: 1_000_000_000_000 } })
-  }), GATEWAY_NODE_FLAGS)
-  const url = `http://127.0.0.1:${port}`
-  await waitForHealthy(gateway, `${url}/healthz`, 90_000)
-  const funded = await issueSelfServiceKey(url, "front bench", `198.18.254.${n}`)
-  await creditWallet({ gatewayUrl: url, dataDir: storage.dataDir, databaseUrl: storage.databaseUrl, keyPrefix: funded.keyPrefix, usd: "100000" })
+  const { process: gateway, url } = await startBenchGateway({
+    storage,
+    providerUrl: fakeUrl,
+    checkout,
+    name: `gateway-${label}`,
+    env: process.env.FRONT_NODE_OPTIONS ? { NODE_OPTIONS: process.env.FRONT_NODE_OPTIONS } : {}
+  })
+  const funded = await fundedBenchKey(url, storage, "front bench", `198.18.254.${n}`, "100000")
   const auth = `Bearer ${funded.apiKey}`
   const bad = funded.apiKey.slice(0, -1) + (funded.apiKey.endsWith("a") ? "b" : "a")
   const plain = { "content-type": "application/json" }
@@ -132,8 +116,7 @@ const startTarget = async (label: string, checkout: string, fakeUrl: string, cle
 const main = async () => {
   const cleanups: Array<() => Promise<void>> = []
   try {
-    const fake = startNodeProcess("fake-provider", join(root, "programs", "fake-provider.ts"), childEnv({ FAKE_PROVIDER_HOST: "127.0.0.1", FAKE_PROVIDER_PORT: "0" }))
-    const fakeUrl = await waitForUrlLine(fake, 15_000)
+    const { url: fakeUrl } = await startBenchFakeProvider()
     const targets = [await startTarget("new", root, fakeUrl, cleanups, 2)]
     // FRONT_BASE_ROOT: a second checkout (the code before a change) measured in the same run, block by block.
     if (process.env.FRONT_BASE_ROOT) targets.unshift(await startTarget("base", process.env.FRONT_BASE_ROOT, fakeUrl, cleanups, 3))

@@ -23,13 +23,14 @@ export const LOOPBACK_TRUSTED_PROXIES = "127.0.0.1,::ffff:127.0.0.1,::1"
 
 /**
  * Environment for a child: the caller's (so PATH etc. hold), minus what could point a server elsewhere or change
- * what it does: storage and listen settings, the bench's own settings, the fake provider's, and OpenTelemetry's
- * (a bench that traces sets its exporter explicitly).
+ * what it does: storage and listen settings, the benches' own settings (BENCH_*, FRONT_*), the fake provider's,
+ * OpenTelemetry's (a bench that traces sets its exporter explicitly) and NODE_OPTIONS (a child's Node flags are
+ * given explicitly).
  */
 export const benchChildEnv = (extra: Record<string, string>): Record<string, string | undefined> => {
   const env: Record<string, string | undefined> = { ...process.env }
-  for (const k of ["DATABASE_URL", "REDIS_URL", "REDIS_PREFIX", "DATA_DIR", "PORT", "HOST", "LOCAL_PROVIDER_URL"]) delete env[k]
-  for (const k of Object.keys(env)) if (k.startsWith("BENCH_") || k.startsWith("FAKE_PROVIDER_") || k.startsWith("OTEL_")) delete env[k]
+  for (const k of ["DATABASE_URL", "REDIS_URL", "REDIS_PREFIX", "DATA_DIR", "PORT", "HOST", "LOCAL_PROVIDER_URL", "NODE_OPTIONS"]) delete env[k]
+  for (const k of Object.keys(env)) if (["BENCH_", "FRONT_", "FAKE_PROVIDER_", "OTEL_"].some((p) => k.startsWith(p))) delete env[k]
   return { ...env, ...extra }
 }
 
@@ -49,6 +50,10 @@ export interface BenchGatewayOptions {
   readonly env?: Record<string, string>
   /** extra Node flags after GATEWAY_NODE_FLAGS (e.g. --cpu-prof) */
   readonly nodeFlags?: ReadonlyArray<string>
+  /** the checkout whose programs/gateway.ts runs (another one to measure a change's before beside its after) */
+  readonly checkout?: string
+  /** the process's name in diagnostics ("gateway") */
+  readonly name?: string
 }
 
 /**
@@ -57,7 +62,7 @@ export interface BenchGatewayOptions {
  */
 export const startBenchGateway = async (options: BenchGatewayOptions): Promise<{ readonly process: ServerProcess; readonly url: string }> => {
   const port = await freePort()
-  const proc = startNodeProcess("gateway", join(root, "programs", "gateway.ts"), benchChildEnv({
+  const proc = startNodeProcess(options.name ?? "gateway", join(options.checkout ?? root, "programs", "gateway.ts"), benchChildEnv({
     ...options.storage.env,
     HOST: "127.0.0.1",
     PORT: String(port),

@@ -1,30 +1,12 @@
 package dev.privacyrelay;
 
-/** {@code client.messages()}: Anthropic messages ({@code POST /api/v1/messages}) and their token count. */
-public final class MessageService {
-    private final RelayClient client;
-
+/**
+ * {@code client.messages()}: Anthropic messages ({@code POST /api/v1/messages}) and their token count.
+ * {@code createStreaming} yields Anthropic events (content_block_delta text restored as it arrives).
+ */
+public final class MessageService extends RouteService {
     MessageService(RelayClient client) {
-        this.client = client;
-    }
-
-    /** A message, originals restored; its receipt verified. */
-    public RelayResponse create(Object body) {
-        return create(body, CallOptions.NONE);
-    }
-
-    public RelayResponse create(Object body, CallOptions options) {
-        ChatCompletionService.refuseStreamFlag(client.toBody(body), "client.messages().createStreaming");
-        return client.relayJson("messages", body, options);
-    }
-
-    /** A streamed message: Anthropic events (content_block_delta text restored as it arrives). Close it. */
-    public RelayStream createStreaming(Object body) {
-        return createStreaming(body, CallOptions.NONE);
-    }
-
-    public RelayStream createStreaming(Object body, CallOptions options) {
-        return client.relayStream("messages", body, options);
+        super(client, "messages", "client.messages().createStreaming");
     }
 
     /** {"input_tokens"} of a messages request ({@code POST /api/v1/messages/count_tokens}), tokenised here first. */

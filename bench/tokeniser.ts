@@ -10,7 +10,8 @@
  * and bench/results/latest-tokeniser.md.
  *
  * Settings (environment): BENCH_SIZES ("10KB,100KB,1MB,10MB"), BENCH_RUNS (runs per size up to 1 MB,
- * median reported; default 3; larger sizes run once), BENCH_KINDS ("prose,repeated,digit-run"; a run of some
+ * median reported; default 3; larger sizes run once), BENCH_KINDS ("prose,repeated,digit-run,dotted-run,spaced-digits,dashed-digits"; the last three are the shapes that
+ * once overflowed the regex stack; a run of some
  * kinds only writes bench/results/latest-tokeniser-<kinds>.md, so latest-tokeniser.md stays a full run).
  */
 import { gitCommit } from "./gitCommit.ts"
@@ -19,7 +20,7 @@ import { availableParallelism, cpus, loadavg } from "node:os"
 import { join } from "node:path"
 import { monitorEventLoopDelay } from "node:perf_hooks"
 import { workerTokeniser } from "../sdks/typescript/src/proxy/workerTokeniser.ts"
-import { digitRunText, proseText, repeatedText } from "./lib/sampleText.ts"
+import { dashedDigitsText, digitRunText, dottedRunText, proseText, repeatedText, spacedDigitsText } from "./lib/sampleText.ts"
 import { label, MB, tokeniserReport, type Measurement, type TokeniserRun } from "./lib/tokeniserReport.ts"
 import { median } from "./lib/stats.ts"
 import { timeNameModel } from "./lib/nameModelTiming.ts"
@@ -34,7 +35,7 @@ const parseSize = (raw: string): number => {
 }
 const sizes = (process.env.BENCH_SIZES ?? "10KB,100KB,1MB,10MB").split(",").map(parseSize)
 const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? "3"))
-const KINDS = { prose: proseText, repeated: repeatedText, "digit-run": digitRunText } as const
+const KINDS = { prose: proseText, repeated: repeatedText, "digit-run": digitRunText, "dotted-run": dottedRunText, "spaced-digits": spacedDigitsText, "dashed-digits": dashedDigitsText } as const
 const ALL_KINDS = Object.keys(KINDS) as Array<keyof typeof KINDS>
 const kinds = (process.env.BENCH_KINDS ?? ALL_KINDS.join(",")).split(",").map((k) => k.trim()) as Array<keyof typeof KINDS>
 for (const k of kinds) if (!(k in KINDS)) throw new Error(`BENCH_KINDS entries are ${ALL_KINDS.join(", ")}, not ${JSON.stringify(k)}`)

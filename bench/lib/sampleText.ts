@@ -60,3 +60,13 @@ export const repeatedText = (chars: number): string => {
 }
 
 export const digitRunText = (chars: number): string => "12 ".repeat(Math.ceil(chars / 3)).slice(0, chars)
+
+/**
+ * One short unit repeated to `chars`: the shapes that once overflowed V8's regex stack or hit PCRE2's match limit
+ * (issue 40's known defect), kept in the bench so their time stays bounded (sdks/vectors/tokeniser-large.json holds
+ * the same shapes with the spans every engine must find).
+ */
+const repeatedUnit = (unit: string) => (chars: number): string => unit.repeat(Math.ceil(chars / unit.length)).slice(0, chars)
+export const dottedRunText = repeatedUnit("a.")
+export const spacedDigitsText = repeatedUnit("1 ")
+export const dashedDigitsText = repeatedUnit("1-")

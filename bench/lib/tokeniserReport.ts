@@ -8,7 +8,7 @@ export const MB = 1024 * 1024
 const TARGET_MS_PER_MB = 2000
 
 export interface Measurement {
-  readonly kind: "prose" | "repeated" | "digit-run"
+  readonly kind: "prose" | "repeated" | "digit-run" | "dotted-run" | "spaced-digits" | "dashed-digits"
   readonly bytes: number
   readonly runs: number
   /** median wall time of one request */

@@ -19,6 +19,7 @@ import { buildNameVectors } from "./build/names.ts"
 import { buildReceiptVectors, buildVectorReceipts } from "./build/receipts.ts"
 import { buildSha256 } from "./build/sha256.ts"
 import { buildTokeniserVectors } from "./build/tokeniser.ts"
+import { buildTokeniserLargeVectors } from "./build/tokeniserLarge.ts"
 import { buildTransparencyVectors } from "./build/transparency.ts"
 import { buildWebhookVectors } from "./build/webhooks.ts"
 
@@ -37,6 +38,7 @@ export const generateVectors = async (): Promise<Record<string, string>> => {
     "webhooks.json": await buildWebhookVectors(),
     "aliases.json": await buildAliasVectors(),
     "tokeniser-spans.json": await buildTokeniserVectors(),
+    "tokeniser-large.json": await buildTokeniserLargeVectors(),
     "tokeniser-names.json": await buildNameVectors(),
     "egress-policy-cases.json": await buildEgressPolicyCases()
   }

@@ -35,6 +35,23 @@ final class VectorsTest extends TestCase
         self::spansOf($this, self::v('tokeniser-spans'));
     }
 
+    /**
+     * tokeniser-large.json: a short unit repeated up to millions of times, then a real value. The value after the run
+     * is found (PCRE2's limit once ended the search there) and the engine answers instead of failing.
+     */
+    public function testTokeniserSpansAfterPathologicalLongRuns(): void
+    {
+        $v = self::v('tokeniser-large');
+        $options = ['names' => $v->engine_settings->names, 'phone_regions' => $v->engine_settings->phone_regions];
+        $this->assertNotEmpty($v->cases);
+        foreach ($v->cases as $c) {
+            $text = str_repeat($c->unit, $c->times) . $c->tail;
+            $spans = array_map(static fn ($s) => ['start' => $s['start'], 'end' => $s['end'], 'type' => $s['type'], 'value' => $s['value']],
+                Native::detectSpans($text, $options)['spans']);
+            $this->assertSame(self::arr($c->spans), $spans, $c->name);
+        }
+    }
+
     private static function spansOf(self $test, object $v): void
     {
         $options = ['names' => $v->engine_settings->names, 'phone_regions' => $v->engine_settings->phone_regions];

@@ -81,3 +81,15 @@ def test_spans_with_the_builtin_name_model(case: dict) -> None:
     tokeniser = Tokeniser(BuiltinNameModel(), phone_regions=NAMES["engine_settings"]["phone_regions"])
     found = [{"start": s.start, "end": s.end, "type": s.type, "value": case["text"][s.start:s.end]} for s in tokeniser.detect_spans(case["text"])]
     assert found == case["spans"]
+
+
+LARGE = load("tokeniser-large")
+
+
+@pytest.mark.parametrize("case", LARGE["cases"], ids=[c["name"] for c in LARGE["cases"]])
+def test_spans_after_a_pathological_long_run(case) -> None:
+    """Millions of repeats of a short unit, then a real value: no regex stack or limit error, and the value is found."""
+    text = case["unit"] * case["times"] + case["tail"]
+    tokeniser = Tokeniser(None, phone_regions=LARGE["engine_settings"]["phone_regions"])
+    found = [{"start": s.start, "end": s.end, "type": s.type, "value": text[s.start:s.end]} for s in tokeniser.detect_spans(text)]
+    assert found == case["spans"]

@@ -41,6 +41,19 @@ class TestVectors < Minitest::Test
     spans_of(vectors("tokeniser-spans"))
   end
 
+  # tokeniser-large.json: a short unit repeated up to millions of times, then a real value. The value after the run is
+  # found (PCRE2's limit once ended the search there) and the engine answers instead of failing.
+  def test_tokeniser_spans_after_pathological_long_runs
+    v = vectors("tokeniser-large")
+    options = { "names" => v["engine_settings"]["names"], "phone_regions" => v["engine_settings"]["phone_regions"] }
+    refute_empty v["cases"]
+    v["cases"].each do |c|
+      text = (c["unit"] * c["times"]) + c["tail"]
+      spans = N.detect_spans(text, options)["spans"].map { |s| s.slice("start", "end", "type", "value") }
+      assert_equal c["spans"], spans, c["name"]
+    end
+  end
+
   # The same with the built-in name model on (the portable name model, sdks/vectors/name-model.json).
   def test_tokeniser_names
     v = vectors("tokeniser-names")

@@ -138,3 +138,20 @@ fn the_name_model_the_engine_embeds_is_the_vectors_one_byte_for_byte() {
     let [given, surnames, _, _] = privacy_relay::tokeniser::names::gazetteer_sizes();
     assert!(given > 13_000 && surnames > 11_000, "given {given}, surnames {surnames}");
 }
+
+/// tokeniser-large.json: millions of repeats of a short unit, then a real value. PCRE2's match limit on such a run
+/// used to end the detector's search as "no match", so the value after it was sent in the clear.
+#[test]
+fn spans_after_pathological_long_runs() {
+    let v = load("tokeniser-large");
+    let regions: Vec<String> = v["engine_settings"]["phone_regions"].as_array().unwrap().iter().map(|r| r.as_str().unwrap().to_string()).collect();
+    let options = SessionOptions { names: NameModel::Off, phone_regions: Some(regions), ..Default::default() };
+    for case in v["cases"].as_array().unwrap() {
+        let text = s(case, "unit").repeat(case["times"].as_u64().unwrap() as usize) + s(case, "tail");
+        let found: Vec<Value> = detect_spans(&text, &options)
+            .iter()
+            .map(|sp| json!({"start": sp.start, "end": sp.end, "type": sp.ty.as_str(), "value": &text[sp.start..sp.end]}))
+            .collect();
+        assert_eq!(Value::Array(found), case["spans"], "{}", s(case, "name"));
+    }
+}

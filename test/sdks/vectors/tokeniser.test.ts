@@ -16,3 +16,13 @@ describe("tokeniser-spans.json: the engine (names off) finds exactly the listed 
     expect(spans.map((s) => ({ start: s.start, end: s.end, type: s.type, value: c.text.slice(s.start, s.end) }))).toEqual(c.spans)
   })
 })
+
+const large = readVectors("tokeniser-large.json")
+
+describe("tokeniser-large.json: a pathological long run does not overflow the regex stack, and the value after it is found", () => {
+  it.each(rows(large.cases, (c) => c.name))("%s", async (_n, c: any) => {
+    const text = c.unit.repeat(c.times) + c.tail
+    const spans = await detectSpans(text, createSession({ names: "off" }))
+    expect(spans.map((s) => ({ start: s.start, end: s.end, type: s.type, value: text.slice(s.start, s.end) }))).toEqual(c.spans)
+  }, 120_000)
+})

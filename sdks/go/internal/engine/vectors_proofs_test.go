@@ -220,6 +220,44 @@ func TestVectorsTokeniserSpans(t *testing.T) { spansOf(t, "tokeniser-spans.json"
 
 func TestVectorsTokeniserNames(t *testing.T) { spansOf(t, "tokeniser-names.json") }
 
+// tokeniser-large.json: a short unit repeated up to millions of times, then a real value. The value after the run
+// must be found (PCRE2's limit once ended the search there) and the engine must answer, not fail.
+func TestVectorsTokeniserLarge(t *testing.T) {
+	var f struct {
+		EngineSettings map[string]any `json:"engine_settings"`
+		Cases          []struct {
+			Name  string `json:"name"`
+			Unit  string `json:"unit"`
+			Times int    `json:"times"`
+			Tail  string `json:"tail"`
+			Spans []struct {
+				Start int    `json:"start"`
+				End   int    `json:"end"`
+				Type  string `json:"type"`
+				Value string `json:"value"`
+			} `json:"spans"`
+		} `json:"cases"`
+	}
+	vectors(t, "tokeniser-large.json", &f)
+	for _, c := range f.Cases {
+		text := strings.Repeat(c.Unit, c.Times) + c.Tail
+		spans, err := DetectSpans(text, f.EngineSettings)
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		var got, want []string
+		for _, s := range spans {
+			got = append(got, fmt.Sprintf("%s %q %d-%d", s.Type, s.Value, s.Start, s.End))
+		}
+		for _, s := range c.Spans {
+			want = append(want, fmt.Sprintf("%s %q %d-%d", s.Type, s.Value, s.Start, s.End))
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\n got %v\nwant %v", c.Name, got, want)
+		}
+	}
+}
+
 // The builtin name model compiled into the engine is name-model.json's lexicon: as many distinct given names and
 // surnames as its faker, compromise and frequent lists hold, and faker's place and calendar words.
 func TestVectorsNameModelIsTheEnginesLexicon(t *testing.T) {
@@ -346,7 +384,7 @@ func TestEveryVectorFileIsRead(t *testing.T) {
 	}
 	sort.Strings(found)
 	read := []string{"aliases.json", "attestation.json", "egress-policy-cases.json", "egress-policy.json", "jcs.json", "merkle-proofs.json",
-		"name-model.json", "receipts.json", "sha256.json", "tokeniser-names.json", "tokeniser-spans.json", "transparency.json", "webhooks.json"}
+		"name-model.json", "receipts.json", "sha256.json", "tokeniser-large.json", "tokeniser-names.json", "tokeniser-spans.json", "transparency.json", "webhooks.json"}
 	if !reflect.DeepEqual(found, read) {
 		t.Fatalf("vector files %v; the Go tests read %v", found, read)
 	}

@@ -40,12 +40,14 @@ pub fn url_credentials(ctx: &Ctx<'_>) -> Vec<Span> {
     spans_from_regex(ctx.text, re, EntityType::UrlCredentials, |c| Some(whole(c)))
 }
 
+/// The repeated parts of the pattern are bounded (256 dot-atoms, 127 labels, beyond what an address can hold): about a
+/// hundred thousand "a." hit PCRE2's limit, read as "no match", and the addresses after them were missed.
 pub fn email(ctx: &Ctx<'_>) -> Vec<Span> {
     let text = ctx.text;
     if !text.contains('@') {
         return Vec::new();
     }
-    let re = re!(r"(?<![\p{L}\p{N}\p{M}._%+\-])[\p{L}\p{M}\p{N}_%+\-]+(?:\.[\p{L}\p{M}\p{N}_%+\-]+)*@(?:[\p{L}\p{N}](?:[\p{L}\p{M}\p{N}\-]{0,61}[\p{L}\p{M}\p{N}])?\.)+\p{L}[\p{L}\p{M}]{1,62}(?![\p{L}\p{M}\p{N}\-]|\.[\p{L}\p{N}])", "gu");
+    let re = re!(r"(?<![\p{L}\p{N}\p{M}._%+\-])[\p{L}\p{M}\p{N}_%+\-]+(?:\.[\p{L}\p{M}\p{N}_%+\-]+){0,255}@(?:[\p{L}\p{N}](?:[\p{L}\p{M}\p{N}\-]{0,61}[\p{L}\p{M}\p{N}])?\.){1,127}\p{L}[\p{L}\p{M}]{1,62}(?![\p{L}\p{M}\p{N}\-]|\.[\p{L}\p{N}])", "gu");
     spans_from_regex(text, re, EntityType::Email, |c| {
         let (s, e) = whole(c);
         // "git@github.com:org/repo.git" is an scp-style remote (user@host:path), not a mailbox.
@@ -173,14 +175,48 @@ fn cards_in(ctx: &Ctx<'_>, groups: &[Group]) -> Vec<Span> {
     found
 }
 
+/// Each candidate run of card groups as (start, end) byte offsets, left to right: the leftmost longest run of digits
+/// joined by one separator kind (one space or one dash); a space-joined run followed by "-digit" gives up its last
+/// group, as the former pattern's lookahead `(?![\d]|-\d)` did (the TypeScript engine's detectors/digitGroupRuns.ts).
+/// Followed by hand, not by one pattern: about a hundred thousand groups ("1 1 1 ...") hit PCRE2's limit, read as
+/// "no match", so the cards after such a run were sent in the clear (sdks/vectors/tokeniser-large.json).
+fn card_candidates(text: &str) -> Vec<(usize, usize)> {
+    let start_re = re!(r"(?<![\d\-+])\d+", "g");
+    let bytes = text.as_bytes();
+    let is_digit = |at: usize| at < bytes.len() && bytes[at].is_ascii_digit();
+    let mut runs = Vec::new();
+    let mut pos = 0;
+    while let Ok(Some(m)) = start_re.find_from_pos(text, pos) {
+        let mut end = m.end();
+        let mut before_last = end;
+        let separator = bytes.get(end).copied();
+        let mut joined = 0;
+        if let Some(sep @ (b' ' | b'-')) = separator {
+            while end < bytes.len() && bytes[end] == sep && is_digit(end + 1) {
+                before_last = end;
+                end += 1;
+                while is_digit(end) {
+                    end += 1;
+                }
+                joined += 1;
+            }
+        }
+        if joined > 0 && separator == Some(b' ') && bytes.get(end) == Some(&b'-') && is_digit(end + 1) {
+            end = before_last;
+        }
+        runs.push((m.start(), end));
+        pos = end;
+    }
+    runs
+}
+
 pub fn card(ctx: &Ctx<'_>) -> Vec<Span> {
-    let re = re!(r"(?<![\d\-+])\d+(?:(?: \d+)+|(?:-\d+)+)?(?![\d]|-\d)", "g");
     let mut out = Vec::new();
-    for m in re.find_iter(ctx.text).flatten() {
+    for (start, end) in card_candidates(ctx.text) {
         let groups: Vec<Group> = re!(r"\d+", "g")
-            .find_iter(m.as_str())
+            .find_iter(&ctx.text[start..end])
             .flatten()
-            .map(|g| Group { start: m.start() + g.start(), end: m.start() + g.end() })
+            .map(|g| Group { start: start + g.start(), end: start + g.end() })
             .collect();
         out.extend(cards_in(ctx, &groups));
     }

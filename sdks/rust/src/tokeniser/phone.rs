@@ -279,7 +279,9 @@ impl<'t> Matcher<'t> {
             while !self.text.is_char_boundary(search) {
                 search += 1;
             }
-            self.max_tries -= 1;
+            // The inner search may have spent the last tries already (libphonenumber-js's count goes below zero and
+            // its loop stops; a plain `-= 1` here overflowed: a panic in a debug build, unlimited tries in release).
+            self.max_tries = self.max_tries.saturating_sub(1);
         }
         hits
     }

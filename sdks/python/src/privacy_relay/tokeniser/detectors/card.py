@@ -30,6 +30,8 @@ _SCHEMES = [
     ("unionpay", lambda d: d.startswith("62"), tuple(range(16, 20))),
 ]
 _CARD_DIGITS = jsregex.compile(r"^\d{13,19}$")
+# The TypeScript and Rust engines follow this run by hand (V8's regex stack overflowed and PCRE2 hit its match limit
+# on a few million groups); the `regex` module keeps its backtracking state on the heap, so the pattern stays here.
 _CARD_CANDIDATE = jsregex.compile(r"(?<![\d\-+])\d+(?:(?: \d+)+|(?:-\d+)+)?(?![\d]|-\d)", "g")
 _DIGIT_RUN = jsregex.compile(r"\d+", "g")
 

@@ -6,8 +6,11 @@ from __future__ import annotations
 from .. import jsregex
 from . import Detector, spans_from_regex
 
+# The repeated parts are bounded (256 dot-atoms, 127 labels, beyond what an address can hold), as in the TypeScript
+# engine, whose V8 regex stack overflowed on a few million "a."; the `regex` module needs no bound, but one pattern
+# finds the same spans in every engine.
 _EMAIL = jsregex.compile(
-    r"(?<![\p{L}\p{N}\p{M}._%+\-])[\p{L}\p{M}\p{N}_%+\-]+(?:\.[\p{L}\p{M}\p{N}_%+\-]+)*@(?:[\p{L}\p{N}](?:[\p{L}\p{M}\p{N}\-]{0,61}[\p{L}\p{M}\p{N}])?\.)+\p{L}[\p{L}\p{M}]{1,62}(?![\p{L}\p{M}\p{N}\-]|\.[\p{L}\p{N}])",
+    r"(?<![\p{L}\p{N}\p{M}._%+\-])[\p{L}\p{M}\p{N}_%+\-]+(?:\.[\p{L}\p{M}\p{N}_%+\-]+){0,255}@(?:[\p{L}\p{N}](?:[\p{L}\p{M}\p{N}\-]{0,61}[\p{L}\p{M}\p{N}])?\.){1,127}\p{L}[\p{L}\p{M}]{1,62}(?![\p{L}\p{M}\p{N}\-]|\.[\p{L}\p{N}])",
     "gu",
 )
 _SCP_REMOTE = jsregex.compile(r"^:[^\s]")

@@ -41,6 +41,28 @@ class VectorsTest {
         assertSpans(v);
     }
 
+    /**
+     * tokeniser-large.json: a short unit repeated up to millions of times, then a real value. The value after the run
+     * is found (PCRE2's limit once ended the search there) and the engine answers instead of failing.
+     */
+    @Test
+    void tokeniserSpansAfterPathologicalLongRuns() {
+        JsonNode v = Vectors.load("tokeniser-large");
+        Map<String, Object> options = Vectors.options(v.get("engine_settings"));
+        for (JsonNode c : v.get("cases")) {
+            String text = c.get("unit").asText().repeat(c.get("times").asInt()) + c.get("tail").asText();
+            List<JsonNode> got = new ArrayList<>();
+            for (JsonNode s : engine.detectSpans(text, options).get("spans")) {
+                ObjectNode kept = Vectors.JSON.createObjectNode();
+                for (String k : List.of("start", "end", "type", "value")) kept.set(k, s.get(k));
+                got.add(kept);
+            }
+            List<JsonNode> want = new ArrayList<>();
+            c.get("spans").forEach(want::add);
+            assertEquals(want, got, c.get("name").asText());
+        }
+    }
+
     private void assertSpans(JsonNode v) {
         Map<String, Object> options = Vectors.options(v.get("engine_settings"));
         for (JsonNode c : v.get("cases")) {

@@ -19,6 +19,8 @@ const TEXTS: ReadonlyArray<readonly [string, string]> = [
   // IPv4 in logs and URLs, announced by the shape rather than a word; and the versions those shapes must not take.
   ["en", "2026-11-28T08:00:01Z 10.32.69.1 GET /index.html 200\nX-Forwarded-For: 203.0.113.9, 10.0.0.2\nOpen https://192.168.1.10/admin or ssh://deploy@10.0.0.5/repo"],
   ["en", "2026-11-28 4.2.0.1 released\n[08:00:01] 1.2.3.4 done\nDocs at https://example.com/v/1.2.3.4/ and OID 1.3.6.1."],
+  // A network range in CIDR notation (host bits all zero) names no device; an interface's address with its prefix does.
+  ["en", "Firewall: allow 192.168.0.0/16 and 10.0.0.0/8 from the VPN; the host is inet 10.0.0.5/24, peer 100.64.0.1/10, single 203.0.113.7/32."],
   // IPv6: short compressed forms only where an address is announced (code slices and scopes are not); long forms anywhere.
   ["en", "inet6 fe80::1/64 scope link\nGET http://[2001:db8::7]:8080/health from 2001:db8:85a3::8a2e:370:7334\nslice a[::2] or arr[1::3]; dead::beef; MD5:16:27:ac:a5:76:28:2d:36:63:1b:56:4d:eb:df:a6:48; 00:1a:2b:3c:4d:5e at 14:22:05"],
   // Dates of birth: more layouts and languages, the cue after the date; an identity document's other dates and a project's "birth" stay.

@@ -765,6 +765,26 @@ fn is_octet(s: &str) -> bool {
     (s == "0" || !s.starts_with('0')) && s.parse::<u32>().map_or(false, |n| n <= 255)
 }
 
+/// A network range in CIDR notation: "/prefix" (0 to 31) right after an address whose host bits are all zero
+/// ("192.168.0.0/16"). It names a network, no one's device; an address with host bits set ("inet 10.0.0.5/24") is
+/// still one.
+fn is_network_range(parts: &[&str], text: &str, end: usize) -> bool {
+    let after = text[end..].as_bytes();
+    if after.first() != Some(&b'/') {
+        return false;
+    }
+    let digits = after[1..].iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 || digits > 2 {
+        return false;
+    }
+    let prefix: u32 = std::str::from_utf8(&after[1..1 + digits]).unwrap_or("99").parse().unwrap_or(99);
+    if prefix > 31 {
+        return false;
+    }
+    let address = parts.iter().fold(0u64, |value, part| value * 256 + part.parse::<u64>().unwrap_or(0));
+    address % (1u64 << (32 - prefix)) == 0
+}
+
 pub fn ipv4(ctx: &Ctx<'_>) -> Vec<Span> {
     let text = ctx.text;
     let re = re!(r"(?<![\p{L}\p{N}._\-])(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?![\p{L}\p{N}_]|\.\d|-[A-Za-z])", "gu");
@@ -775,6 +795,9 @@ pub fn ipv4(ctx: &Ctx<'_>) -> Vec<Span> {
         let (start, end) = whole(c);
         let parts = [g(c, 1), g(c, 2), g(c, 3), g(c, 4)];
         if !parts.iter().all(|p| is_octet(p)) {
+            return None;
+        }
+        if is_network_range(&parts, text, end) {
             return None;
         }
         let kind = ctx.field_kind_at(start, end);

@@ -39,6 +39,18 @@ const looksLikeVersion = (parts: ReadonlyArray<string>): boolean => Number(parts
 
 const isOctet = (s: string): boolean => (s === "0" || !s.startsWith("0")) && Number(s) <= 255
 
+/**
+ * A network range in CIDR notation: "/prefix" (0 to 31) right after an address whose host bits are all zero
+ * ("192.168.0.0/16", "10.0.0.0/8"). It names a network, no one's device; an address with host bits set keeps its
+ * prefix as an interface's address ("inet 10.0.0.5/24", "100.64.0.1/10") and is still one.
+ */
+const isNetworkRange = (parts: ReadonlyArray<string>, text: string, end: number): boolean => {
+  const m = /^\/(\d{1,2})(?!\d)/.exec(text.slice(end, end + 4))
+  if (m === null || Number(m[1]) > 31) return false
+  const address = parts.reduce((value, part) => value * 256 + Number(part), 0)
+  return address % 2 ** (32 - Number(m[1])) === 0
+}
+
 /** Up to 80 characters before and 40 after, within the line (only that much is read: linear on long lines). */
 export const lineAround = (text: string, start: number, end: number): { before: string; after: string } => {
   const before = text.slice(Math.max(0, start - 80), start)
@@ -55,6 +67,7 @@ export const ipv4Detector: Detector = {
       const end = start + m[0].length
       const parts = [m[1]!, m[2]!, m[3]!, m[4]!]
       if (!parts.every(isOctet)) return undefined
+      if (isNetworkRange(parts, text, end)) return undefined
       // A field label decides first: an "ip" column or key announces an address, a "version", "client" or
       // "build" field holds a version ("client=4.12.0.3"), an id/order/amount field a reference.
       const kind = fieldKindAt(text, start, end)

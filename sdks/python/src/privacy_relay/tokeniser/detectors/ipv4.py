@@ -38,6 +38,22 @@ def _is_octet(s: str) -> bool:
     return (s == "0" or not s.startswith("0")) and int(s) <= 255
 
 
+_CIDR_PREFIX = jsregex.compile(r"^\/(\d{1,2})(?!\d)")
+
+
+def _is_network_range(parts: list[str], text: str, end: int) -> bool:
+    """A network range in CIDR notation: "/prefix" (0 to 31) right after an address whose host bits are all zero
+    ("192.168.0.0/16"). It names a network, no one's device; an address with host bits set ("inet 10.0.0.5/24") is
+    still one."""
+    m = _CIDR_PREFIX.search(text[end:end + 4])
+    if m is None or int(m.group(1)) > 31:
+        return False
+    address = 0
+    for part in parts:
+        address = address * 256 + int(part)
+    return address % (2 ** (32 - int(m.group(1)))) == 0
+
+
 def line_around(text: str, start: int, end: int) -> tuple[str, str]:
     """Up to 80 characters before and 40 after, within the line."""
     before = text[max(0, start - 80):start]
@@ -51,6 +67,8 @@ def _accept(text: str, m):
     start, end = m.start(), m.end()
     parts = [m.group(1), m.group(2), m.group(3), m.group(4)]
     if not all(_is_octet(p) for p in parts):
+        return None
+    if _is_network_range(parts, text, end):
         return None
     kind = field_kind_at(text, start, end)
     if kind == "ip":

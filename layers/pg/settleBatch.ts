@@ -1,9 +1,10 @@
 import type { FailedSealInput, SealedReceipts, SealInput, UsageRow } from "../../services/ReceiptSealer.ts"
 import { newJti, rfc3339Millis, unixSeconds } from "../../sdks/typescript/src/wire/receipts/chain.ts"
 import { envelopeHashSync } from "../crypto/envelopeHashSync.ts"
-import { signReceiptV1 } from "../../sdks/typescript/src/wire/receipts/envelope-v1.ts"
+import { sha256HexSync } from "../crypto/nodeSha256.ts"
+import { signReceiptV1Canonical } from "../../sdks/typescript/src/wire/receipts/envelope-v1.ts"
 import { type FailedReceiptV2, signFailedReceiptV2 } from "../../sdks/typescript/src/wire/receipts/envelope-v2-failed.ts"
-import { signReceiptV2 } from "../../sdks/typescript/src/wire/receipts/envelope-v2.ts"
+import { signReceiptV2Canonical } from "../../sdks/typescript/src/wire/receipts/envelope-v2.ts"
 import type { Signer } from "../../sdks/typescript/src/wire/receipts/signer.ts"
 import type { StoredRow } from "./idempotencyRecords.ts"
 
@@ -75,7 +76,8 @@ export const sealCompleted = async (
   const now = new Date()
   const iat = unixSeconds(now)
   const r = input.routingDecision
-  const v2 = await signReceiptV2({
+  // Each receipt is canonicalised once: its signing input and its chain hash come from the same JCS members.
+  const signedV2 = await signReceiptV2Canonical({
     iss,
     jti,
     iat,
@@ -101,7 +103,7 @@ export const sealCompleted = async (
     chain: { chain_id: at.v2.chainId, seq: at.v2.head.seq + 1, prev_hash: at.v2.head.hash },
     extensions: { request_id: input.requestId, ...(input.translation === undefined ? {} : { translation: input.translation }) }
   }, signer)
-  const v1 = await signReceiptV1({
+  const signedV1 = await signReceiptV1Canonical({
     iss,
     sub: input.keyPrefix,
     jti,
@@ -122,8 +124,10 @@ export const sealCompleted = async (
       engine_version: input.engineVersion === "" ? null : input.engineVersion
     }
   }, signer)
-  const v2Hash = envelopeHashSync(v2)
-  const v1Hash = envelopeHashSync(v1)
+  const v2 = signedV2.receipt
+  const v1 = signedV1.receipt
+  const v2Hash = sha256HexSync(signedV2.canonical)
+  const v1Hash = sha256HexSync(signedV1.canonical)
   batch.receiptsV2.push({ jti, org_id: input.orgId, chain_id: at.v2.chainId, seq: String(v2.chain.seq), envelope: v2 })
   batch.receiptsV1.push({
     jti,

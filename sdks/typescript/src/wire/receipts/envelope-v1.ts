@@ -1,7 +1,7 @@
 // The v1 receipt: gateway-signed, stored in the per-account chain `tenant-<account_id>`; what the
 // receipt list and the portal JTI lookup return. No trust tier (that belongs to v3).
 import type { ChainLink } from "./chain.ts"
-import { signEnvelope, type Signer } from "./signer.ts"
+import { signEnvelopeCanonical, type Signer } from "./signer.ts"
 
 export interface RoutingDecisionV1 {
   readonly from: string
@@ -47,7 +47,14 @@ export interface ReceiptV1 {
 
 export type UnsignedReceiptV1 = Omit<ReceiptV1, "v" | "alg" | "kid" | "sig">
 
-export const signReceiptV1 = async (unsigned: UnsignedReceiptV1, signer: Signer): Promise<ReceiptV1> => {
+export const signReceiptV1 = async (unsigned: UnsignedReceiptV1, signer: Signer): Promise<ReceiptV1> =>
+  (await signReceiptV1Canonical(unsigned, signer)).receipt
+
+/** signReceiptV1, also answering the JCS text of the whole signed receipt (see signReceiptV2Canonical). */
+export const signReceiptV1Canonical = async (
+  unsigned: UnsignedReceiptV1,
+  signer: Signer
+): Promise<{ readonly receipt: ReceiptV1; readonly canonical: string }> => {
   const c = unsigned.claims
   const body = {
     v: "v1" as const,
@@ -71,6 +78,6 @@ export const signReceiptV1 = async (unsigned: UnsignedReceiptV1, signer: Signer)
       engine_version: c.engine_version
     }
   }
-  const sig = await signEnvelope(body, (bytes) => signer.sign(bytes))
-  return { ...body, sig }
+  const { sig, signedText } = await signEnvelopeCanonical(body, (bytes) => signer.sign(bytes), ["sig"])
+  return { receipt: { ...body, sig }, canonical: signedText }
 }

@@ -1,7 +1,7 @@
 // The v2 receipt: gateway-signed, flat, returned on every completed relay call
 // (X-Service-Receipt-V2 header / `receipt-v2` stream trailer). Fields follow the spec table.
 import type { ChainLink } from "./chain.ts"
-import { signEnvelope, type Signer } from "./signer.ts"
+import { signEnvelopeCanonical, type Signer } from "./signer.ts"
 import type { ClientWireFormat, WireFormatName } from "./wireFormat.ts"
 
 /** Present when the router ran. There is deliberately no provider_id member. */
@@ -70,7 +70,17 @@ export interface UpstreamTranslation {
 export type UnsignedReceiptV2 = Omit<ReceiptV2, "v" | "alg" | "kid" | "signature" | "sig">
 
 /** Seals a v2 receipt: sets v/alg/kid and the identical `signature` and `sig` values. */
-export const signReceiptV2 = async (unsigned: UnsignedReceiptV2, signer: Signer): Promise<ReceiptV2> => {
+export const signReceiptV2 = async (unsigned: UnsignedReceiptV2, signer: Signer): Promise<ReceiptV2> =>
+  (await signReceiptV2Canonical(unsigned, signer)).receipt
+
+/**
+ * signReceiptV2, also answering `canonical`: the JCS text of the whole signed receipt (what chain.ts envelopeHash
+ * hashes), from the same canonicalisation as its signing input (the gateway's sealer chains on it).
+ */
+export const signReceiptV2Canonical = async (
+  unsigned: UnsignedReceiptV2,
+  signer: Signer
+): Promise<{ readonly receipt: ReceiptV2; readonly canonical: string }> => {
   // Spelled out member by member so stray members of the argument never get signed.
   const body = {
     v: 2 as const,
@@ -100,6 +110,6 @@ export const signReceiptV2 = async (unsigned: UnsignedReceiptV2, signer: Signer)
       })
     }
   }
-  const sig = await signEnvelope(body, (bytes) => signer.sign(bytes))
-  return { ...body, signature: sig, sig }
+  const { sig, signedText } = await signEnvelopeCanonical(body, (bytes) => signer.sign(bytes), ["signature", "sig"])
+  return { receipt: { ...body, signature: sig, sig }, canonical: signedText }
 }

@@ -5,6 +5,7 @@ import { ReceiptKeys } from "../../services/ReceiptKeys.ts"
 import { ReceiptSealer } from "../../services/ReceiptSealer.ts"
 import { SealerQueue } from "../../services/SealerQueue.ts"
 import { GENESIS_PREV_HASH } from "../../sdks/typescript/src/wire/receipts/chain.ts"
+import { spanIf } from "../relay/spanIf.ts"
 import { jsonColumn } from "./jsonColumn.ts"
 import { STORED_COLUMNS, STORED_RECORDSET_IN_BATCH, STORED_UPSERT } from "./idempotencyRecords.ts"
 import type { ChainHead } from "./settleBatch.ts"
@@ -70,7 +71,13 @@ export const ReceiptSealerPg = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const keys = yield* ReceiptKeys
-    const iss = (yield* AppConfig).publicBaseUrl
+    const config = yield* AppConfig
+    const iss = config.publicBaseUrl
+    /**
+     * The writer's spans only when spans are exported: the writer serves no one request, so no request's sampling
+     * decision applies, and an unexported span still costs a stack capture and a span object per round.
+     */
+    const traced = config.otlpEndpoint !== undefined
     const layerContext = yield* Effect.context<never>()
     /** Each chain's head as last committed (by this process, or as the database answered). */
     const heads = new Map<string, ChainHead>()
@@ -158,7 +165,7 @@ export const ReceiptSealerPg = Layer.effect(
               )
               SELECT r FROM settled`)
         return jsonColumn<ReadonlyArray<Answer>>(rows[0].r)
-      }).pipe(Effect.withSpan("ReceiptSealer.round", { attributes: { tenants: batches.length } }))
+      }).pipe(spanIf(traced, "ReceiptSealer.round", { tenants: batches.length }))
 
     /** A committed batch: its heads become the known heads and every job gets its result. */
     const commitAnswered = (b: Signed, answer: Answer) => {
@@ -280,7 +287,7 @@ export const ReceiptSealerPg = Layer.effect(
       Effect.gen(function*() {
         for (const [orgId, entries] of taken) {
           const signed = yield* Effect.exit(Effect.orDie(sign(orgId, entries, round.get(orgId), ahead)).pipe(
-            Effect.withSpan("ReceiptSealer.sign", { attributes: { jobs: entries.length } })
+            spanIf(traced, "ReceiptSealer.sign", { jobs: entries.length })
           ))
           if (Exit.isSuccess(signed)) round.set(orgId, signed.value)
           else entries.forEach((e) => reply(e, signed as unknown as Exit.Exit<never>))

@@ -72,3 +72,24 @@ fn empty_and_odd_bodies() {
     assert_eq!(tokenise_text("", &mut s), "");
     assert_eq!(tokenise_text("\u{0}\u{FFFF}😀 é", &mut s), "\u{0}\u{FFFF}😀 é");
 }
+
+#[test]
+fn a_pattern_that_hits_its_resource_limit_is_counted() {
+    use privacy_relay::tokeniser::jsre::{compile, limit_failures};
+    // Nested quantifiers on a near miss: PCRE2 stops at its match limit instead of answering.
+    let re = compile(r"^(a+)+$", "");
+    let before = limit_failures();
+    assert!(re.is_match(&format!("{}!", "a".repeat(64))).is_err());
+    assert_eq!(limit_failures(), before + 1);
+}
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "12 MB inputs: run with --release")]
+fn a_request_whose_text_could_not_be_fully_scanned_is_refused_and_nothing_is_returned_to_send() {
+    // 12 MB of "http://a/" makes a URL pattern hit PCRE2's limit: refused with invalid_request, not sent half-scanned.
+    let content = format!("{} mail me@example.com", "http://a/".repeat(12_000_000 / 9));
+    let body = json!({"model": "m", "messages": [{"role": "user", "content": content}]});
+    let e = tokenise_request(Route::ChatCompletions, &body, SessionOptions { names: NameModel::Off, ..Default::default() }).unwrap_err();
+    assert_eq!(e.code(), "invalid_request");
+    assert!(e.message().contains("could not be fully scanned"), "{e}");
+}

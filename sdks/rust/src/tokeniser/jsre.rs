@@ -209,9 +209,25 @@ impl<'t> Captures<'t> {
     }
 }
 
-/// A match failed by a resource limit (PCRE2's match or depth limit): read as no match.
+/// A match failed by a resource limit (PCRE2's match, depth or JIT stack limit). A detector reads it as no match,
+/// so every failure is also counted on this thread (`limit_failures`): a request whose text could not be fully
+/// scanned is refused by `tokenise_request_in` rather than sent with values nobody looked for.
 #[derive(Debug)]
 pub struct Error;
+
+thread_local! {
+    static LIMIT_FAILURES: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+fn limit_failure() -> Error {
+    LIMIT_FAILURES.with(|c| c.set(c.get() + 1));
+    Error
+}
+
+/// Matches on this thread that failed by a resource limit since the thread started (compare two readings).
+pub fn limit_failures() -> u64 {
+    LIMIT_FAILURES.with(std::cell::Cell::get)
+}
 
 impl Regex {
     pub fn new(pattern: &str) -> Result<Self, String> {
@@ -227,7 +243,7 @@ impl Regex {
     fn captures_at<'t>(&self, text: &'t str, pos: usize) -> Result<Option<Captures<'t>>, Error> {
         let mut locs = self.re.capture_locations();
         match self.re.captures_read_at(&mut locs, text.as_bytes(), pos) {
-            Err(_) => Err(Error),
+            Err(_) => Err(limit_failure()),
             Ok(None) => Ok(None),
             Ok(Some(_)) => Ok(Some(Captures { text, groups: (0..locs.len()).map(|i| locs.get(i)).collect() })),
         }
@@ -239,7 +255,7 @@ impl Regex {
 
     pub fn find_from_pos<'t>(&self, text: &'t str, pos: usize) -> Result<Option<Match<'t>>, Error> {
         match self.re.find_at(text.as_bytes(), pos) {
-            Err(_) => Err(Error),
+            Err(_) => Err(limit_failure()),
             Ok(m) => Ok(m.map(|m| Match { text, start: m.start(), end: m.end() })),
         }
     }
@@ -249,7 +265,7 @@ impl Regex {
     }
 
     pub fn is_match(&self, text: &str) -> Result<bool, Error> {
-        self.re.is_match(text.as_bytes()).map_err(|_| Error)
+        self.re.is_match(text.as_bytes()).map_err(|_| limit_failure())
     }
 
     /// Non-overlapping captures, left to right; after an empty match the search moves one character on.

@@ -5,6 +5,7 @@
 //! Which fields hold user text is decided by ONE function, `text_slots` (the field walk: egress.rs).
 
 use super::egress::{check_egress_depth, walk_egress, EgressRefusal};
+use super::jsre::limit_failures;
 use super::session::{MediaPolicy, NameModel, SessionOptions, TokeniserSession};
 use super::{tag_from_mac, tokenise_text, STABLE_TAG_LENGTH};
 use crate::wire::jcs::{canonical_string, js_stringify};
@@ -291,7 +292,14 @@ pub fn tokenise_request_in(route: Route, body: &Value, session: &mut TokeniserSe
         session.observe(t);
     }
     for (slot, text) in walk.slots.iter().zip(&texts) {
+        let failures_before = limit_failures();
         let tokenised = tokenise_text(text, session);
+        // Fail closed: a pattern that gave up (a resource limit) may have left a value unseen in this text.
+        if limit_failures() != failures_before {
+            return Err(TokeniseError::InvalidRequestBody(
+                "a text in the body could not be fully scanned for personal data (a detector hit its resource limit); nothing was sent".into(),
+            ));
+        }
         match slot {
             Slot::Text(p) => {
                 if let Some(v) = get_mut(&mut copy, p) {

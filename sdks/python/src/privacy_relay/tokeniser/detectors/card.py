@@ -30,9 +30,6 @@ _SCHEMES = [
     ("unionpay", lambda d: d.startswith("62"), tuple(range(16, 20))),
 ]
 _CARD_DIGITS = jsregex.compile(r"^\d{13,19}$")
-# The TypeScript and Rust engines follow this run by hand (V8's regex stack overflowed and PCRE2 hit its match limit
-# on a few million groups); the `regex` module keeps its backtracking state on the heap, so the pattern stays here.
-_CARD_CANDIDATE = jsregex.compile(r"(?<![\d\-+])\d+(?:(?: \d+)+|(?:-\d+)+)?(?![\d]|-\d)", "g")
 _DIGIT_RUN = jsregex.compile(r"\d+", "g")
 
 
@@ -110,11 +107,47 @@ def _cards_in(text: str, groups: list[_Group]) -> list[Span]:
     return found
 
 
+def digit_group_runs(text: str) -> list[list[_Group]]:
+    """Runs of digit groups joined by ONE kind of separator (single spaces or single dashes), stitched from the
+    digit groups in one pass: exactly the runs the TypeScript engine's detectors/digitGroupRuns.ts finds (the
+    pattern it replaced is in tests/test_card_runs.py). That pattern kept one backtracking entry per repeated
+    group: a few million groups ("12 12 12 ...", a 10 MB prompt) raised MemoryError here."""
+    groups = [_Group(g.start(), g.end(), g.group(0)) for g in _DIGIT_RUN.finditer(text)]
+    n = len(groups)
+
+    def joined(k: int, separator: str) -> bool:
+        """Group k + 1 follows group k after exactly one `separator`."""
+        return k + 1 < n and groups[k + 1].start == groups[k].end + 1 and text[groups[k].end] == separator
+
+    runs: list[list[_Group]] = []
+    i = 0
+    while i < n:
+        first = groups[i]
+        # Inside a longer token ("-12", "+49 ..."): these digits cannot start a run.
+        if first.start > 0 and text[first.start - 1] in "-+":
+            i += 1
+            continue
+        j = i
+        for separator in (" ", "-"):
+            if joined(i, separator):
+                while joined(j, separator):
+                    j += 1
+                # A space-joined run directly followed by "-<digit>": its last group belongs to the dashed number
+                # after it.
+                if separator == " " and joined(j, "-"):
+                    j -= 1
+                break
+        runs.append(groups[i : j + 1])
+        i = j + 1
+    return runs
+
+
 def _detect(text: str) -> list[Span]:
     out: list[Span] = []
-    for m in _CARD_CANDIDATE.finditer(text):
-        groups = [_Group(m.start() + g.start(), m.start() + g.end(), g.group(0)) for g in _DIGIT_RUN.finditer(m.group(0))]
-        out.extend(_cards_in(text, groups))
+    for groups in digit_group_runs(text):
+        # A card has at least 13 digits: most runs of a long text are shorter and need no look.
+        if sum(len(g.text) for g in groups) >= 13:
+            out.extend(_cards_in(text, groups))
     return out
 
 

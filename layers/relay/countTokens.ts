@@ -29,7 +29,7 @@ export const estimatedInputTokens = (bodyBytes: number): number => Math.ceil(bod
 const PASS_THROUGH = ["anthropic-beta"] as const
 
 /**
- * `POST /api/v1/messages/count_tokens`: Anthropic's token counting of a tokenised Messages body (DESIGN.md section 10).
+ * `POST /api/v1/messages/count_tokens`: Anthropic's token counting of a tokenised Messages body (docs/relay.md, "Token counting").
  * Fail-closed and attested like the relay routes (attested route `messages.count_tokens`), but not billed, not
  * metered and without receipts of any kind: it produces no output and costs nothing upstream. It takes a slot of the
  * rate windows of its own capability (`messages.count_tokens`) and needs a wallet with a balance, like every call

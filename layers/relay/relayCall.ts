@@ -1,5 +1,5 @@
 /**
- * One relay call after authentication, in the order of DESIGN.md section 4, as named steps: attest (engine,
+ * One relay call after authentication, in the pipeline's order (docs/relay.md), as named steps: attest (engine,
  * attestation, body shape, egress policy: 403/428/400; with an Idempotency-Key the stored response is looked for
  * meanwhile), pick candidates (model and fallbacks: 404/403), admit (limits 429, balance hold 402, the key's slot:
  * an owned scoped resource, relayAdmission.ts), try upstream (tryUpstream.ts), settle (relaySettle.ts). Nothing is

@@ -86,8 +86,6 @@ describe("user docs stand alone and name only what exists", () => {
   })
 
   it("no code comment, script or SDK file refers to a design file users do not have (DESIGN.md, gateway-spec.md, ../shared)", () => {
-    // layers/relay is being reworked by its owners (issue 41); its two mentions go when they land.
-    const pending = new Set(["layers/relay/countTokens.ts", "layers/relay/relayCall.ts"])
     const tracked = execFileSync("git", ["ls-files", "-z"], { cwd: ROOT, encoding: "utf8" }).split("\0").filter((file) =>
       /\.(ts|tsx|js|mjs|py|rs|go|java|php|rb|sh|md|toml|json|yml|yaml)$|(^|\/)run$/.test(file) && file !== "test/docs/standalone.test.ts"
     )
@@ -95,6 +93,6 @@ describe("user docs stand alone and name only what exists", () => {
     const mentions = tracked.filter((file) => existsSync(join(ROOT, file))).flatMap((file) =>
       linesMatching(readFileSync(join(ROOT, file), "utf8"), /DESIGN\.md|gateway-spec|\.\.\/shared\b/).map((line) => `${file}:${line}`)
     )
-    expect(mentions.filter((mention) => !pending.has(mention.split(":")[0]!))).toEqual([])
+    expect(mentions).toEqual([])
   })
 })

@@ -243,7 +243,9 @@ describe("the packed @privacy-relay/sdk runs its programs on its own", () => {
     const empty = mkdtempSync(join(tmpdir(), "pr-programs-empty-"))
     const client = new Client({ name: "test", version: "1.0.0" })
     try {
-      await client.connect(new StdioClientTransport({ command: "npx", args: ["-y", `--package=${tarball}`, "privacy-relay", "mcp"], cwd: empty, env: { ...env, HOME: empty }, stderr: "pipe" }))
+      // npx installs the tarball's dependencies from the registry before the server can answer initialize: on a loaded
+      // machine that outlasted the MCP client's default 60 s request timeout, so the first request gets the test's budget.
+      await client.connect(new StdioClientTransport({ command: "npx", args: ["-y", `--package=${tarball}`, "privacy-relay", "mcp"], cwd: empty, env: { ...env, HOME: empty }, stderr: "pipe" }), { timeout: 200_000 })
       expect(client.getServerVersion()).toMatchObject({ name: "privacy-relay", version: "0.4.0" })
       const tools = await client.listTools()
       expect(tools.tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort())

@@ -80,6 +80,24 @@ afterAll(() => {
   rmSync(app, { recursive: true, force: true })
 })
 
+/** `npx privacy-relay proxy` from the app folder, in its own process group, and the URL it prints once listening. */
+const startPackedProxy = async (): Promise<{ proxy: ChildProcess; url: string }> => {
+  const proxy = spawn("npx", ["privacy-relay", "proxy"], { cwd: app, env: { ...env, PROXY_PORT: "0" }, stdio: ["ignore", "pipe", "pipe"], detached: true })
+  children.push(proxy)
+  let stdout = ""
+  let stderr = ""
+  proxy.stderr!.on("data", (chunk) => (stderr += chunk))
+  const url = await new Promise<string>((resolve, reject) => {
+    proxy.stdout!.on("data", (chunk) => {
+      stdout += chunk
+      const m = /"url":"([^"]+)"/.exec(stdout)
+      if (m !== null) resolve(m[1]!)
+    })
+    proxy.once("exit", (code) => reject(new Error(`the proxy exited ${code}: ${stderr}`)))
+  })
+  return { proxy, url }
+}
+
 describe("the packed @privacy-relay/sdk runs its programs on its own", () => {
   it("its installed tree holds no gateway dependency, at any depth, and no gateway code", () => {
     const installed = installedPackages(join(app, "node_modules"))
@@ -93,19 +111,7 @@ describe("the packed @privacy-relay/sdk runs its programs on its own", () => {
   })
 
   it("`npx privacy-relay proxy` listens and relays a chat call: the answer has the original back, the provider saw only aliases", async () => {
-    const proxy = spawn("npx", ["privacy-relay", "proxy"], { cwd: app, env: { ...env, PROXY_PORT: "0" }, stdio: ["ignore", "pipe", "pipe"], detached: true })
-    children.push(proxy)
-    let stdout = ""
-    let stderr = ""
-    proxy.stderr!.on("data", (chunk) => (stderr += chunk))
-    const url = await new Promise<string>((resolve, reject) => {
-      proxy.stdout!.on("data", (chunk) => {
-        stdout += chunk
-        const m = /"url":"([^"]+)"/.exec(stdout)
-        if (m !== null) resolve(m[1]!)
-      })
-      proxy.once("exit", (code) => reject(new Error(`the proxy exited ${code}: ${stderr}`)))
-    })
+    const { proxy, url } = await startPackedProxy()
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
     fx.provider.reset()
     // Enough text for a worker thread (the proxy tokenises large bodies off its own thread: dist/proxy-worker.js).
@@ -133,19 +139,7 @@ describe("the packed @privacy-relay/sdk runs its programs on its own", () => {
   // npx runs the bin as `sh -c "privacy-relay proxy"` and passes SIGTERM to that shell only, which dies without passing
   // it on: the proxy kept running and kept its port. A process manager, `timeout` or `kill <pid>` signals npx alone.
   it("`npx privacy-relay proxy` stops when SIGTERM reaches npx alone: every process gone and the port free within 10 s", async () => {
-    const proxy = spawn("npx", ["privacy-relay", "proxy"], { cwd: app, env: { ...env, PROXY_PORT: "0" }, stdio: ["ignore", "pipe", "pipe"], detached: true })
-    children.push(proxy)
-    let stdout = ""
-    let stderr = ""
-    proxy.stderr!.on("data", (chunk) => (stderr += chunk))
-    const url = await new Promise<string>((resolve, reject) => {
-      proxy.stdout!.on("data", (chunk) => {
-        stdout += chunk
-        const m = /"url":"([^"]+)"/.exec(stdout)
-        if (m !== null) resolve(m[1]!)
-      })
-      proxy.once("exit", (code) => reject(new Error(`the proxy exited ${code}: ${stderr}`)))
-    })
+    const { proxy, url } = await startPackedProxy()
     expect((await fetch(`${url}/healthz`)).status).toBe(200)
     const groupAlive = () => {
       try {

@@ -14,10 +14,11 @@ import { Wallets } from "../services/Wallets.ts"
 import { MAX_FALLBACKS, RoutingPolicies } from "../services/RoutingPolicies.ts"
 import { findModel } from "../src/providers/catalogue.ts"
 import { InvalidUsdAmount, parseUsd } from "../src/billing/money.ts"
-import { ApiError } from "../src/http/ApiError.ts"
-import { invalid } from "../src/http/validate.ts"
-import type { DomainError } from "./http/domainErrors.ts"
+import { AdminInputInvalid, OperatorAccountNotFound, OperatorEmailNotVerified } from "./AdminErrors.ts"
 import { appendAudit } from "./pg/audit.ts"
+
+/** A refused input: the field and why (mapped to 400 invalid_request with details.path by layers/http/domainErrors.ts). */
+const invalid = (path: string, message: string) => new AdminInputInvalid({ path, message })
 
 /**
  * The operator's commands (docs/accounts.md, docs/portal.md), shared by the admin HTTP API (`/api/admin/*`) and by
@@ -203,9 +204,9 @@ export const setOperator = (input: Input, actor: string) =>
         SELECT id, org_id, email_verified, operator_granted_at IS NOT NULL AS operator
         FROM accounts WHERE lower(email) = lower(${email}) AND deleted_at IS NULL FOR UPDATE`
       const account = rows[0]
-      if (account === undefined) return yield* new ApiError({ status: 404, code: "not_found", message: "No account has that e-mail address." })
+      if (account === undefined) return yield* new OperatorAccountNotFound()
       if (action === "grant" && !account.email_verified) {
-        return yield* new ApiError({ status: 409, code: "email_not_verified", message: "Only an account with a verified e-mail address can be made an operator." })
+        return yield* new OperatorEmailNotVerified()
       }
       const operator = action === "grant"
       if (account.operator !== operator) {
@@ -253,8 +254,6 @@ interface MailRow {
   readonly body_text: string
   readonly created_at: string | Date
 }
-
-export type AdminFailure = ApiError | DomainError
 
 /**
  * `cli.ts sso scim-token issue --org ORG_ID`: a SCIM bearer token for the organisation's identity provider, shown

@@ -4,6 +4,7 @@
  * routes let these failures through and `causeToResponse` (errorResponse.ts) answers them from here, as does the
  * operator CLI for the same operations.
  */
+import { AdminInputInvalid, OperatorAccountNotFound, OperatorEmailNotVerified } from "../AdminErrors.ts"
 import {
   AccountExists,
   AccountNotFound,
@@ -92,6 +93,9 @@ export type DomainError =
   | NestedSubOrganisation
   | ScimOrganisationNotFound
   | ScimTokenNotFound
+  | AdminInputInvalid
+  | OperatorAccountNotFound
+  | OperatorEmailNotVerified
 
 const DOMAIN_ERRORS = [
   OrganisationNotFound,
@@ -142,7 +146,10 @@ const DOMAIN_ERRORS = [
   AlreadyMember,
   NestedSubOrganisation,
   ScimOrganisationNotFound,
-  ScimTokenNotFound
+  ScimTokenNotFound,
+  AdminInputInvalid,
+  OperatorAccountNotFound,
+  OperatorEmailNotVerified
 ] as const
 
 export const isDomainError = (u: unknown): u is DomainError => DOMAIN_ERRORS.some((error) => u instanceof error)
@@ -324,6 +331,12 @@ export const domainErrorToApiError = (error: DomainError): ApiError => {
       return new ApiError({ status: 404, code: "not_found", message: "No such organisation." })
     case "ScimTokenNotFound":
       return new ApiError({ status: 404, code: "not_found", message: "No active SCIM token with this id in the organisation." })
+    case "AdminInputInvalid":
+      return new ApiError({ status: 400, code: "invalid_request", message: error.message, extra: { details: { path: error.path } } })
+    case "OperatorAccountNotFound":
+      return new ApiError({ status: 404, code: "not_found", message: "No account has that e-mail address." })
+    case "OperatorEmailNotVerified":
+      return new ApiError({ status: 409, code: "email_not_verified", message: "Only an account with a verified e-mail address can be made an operator." })
     case "TreeSizeOutOfRange": {
       const { first, second, treeSize } = error
       return new ApiError({

@@ -3,6 +3,7 @@
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createOrg, createPortalToken, setOperator } from "../../../layers/AdminOperations.ts"
+import { asApiError } from "../../../layers/http/domainErrors.ts"
 import { startTestGateway, type TestGateway } from "../../support/gateway.ts"
 
 let gw: TestGateway
@@ -167,7 +168,13 @@ describe("operator flag", () => {
 
     // Unverified addresses cannot be granted; nothing changes.
     const unverified = await run(Effect.flip(setOperator({ email: OPERATOR, action: "grant" }, "cli")))
-    expect(unverified).toMatchObject({ status: 409, code: "email_not_verified" })
+    // The operation's own refusal, answered as the admin API and the CLI answer it (layers/http/domainErrors.ts).
+    expect(unverified._tag).toBe("OperatorEmailNotVerified")
+    expect(asApiError(unverified)).toMatchObject({
+      status: 409,
+      code: "email_not_verified",
+      message: "Only an account with a verified e-mail address can be made an operator."
+    })
     expect(await gw.query("SELECT operator_granted_at FROM accounts WHERE email = $1", OPERATOR)).toEqual([{ operator_granted_at: null }])
 
     await gw.query("UPDATE accounts SET email_verified = true WHERE email = $1", OPERATOR)

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { ChainVerifier } from "../services/ChainVerifier.ts"
 import { formatUsd } from "../src/billing/money.ts"
-import { invalid } from "../src/http/validate.ts"
+import { invalidInput } from "./AdminErrors.ts"
 import { isoOrNull } from "./pg/audit.ts"
 import { decodeKeysetCursor, encodeKeysetCursor } from "./pg/keysetCursor.ts"
 
@@ -18,7 +18,7 @@ export interface PageQuery {
   readonly search: URLSearchParams
 }
 
-const badCursor = () => invalid("cursor", "cursor is not a cursor this list returned.")
+const badCursor = () => invalidInput("cursor", "cursor is not a cursor this list returned.")
 
 /** A timestamptz as PostgreSQL prints it (`created_at::text`), the first half of the created-at cursors. */
 const TIMESTAMP_TEXT = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?[+-]\d{2}(:\d{2}){0,2}$/
@@ -37,7 +37,7 @@ const optionalParam = (search: URLSearchParams, name: string, pattern: RegExp, m
   Effect.gen(function*() {
     const value = search.get(name)
     if (value === null || value === "") return undefined
-    if (!pattern.test(value)) return yield* invalid(name, message)
+    if (!pattern.test(value)) return yield* invalidInput(name, message)
     return value
   })
 

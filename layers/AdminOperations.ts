@@ -14,11 +14,8 @@ import { Wallets } from "../services/Wallets.ts"
 import { MAX_FALLBACKS, RoutingPolicies } from "../services/RoutingPolicies.ts"
 import { findModel } from "../src/providers/catalogue.ts"
 import { InvalidUsdAmount, parseUsd } from "../src/billing/money.ts"
-import { AdminInputInvalid, OperatorAccountNotFound, OperatorEmailNotVerified } from "./AdminErrors.ts"
+import { invalidInput, OperatorAccountNotFound, OperatorEmailNotVerified } from "./AdminErrors.ts"
 import { appendAudit } from "./pg/audit.ts"
-
-/** A refused input: the field and why (mapped to 400 invalid_request with details.path by layers/http/domainErrors.ts). */
-const invalid = (path: string, message: string) => new AdminInputInvalid({ path, message })
 
 /**
  * The operator's commands (docs/accounts.md, docs/portal.md), shared by the admin HTTP API (`/api/admin/*`) and by
@@ -39,26 +36,26 @@ const resolveOrg = (input: Input) =>
     if (org !== undefined) return org
     const prefix = str(input, "key_prefix")
     if (prefix !== undefined) return yield* (yield* Keys).orgOfPrefix(prefix)
-    return yield* invalid("org_id", "Give org_id (--org) or key_prefix (--key-prefix).")
+    return yield* invalidInput("org_id", "Give org_id (--org) or key_prefix (--key-prefix).")
   })
 
 /** The `usd` field (`--usd N`) as a positive amount of micro-USD; 400 `invalid_request` otherwise. */
 const positiveUsd = (input: Input, example: string) =>
   Effect.gen(function*() {
     const usd = typeof input["usd"] === "number" ? String(input["usd"]) : str(input, "usd")
-    if (usd === undefined) return yield* invalid("usd", `usd is required (--usd ${example}).`)
+    if (usd === undefined) return yield* invalidInput("usd", `usd is required (--usd ${example}).`)
     const micros = yield* Effect.try({
       try: () => parseUsd(usd),
-      catch: (e) => invalid("usd", e instanceof InvalidUsdAmount ? e.message : "usd must be a positive decimal amount.")
+      catch: (e) => invalidInput("usd", e instanceof InvalidUsdAmount ? e.message : "usd must be a positive decimal amount.")
     })
-    if (micros <= 0n) return yield* invalid("usd", "usd must be greater than zero.")
+    if (micros <= 0n) return yield* invalidInput("usd", "usd must be greater than zero.")
     return micros
   })
 
 export const createOrg = (input: Input) =>
   Effect.gen(function*() {
     const name = str(input, "name")
-    if (name === undefined) return yield* invalid("name", "name is required (--name).")
+    if (name === undefined) return yield* invalidInput("name", "name is required (--name).")
     const { orgId } = yield* (yield* Organisations).create({ name, parentId: str(input, "parent_id") })
     return { org_id: orgId }
   })
@@ -69,7 +66,7 @@ export const createPortalToken = (input: Input) =>
     const raw = input["abilities"]
     const abilities = Array.isArray(raw) ? raw : typeof raw === "string" ? raw.split(",").map((s) => s.trim()).filter(Boolean) : []
     if (abilities.length === 0 || !abilities.every((a) => typeof a === "string")) {
-      return yield* invalid("abilities", "abilities is a non-empty list (--abilities a,b).")
+      return yield* invalidInput("abilities", "abilities is a non-empty list (--abilities a,b).")
     }
     const created = yield* (yield* PortalTokens).create({ orgId, abilities: abilities as Array<string>, name: str(input, "name") })
     return { token: created.token, abilities: created.abilities, org_id: orgId }
@@ -92,11 +89,11 @@ export const setRoutingFallbacks = (input: Input) =>
     const orgId = yield* resolveOrg(input)
     const raw = input["models"]
     const list = Array.isArray(raw) ? raw : typeof raw === "string" ? raw.split(",") : undefined
-    if (list === undefined) return yield* invalid("models", "models is required (--models a,b; an empty value removes the policy).")
+    if (list === undefined) return yield* invalidInput("models", "models is required (--models a,b; an empty value removes the policy).")
     const models = list.map((m) => (typeof m === "string" ? m.trim() : "")).filter((m) => m !== "")
-    if (models.length > MAX_FALLBACKS) return yield* invalid("models", `At most ${MAX_FALLBACKS} fallback models.`)
+    if (models.length > MAX_FALLBACKS) return yield* invalidInput("models", `At most ${MAX_FALLBACKS} fallback models.`)
     const unknown = models.find((m) => findModel(m) === undefined)
-    if (unknown !== undefined) return yield* invalid("models", `Unknown model "${unknown.slice(0, 200)}" (GET /api/v1/models?include=unavailable lists them).`)
+    if (unknown !== undefined) return yield* invalidInput("models", `Unknown model "${unknown.slice(0, 200)}" (GET /api/v1/models?include=unavailable lists them).`)
     yield* (yield* RoutingPolicies).setFallbacks(orgId, models)
     return { org_id: orgId, fallbacks: models }
   })
@@ -104,7 +101,7 @@ export const setRoutingFallbacks = (input: Input) =>
 export const revokeKey = (input: Input, actor: string) =>
   Effect.gen(function*() {
     const prefix = str(input, "key_prefix")
-    if (prefix === undefined) return yield* invalid("key_prefix", "key_prefix is required (--prefix svc_xxxxxx).")
+    if (prefix === undefined) return yield* invalidInput("key_prefix", "key_prefix is required (--prefix svc_xxxxxx).")
     const { keyId, orgId } = yield* (yield* Keys).revokeByPrefix(prefix, actor)
     return { key_id: keyId, org_id: orgId, key_prefix: prefix, status: "revoked" }
   })
@@ -154,10 +151,10 @@ export const applyRetention = (input: Input, actor = "cli") =>
     const retention = yield* Retention
     const given = typeof input["days"] === "number" ? String(input["days"]) : str(input, "days")
     if (given !== undefined && (!/^\d+$/.test(given) || Number(given) < 1 || Number(given) > 36_500)) {
-      return yield* invalid("days", "days must be a whole number from 1 to 36500.")
+      return yield* invalidInput("days", "days must be a whole number from 1 to 36500.")
     }
     const days = given === undefined ? retention.days : Number(given)
-    if (days === undefined) return yield* invalid("days", "RETENTION_DAYS is not set: give days (--days N) to apply a retention period once.")
+    if (days === undefined) return yield* invalidInput("days", "RETENTION_DAYS is not set: give days (--days N) to apply a retention period once.")
     return yield* retention.apply(retentionCutoff(days, new Date()), actor)
   })
 
@@ -195,9 +192,9 @@ export const createLicence = (input: Input) =>
 export const setOperator = (input: Input, actor: string) =>
   Effect.gen(function*() {
     const email = str(input, "email")
-    if (email === undefined) return yield* invalid("email", "email is required (--email).")
+    if (email === undefined) return yield* invalidInput("email", "email is required (--email).")
     const action = str(input, "action")
-    if (action !== "grant" && action !== "revoke") return yield* invalid("action", "action is grant or revoke.")
+    if (action !== "grant" && action !== "revoke") return yield* invalidInput("action", "action is grant or revoke.")
     const sql = yield* SqlClient.SqlClient
     return yield* sql.withTransaction(Effect.gen(function*() {
       const rows = yield* sql<{ id: string; org_id: string; email_verified: boolean; operator: boolean }>`
@@ -233,7 +230,7 @@ export const listMailOutbox = (input: Input) =>
     const to = str(input, "to")
     const limitText = str(input, "limit") ?? (typeof input["limit"] === "number" ? String(input["limit"]) : "10")
     if (!/^[1-9][0-9]{0,2}$/.test(limitText) || Number(limitText) > MAIL_OUTBOX_MAX) {
-      return yield* invalid("limit", `limit is a whole number from 1 to ${MAIL_OUTBOX_MAX} (--limit).`)
+      return yield* invalidInput("limit", `limit is a whole number from 1 to ${MAIL_OUTBOX_MAX} (--limit).`)
     }
     const transport = (yield* Mailer).transport
     const sql = yield* SqlClient.SqlClient
@@ -277,7 +274,7 @@ export const revokeScimToken = (input: Input, actor: string) =>
   Effect.gen(function*() {
     const orgId = yield* resolveOrg(input)
     const tokenId = str(input, "token_id")
-    if (tokenId === undefined) return yield* invalid("token_id", "token_id is required (--id sct_...).")
+    if (tokenId === undefined) return yield* invalidInput("token_id", "token_id is required (--id sct_...).")
     yield* (yield* ScimTokens).revoke({ orgId, tokenId, actor })
     return { token_id: tokenId, org_id: orgId, revoked: true }
   })

@@ -54,7 +54,7 @@ export const AdminRoutes = HttpRouter.use(Effect.fn(function*(router) {
   }))
 
   // The admin view's directory: read-only, paged, metadata only.
-  const list = (path: HttpRouter.PathInput, read: (page: PageQuery) => Effect.Effect<unknown, ApiError, SqlClient.SqlClient | ChainVerifier>) =>
+  const list = (path: HttpRouter.PathInput, read: (page: PageQuery) => Effect.Effect<unknown, ApiError | DomainError, SqlClient.SqlClient | ChainVerifier>) =>
     router.add("GET", path, Effect.gen(function*() {
       yield* requirePortal("ability:admin")
       const page = yield* readPage

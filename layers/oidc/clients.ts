@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { invalid } from "../../src/http/validate.ts"
+import { invalidInput } from "../AdminErrors.ts"
 import { base64UrlRandom } from "../pg/randomToken.ts"
 import { OidcProvider } from "./OidcProvider.ts"
 
@@ -24,9 +24,9 @@ export const createOidcClient = (input: Input) =>
   Effect.gen(function*() {
     const raw = input["redirect_uri"] ?? input["redirect_uris"]
     const uris = (Array.isArray(raw) ? raw : typeof raw === "string" ? raw.split(",") : []).map((u) => String(u).trim()).filter(Boolean)
-    if (uris.length === 0) return yield* invalid("redirect_uri", "redirect_uri is required (--redirect-uri URI).")
+    if (uris.length === 0) return yield* invalidInput("redirect_uri", "redirect_uri is required (--redirect-uri URI).")
     const bad = uris.find((u) => !isRedirectUri(u))
-    if (bad !== undefined) return yield* invalid("redirect_uri", `Not an https (or loopback http) redirect URI without fragment: ${bad}`)
+    if (bad !== undefined) return yield* invalidInput("redirect_uri", `Not an https (or loopback http) redirect URI without fragment: ${bad}`)
     const name = typeof input["name"] === "string" ? input["name"] : undefined
     const clientId = `oc_${base64UrlRandom(16)}`
     const clientSecret = base64UrlRandom(32)

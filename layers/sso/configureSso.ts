@@ -3,7 +3,7 @@ import * as client from "openid-client"
 import { Keys } from "../../services/Keys.ts"
 import { type Role, ROLES } from "../../services/Accounts.ts"
 import { type SsoConnection, SsoConnections } from "../../services/SsoConnections.ts"
-import { invalid } from "../../src/http/validate.ts"
+import { invalidInput } from "../AdminErrors.ts"
 import {
   certificateToPem,
   checkSsoUrl,
@@ -32,7 +32,7 @@ const orgOf = (input: Input) =>
     if (org !== undefined) return org
     const prefix = str(input, "key_prefix")
     if (prefix !== undefined) return yield* (yield* Keys).orgOfPrefix(prefix)
-    return yield* invalid("org_id", "Give org_id (--org) or key_prefix (--key-prefix).")
+    return yield* invalidInput("org_id", "Give org_id (--org) or key_prefix (--key-prefix).")
   })
 
 const DOMAIN = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/
@@ -44,16 +44,16 @@ const allowedDomains = (input: Input) =>
     const list = (Array.isArray(raw) ? raw : typeof raw === "string" ? raw.split(",") : [])
       .map((d) => (typeof d === "string" ? d.trim().toLowerCase() : ""))
       .filter((d) => d !== "")
-    if (list.length === 0) return yield* invalid("allowed_domains", "allowed_domains is required (--domains example.com[,example.org]): the e-mail domains this IdP may sign in.")
+    if (list.length === 0) return yield* invalidInput("allowed_domains", "allowed_domains is required (--domains example.com[,example.org]): the e-mail domains this IdP may sign in.")
     const bad = list.find((d) => !DOMAIN.test(d))
-    if (bad !== undefined) return yield* invalid("allowed_domains", `Not a domain name: ${bad.slice(0, 100)}`)
+    if (bad !== undefined) return yield* invalidInput("allowed_domains", `Not a domain name: ${bad.slice(0, 100)}`)
     return [...new Set(list)]
   })
 
 const jitRole = (input: Input) =>
   Effect.gen(function*() {
     const role = str(input, "jit_role") ?? "member"
-    if (!(ROLES as ReadonlyArray<string>).includes(role)) return yield* invalid("jit_role", `jit_role is one of ${ROLES.join(", ")} (default member).`)
+    if (!(ROLES as ReadonlyArray<string>).includes(role)) return yield* invalidInput("jit_role", `jit_role is one of ${ROLES.join(", ")} (default member).`)
     return role as Role
   })
 
@@ -77,20 +77,20 @@ export const setOidcIdp = (input: Input, actor: string) =>
   Effect.gen(function*() {
     const orgId = yield* orgOf(input)
     const issuer = str(input, "issuer")
-    if (issuer === undefined) return yield* invalid("issuer", "issuer is required (--issuer https://idp.example.com).")
-    const issuerUrl = yield* Effect.try({ try: () => new URL(issuer), catch: () => invalid("issuer", "issuer is not a URL.") })
-    if (!isSecureOrLoopback(issuerUrl)) return yield* invalid("issuer", "issuer must be an https URL (http only on the loopback).")
+    if (issuer === undefined) return yield* invalidInput("issuer", "issuer is required (--issuer https://idp.example.com).")
+    const issuerUrl = yield* Effect.try({ try: () => new URL(issuer), catch: () => invalidInput("issuer", "issuer is not a URL.") })
+    if (!isSecureOrLoopback(issuerUrl)) return yield* invalidInput("issuer", "issuer must be an https URL (http only on the loopback).")
     const clientId = str(input, "client_id")
-    if (clientId === undefined) return yield* invalid("client_id", "client_id is required (--client-id).")
+    if (clientId === undefined) return yield* invalidInput("client_id", "client_id is required (--client-id).")
     const secret = input["client_secret"]
     if (typeof secret !== "string" || secret.trim() === "") {
-      return yield* invalid("client_secret", "client_secret is required (--client-secret-file PATH: a file holding the secret).")
+      return yield* invalidInput("client_secret", "client_secret is required (--client-secret-file PATH: a file holding the secret).")
     }
     const domains = yield* allowedDomains(input)
     const role = yield* jitRole(input)
     yield* Effect.tryPromise({
       try: () => client.discovery(issuerUrl, clientId, undefined, undefined, oidcDiscoveryOptions(issuerUrl)),
-      catch: (e) => invalid("issuer", `The issuer's discovery document (${issuer}/.well-known/openid-configuration) could not be used: ${e instanceof Error ? e.message : String(e)}`.slice(0, 500))
+      catch: (e) => invalidInput("issuer", `The issuer's discovery document (${issuer}/.well-known/openid-configuration) could not be used: ${e instanceof Error ? e.message : String(e)}`.slice(0, 500))
     })
     const connection = yield* (yield* SsoConnections).setOidc({
       actor,
@@ -108,8 +108,8 @@ const MAX_METADATA_BYTES = 1_000_000
 
 const fromMetadataUrl = (url: string) =>
   Effect.gen(function*() {
-    const parsed = yield* Effect.try({ try: () => new URL(url), catch: () => invalid("metadata_url", "metadata_url is not a URL.") })
-    if (!isSecureOrLoopback(parsed)) return yield* invalid("metadata_url", "metadata_url must be https (http only on the loopback).")
+    const parsed = yield* Effect.try({ try: () => new URL(url), catch: () => invalidInput("metadata_url", "metadata_url is not a URL.") })
+    if (!isSecureOrLoopback(parsed)) return yield* invalidInput("metadata_url", "metadata_url must be https (http only on the loopback).")
     const text = yield* Effect.tryPromise({
       try: async () => {
         const res = await fetch(parsed, { redirect: "error", signal: AbortSignal.timeout(10_000) })
@@ -118,7 +118,7 @@ const fromMetadataUrl = (url: string) =>
         if (body.length > MAX_METADATA_BYTES) throw new Error("larger than 1 MB")
         return body
       },
-      catch: (e) => invalid("metadata_url", `The metadata could not be read from ${url.slice(0, 200)}: ${e instanceof Error ? e.message : String(e)}`)
+      catch: (e) => invalidInput("metadata_url", `The metadata could not be read from ${url.slice(0, 200)}: ${e instanceof Error ? e.message : String(e)}`)
     })
     return text
   })
@@ -147,11 +147,11 @@ export const setSamlIdp = (input: Input, actor: string) =>
           ...(certificate === undefined ? {} : { certificates: certificate.includes("-----BEGIN") ? pemCertificates(certificate) : [certificateToPem(certificate)] })
         }
       },
-      catch: (e) => invalid(metadataXml === undefined ? "certificate" : "metadata", e instanceof InvalidSamlMetadata ? e.message : "The metadata could not be read.")
+      catch: (e) => invalidInput(metadataXml === undefined ? "certificate" : "metadata", e instanceof InvalidSamlMetadata ? e.message : "The metadata could not be read.")
     })
-    if (parsed.entityId === undefined) return yield* invalid("entity_id", "entity_id is required (--entity-id), or give the IdP's metadata (--metadata-file / --metadata-url).")
-    if (parsed.ssoUrl === undefined) return yield* invalid("sso_url", "sso_url is required (--sso-url), or give the IdP's metadata.")
-    if (parsed.certificates === undefined) return yield* invalid("certificate", "certificate is required (--certificate-file PATH), or give the IdP's metadata.")
+    if (parsed.entityId === undefined) return yield* invalidInput("entity_id", "entity_id is required (--entity-id), or give the IdP's metadata (--metadata-file / --metadata-url).")
+    if (parsed.ssoUrl === undefined) return yield* invalidInput("sso_url", "sso_url is required (--sso-url), or give the IdP's metadata.")
+    if (parsed.certificates === undefined) return yield* invalidInput("certificate", "certificate is required (--certificate-file PATH), or give the IdP's metadata.")
     const connection = yield* (yield* SsoConnections).setSaml({
       actor,
       orgId,

@@ -140,10 +140,15 @@ describe("relay admission", () => {
   })
 
   it("answers the router's refusals with their envelope and a failed-call receipt, forwarding and debiting nothing", async () => {
-    const { apiKey, keyPrefix, orgId } = await fundedKey(fx.gw)
+    const { apiKey, orgId } = await fundedKey(fx.gw)
+    // A key restricted to another model before its first call: a key already used is cached by the gateway, and on
+    // PostgreSQL the cache hears of the change by NOTIFY, which may come after the next request (a race, not a check).
+    const restricted = await fundedKey(fx.gw)
+    await fx.gw.query(`UPDATE api_keys SET models = '["some-other-model"]'::jsonb WHERE key_prefix = $1`, restricted.keyPrefix)
     const before = await balanceMicros(fx.gw, orgId)
-    const refusal = async (body: string, headers: Record<string, string> = {}) => {
-      const res = await relayChat(apiKey, body, headers)
+    const restrictedBefore = await balanceMicros(fx.gw, restricted.orgId)
+    const refusal = async (body: string, headers: Record<string, string> = {}, key = apiKey) => {
+      const res = await relayChat(key, body, headers)
       const failed = JSON.parse(Buffer.from(res.headers.get("x-service-receipt-failed")!, "base64").toString())
       return { status: res.status, body: await res.json(), failed: { status: failed.status, error_code: failed.error_code } }
     }
@@ -179,15 +184,15 @@ describe("relay admission", () => {
       },
       failed: { status: 400, error_code: "invalid_request" }
     })
-    await fx.gw.query(`UPDATE api_keys SET models = '["some-other-model"]'::jsonb WHERE key_prefix = $1`, keyPrefix)
-    expect(await refusal(chatBody())).toEqual({
+    expect(await refusal(chatBody(), {}, restricted.apiKey)).toEqual({
       status: 403,
       body: { error: { code: "model_not_allowed", message: "This key may not use model \"local-chat\".", allowed: ["some-other-model"] } },
       failed: { status: 403, error_code: "model_not_allowed" }
     })
     expect(fx.provider.received).toHaveLength(0)
     expect(await balanceMicros(fx.gw, orgId)).toBe(before)
-    expect(await fx.gw.query("SELECT 1 FROM usage_records WHERE org_id = $1", orgId)).toHaveLength(0)
+    expect(await balanceMicros(fx.gw, restricted.orgId)).toBe(restrictedBefore)
+    expect(await fx.gw.query("SELECT 1 FROM usage_records WHERE org_id IN ($1, $2)", orgId, restricted.orgId)).toHaveLength(0)
   })
 
   it.each([

@@ -187,8 +187,9 @@ describe("fallbacks before the first byte", () => {
 
 describe("the fallback policy", () => {
   it("is set per organisation with validated catalogue models; an empty list removes it", async () => {
-    await expect(policy(["no-such-model"])).rejects.toMatchObject({ code: "invalid_request" })
-    await expect(policy(["a", "b", "c", "d", "e"].map(() => GPT))).rejects.toMatchObject({ code: "invalid_request" })
+    // The operator command's own refusal (AdminInputInvalid), naming the field the admin API answers in details.path.
+    await expect(policy(["no-such-model"])).rejects.toMatchObject({ _tag: "AdminInputInvalid", path: "models" })
+    await expect(policy(["a", "b", "c", "d", "e"].map(() => GPT))).rejects.toMatchObject({ _tag: "AdminInputInvalid", path: "models" })
     expect(await policy(`${GPT}, openai/gpt-4o`)).toEqual({ org_id: orgId, fallbacks: [GPT, "openai/gpt-4o"] })
     expect(await policy("")).toEqual({ org_id: orgId, fallbacks: [] })
     anthropicFake.setBehaviour({ kind: "status", status: 503 })

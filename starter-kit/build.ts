@@ -12,10 +12,9 @@ import { join, resolve } from "node:path"
 import * as esbuild from "esbuild"
 import { build } from "vite"
 import { engineIdentityPlugin, packageEngine } from "../sdks/typescript/browserBundle.ts"
+import { DEFAULT_APP_DIR } from "./settings.ts"
 
 const here = import.meta.dirname
-
-export const DEFAULT_APP_DIR = join(here, "dist")
 
 /** Builds the app into `outDir` (emptied first); resolves once the files are written. */
 export const buildStarterKit = async (outDir: string = DEFAULT_APP_DIR): Promise<void> => {

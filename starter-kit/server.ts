@@ -8,16 +8,20 @@
  * Nothing else of the gateway is reachable through it. It logs one line per request (method, path, status, time),
  * never a body, a header or the key.
  *
- * `node starter-kit/server.ts` with GATEWAY_URL, GATEWAY_KEY_FILE, optional STARTER_HOST (127.0.0.1), STARTER_PORT
+ * `node server.ts` in a fork (in this repository `node --conditions=privacy-relay-repo starter-kit/server.ts`, see
+ * docs/decisions.md) with GATEWAY_URL, GATEWAY_KEY_FILE, optional STARTER_HOST (127.0.0.1), STARTER_PORT
  * (5173), STARTER_APP_DIR (starter-kit/dist) and STARTER_ALLOWED_HOSTS (the host names it answers to; required when
- * it listens on an address other than loopback).
+ * it listens on an address other than loopback): the schema is settings.ts.
  */
 import { createReadStream, existsSync, statSync } from "node:fs"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { extname, join, normalize, sep } from "node:path"
 import { Readable } from "node:stream"
-import { expandHomePath, readGatewayKeyFile, StarterConfigError } from "./gatewayKeyFile.ts"
+import { Settings } from "@privacy-relay/sdk/wire"
+import { readGatewayKeyFile, StarterConfigError } from "./gatewayKeyFile.ts"
+import { isLoopbackHost, parseGatewayUrl } from "./gatewayUrl.ts"
+import { readStarterSettings, type StarterSettings } from "./settings.ts"
 
 export interface StarterServerOptions {
   readonly gatewayUrl: string
@@ -82,29 +86,6 @@ const SECURITY_HEADERS = {
   "x-content-type-options": "nosniff",
   "referrer-policy": "no-referrer",
   "cross-origin-opener-policy": "same-origin"
-}
-
-const isLoopbackHost = (hostname: string): boolean => {
-  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase()
-  return host === "localhost" || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
-}
-
-/** https, or plain http to a loopback address for development; no trailing slash. */
-export const parseGatewayUrl = (raw: string | undefined): string => {
-  if (raw === undefined || raw.trim() === "") throw new StarterConfigError("GATEWAY_URL is not set: give the base URL of your Privacy Relay gateway (https://...).")
-  let url: URL
-  try {
-    url = new URL(raw.trim())
-  } catch {
-    throw new StarterConfigError(`GATEWAY_URL ${JSON.stringify(raw)} is not a URL.`)
-  }
-  if (url.username !== "" || url.password !== "" || url.search !== "" || url.hash !== "") {
-    throw new StarterConfigError("GATEWAY_URL must be a plain base URL (no credentials, query or fragment).")
-  }
-  if (!(url.protocol === "https:" || (url.protocol === "http:" && isLoopbackHost(url.hostname)))) {
-    throw new StarterConfigError(`GATEWAY_URL ${url.origin} must be https (plain http only to 127.0.0.1/localhost for development).`)
-  }
-  return `${url.origin}${url.pathname.replace(/\/+$/, "")}`
 }
 
 const sendError = (res: ServerResponse, status: number, code: string, message: string) => {
@@ -284,26 +265,42 @@ const stopWithParent = (): void => {
   timer.unref()
 }
 
-/** The server as `node starter-kit/server.ts` runs it: settings from the environment; SIGINT/SIGTERM close it. */
-export const serveFromEnvironment = async (): Promise<void> => {
+/** A start that cannot go on: one JSON line on stderr (the server's log format), exit status 1. */
+const failStart = (message: string): never => {
+  console.error(JSON.stringify({ level: "error", msg: message }))
+  return process.exit(1)
+}
+
+/**
+ * Every setting from the environment (settings.ts), checked before anything starts (`npm run starter` reads them
+ * before it builds the app): a bad value is one line naming the variable and what it allows, and exit status 1.
+ */
+export const settingsFromEnvironment = (): StarterSettings => {
+  try {
+    return readStarterSettings(process.env)
+  } catch (error) {
+    return error instanceof Settings.ConfigInvalid ? failStart(error.message) : failStart(`The starter kit could not start: ${(error as Error).message}`)
+  }
+}
+
+/** The server as `node starter-kit/server.ts` runs it: `settings` from the environment; SIGINT/SIGTERM close it. */
+export const serveFromEnvironment = async (settings: StarterSettings = settingsFromEnvironment()): Promise<void> => {
   try {
     const server = await startStarterServer({
-      gatewayUrl: process.env.GATEWAY_URL ?? "",
-      keyFile: process.env.GATEWAY_KEY_FILE ?? "",
-      appDir: process.env.STARTER_APP_DIR ? expandHomePath(process.env.STARTER_APP_DIR, "STARTER_APP_DIR") : join(import.meta.dirname, "dist"),
-      host: process.env.STARTER_HOST ?? "127.0.0.1",
-      port: Number(process.env.STARTER_PORT ?? "5173"),
-      ...(process.env.STARTER_ALLOWED_HOSTS ? { allowedHosts: process.env.STARTER_ALLOWED_HOSTS.split(",").map((h) => h.trim()).filter((h) => h !== "") } : {})
+      gatewayUrl: settings.gatewayUrl,
+      keyFile: settings.keyFile ?? "",
+      appDir: settings.appDir,
+      host: settings.host,
+      port: settings.port,
+      ...(settings.allowedHosts === undefined ? {} : { allowedHosts: settings.allowedHosts })
     })
-    console.log(JSON.stringify({ msg: "starter kit listening", url: server.url, gateway: parseGatewayUrl(process.env.GATEWAY_URL) }))
+    console.log(JSON.stringify({ msg: "starter kit listening", url: server.url, gateway: settings.gatewayUrl }))
     const stop = () => void server.close().then(() => process.exit(0))
     process.on("SIGINT", stop)
     process.on("SIGTERM", stop)
     stopWithParent()
   } catch (error) {
-    const message = error instanceof StarterConfigError ? error.message : `The starter kit could not start: ${(error as Error).message}`
-    console.error(JSON.stringify({ level: "error", msg: message }))
-    process.exit(1)
+    failStart(error instanceof StarterConfigError ? error.message : `The starter kit could not start: ${(error as Error).message}`)
   }
 }
 

@@ -4,11 +4,13 @@
  * manager) stopped the shell and left the server running on its port. Now any usual signal stops the whole command:
  * during the build Node's default action ends it, then the server's own handlers close it, and the server also stops
  * when the npm process that started it is gone (server.ts, stopWithParent).
+ *
+ * The settings are read first, so a bad one stops the command before the build (settings.ts).
  */
-import { buildStarterKit, DEFAULT_APP_DIR } from "./build.ts"
-import { expandHomePath } from "./gatewayKeyFile.ts"
-import { serveFromEnvironment } from "./server.ts"
+import { buildStarterKit } from "./build.ts"
+import { serveFromEnvironment, settingsFromEnvironment } from "./server.ts"
 
+const settings = settingsFromEnvironment()
 // Built where the server serves it from (STARTER_APP_DIR, default starter-kit/dist).
-await buildStarterKit(process.env.STARTER_APP_DIR ? expandHomePath(process.env.STARTER_APP_DIR, "STARTER_APP_DIR") : DEFAULT_APP_DIR)
-await serveFromEnvironment()
+await buildStarterKit(settings.appDir)
+await serveFromEnvironment(settings)

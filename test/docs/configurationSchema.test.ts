@@ -2,7 +2,8 @@
 // provider; the client programs' schemas in sdks/typescript/src: proxy/proxyConfig.ts, mcp/settings.ts, demo.ts):
 // every variable a program reads is documented in its section, and every variable a section lists is one the schema
 // reads (a documented setting nothing reads, or a setting nobody documented, fails here). docs/proxy.md's settings
-// table and the variables docs/mcp.md names are held to the same schemas.
+// table, the variables docs/mcp.md names and starter-kit/README.md's settings table (STARTER_SETTINGS,
+// starter-kit/settings.ts) are held to the same schemas.
 import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
 import { FAKE_PROVIDER_SETTINGS, GATEWAY_SETTINGS } from "../../src/config/gatewaySettings.ts"
@@ -11,6 +12,7 @@ import { MCP_SETTINGS } from "../../sdks/typescript/src/mcp/settings.ts"
 import { PROXY_ENVIRONMENT_SETTINGS, PROXY_SETTINGS } from "../../sdks/typescript/src/proxy/proxyConfig.ts"
 import { TRANSPARENCY_SETTINGS } from "../../sdks/typescript/src/transparencyMonitor.ts"
 import { variableNames } from "../../sdks/typescript/src/wire/config/setting.ts"
+import { STARTER_SETTINGS } from "../../starter-kit/settings.ts"
 
 const read = (name: string) => readFileSync(new URL(`../../docs/${name}`, import.meta.url), "utf8")
 const doc = read("configuration.md")
@@ -88,6 +90,15 @@ describe("the client programs' settings are documented (docs/configuration.md, d
     const names = variableNames(TRANSPARENCY_SETTINGS)
     expect(names.filter((name) => !documented.has(name))).toEqual([])
     expect(unknown(documented, names)).toEqual([])
+  })
+
+  it("every starter kit setting is in the Starter kit section, which names no other, and starter-kit/README.md's table lists exactly them", () => {
+    const names = variableNames(STARTER_SETTINGS)
+    const documented = mentioned(section("Starter kit"))
+    expect(names.filter((name) => !documented.has(name))).toEqual([])
+    expect(unknown(documented, names)).toEqual([])
+    const readme = readFileSync(new URL("../../starter-kit/README.md", import.meta.url), "utf8")
+    expect([...tabled(readme)].sort()).toEqual([...names].sort())
   })
 
   it("docs/proxy.md's settings table lists exactly the proxy's settings, each with its PROXY_CONFIG key", () => {

@@ -1,5 +1,6 @@
-// Issue 33 item 3, the client programs: a bad setting stops `programs/proxy.ts`, `programs/mcp.ts`, `programs/demo.ts`
-// and the package's bin (`privacy-relay proxy | mcp | demo`, sdks/typescript/src/cli.ts) at start, with a non-zero exit
+// Issue 33 item 3, the client programs: a bad setting stops `programs/proxy.ts`, `programs/mcp.ts`, `programs/demo.ts`,
+// the package's bin (`privacy-relay proxy | mcp | demo`, sdks/typescript/src/cli.ts) and the starter kit's server
+// (`starter-kit/server.ts`, and `npm run starter`'s start.ts before it builds the app) at start, with a non-zero exit
 // status and exactly one line on stderr naming the setting and what is allowed, and nothing listened. "Nothing
 // listened" is observed, not inferred: every child runs with a preload that records each `listen` call of Node's net
 // module to a file (test/support/listenProbe.mjs), and the demo's gateway is a server here that counts requests.
@@ -74,6 +75,9 @@ const PROXY = ["programs/proxy.ts"]
 const MCP = ["programs/mcp.ts"]
 const DEMO = ["programs/demo.ts"]
 const BIN = (command: string) => ["sdks/typescript/src/cli.ts", command]
+/** The starter kit imports the SDK's wire entry by package name; in this repository that is the source (package.json). */
+const STARTER = ["--conditions=privacy-relay-repo", "starter-kit/server.ts"]
+const STARTER_COMMAND = ["--conditions=privacy-relay-repo", "starter-kit/start.ts"]
 /** What every proxy run would need to start: a syntactically good gateway (never asked: settings are checked first). */
 const PROXY_ENV = { GATEWAY_URL: "http://127.0.0.1:9", GATEWAY_KEY_FILE: keyFile, PROXY_PORT: "0", NAME_MODEL: "off" }
 /** The MCP server over HTTP, so a start would be a listen. */
@@ -96,6 +100,15 @@ const expectMcpRefusal = (stopped: Stopped, message: string) => {
   expect(stopped.code).toBe(1)
   expect(stopped.stderrLines).toHaveLength(1)
   expect(JSON.parse(stopped.stderrLines[0]!)).toMatchObject({ level: "fatal", program: "mcp", reason: "invalid_setting", message })
+  expect(stopped.stdout).toBe("")
+  expect(stopped.listened).toEqual([])
+}
+
+/** The starter kit server's log format: one JSON line on stderr, exit status 1. */
+const expectStarterRefusal = (stopped: Stopped, message: string) => {
+  expect(stopped.code).toBe(1)
+  expect(stopped.stderrLines).toHaveLength(1)
+  expect(JSON.parse(stopped.stderrLines[0]!)).toEqual({ level: "error", msg: message })
   expect(stopped.stdout).toBe("")
   expect(stopped.listened).toEqual([])
 }
@@ -229,5 +242,41 @@ describe("the package's bin (privacy-relay proxy | mcp | demo): the same refusal
     gatewayRequests = 0
     expectDemoRefusal(await run(BIN("demo"), { GATEWAY_URL: gatewayUrl, NAME_MODEL: "spacy" }), 'NAME_MODEL must be builtin, compromise, off, or an http(s) URL of a name-model endpoint, got "spacy"')
     expect(gatewayRequests).toBe(0)
+  }, 60_000)
+})
+
+describe("starter kit (starter-kit/server.ts, npm run starter): a bad setting stops it before it listens", () => {
+  /** Everything else good: the key file (mode 0600) and a gateway URL that is never asked. */
+  const STARTER_ENV = { GATEWAY_URL: "http://127.0.0.1:9", GATEWAY_KEY_FILE: keyFile, STARTER_APP_DIR: join(dir, "app") }
+
+  it("port: STARTER_PORT=abc (it was Number(\"abc\"), a NaN port)", async () => {
+    expectStarterRefusal(await run(STARTER, { ...STARTER_ENV, STARTER_PORT: "abc" }), 'STARTER_PORT must be a port number (0-65535), got "abc"')
+  }, 60_000)
+
+  it("list: STARTER_ALLOWED_HOSTS with a URL instead of a host name", async () => {
+    expectStarterRefusal(
+      await run(STARTER, { ...STARTER_ENV, STARTER_ALLOWED_HOSTS: "chat.example.com,https://chat.example.com" }),
+      "STARTER_ALLOWED_HOSTS must be a comma-separated list of host names (no scheme, port or path)"
+    )
+  }, 60_000)
+
+  it("URL: GATEWAY_URL=http://relay.example (plain http to another host)", async () => {
+    expectStarterRefusal(
+      await run(STARTER, { ...STARTER_ENV, GATEWAY_URL: "http://relay.example" }),
+      "GATEWAY_URL http://relay.example must be https (plain http only to 127.0.0.1/localhost for development)."
+    )
+  }, 60_000)
+
+  it("path: STARTER_APP_DIR=~bob/app", async () => {
+    expectStarterRefusal(
+      await run(STARTER, { ...STARTER_ENV, STARTER_APP_DIR: "~bob/app" }),
+      "STARTER_APP_DIR ~bob/app: only ~ or ~/ (your home directory) is expanded, not ~user; give the full path."
+    )
+  }, 60_000)
+
+  it("npm run starter's command refuses STARTER_PORT=70000 before it builds the app: the app folder is never written", async () => {
+    const appDir = join(dir, "never-built")
+    expectStarterRefusal(await run(STARTER_COMMAND, { ...STARTER_ENV, STARTER_APP_DIR: appDir, STARTER_PORT: "70000" }), 'STARTER_PORT must be a port number (0-65535), got "70000"')
+    expect(existsSync(appDir)).toBe(false)
   }, 60_000)
 })

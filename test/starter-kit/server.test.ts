@@ -148,7 +148,7 @@ describe("the starter kit's server", () => {
     const program = join(import.meta.dirname, "..", "..", "starter-kit", "server.ts")
     const run = (env: Record<string, string>, until: RegExp) =>
       new Promise<{ code: number | null; out: string; child: ReturnType<typeof spawn> }>((resolve) => {
-        const child = spawn(process.execPath, [program], { env: { PATH: process.env.PATH ?? "", STARTER_PORT: "0", STARTER_APP_DIR: appDir, ...env } })
+        const child = spawn(process.execPath, ["--conditions=privacy-relay-repo", program], { env: { PATH: process.env.PATH ?? "", STARTER_PORT: "0", STARTER_APP_DIR: appDir, ...env } })
         let out = ""
         const check = (chunk: Buffer) => {
           out += chunk.toString("utf8")

@@ -2,7 +2,7 @@
 // dependencies), imported by plain JavaScript run on the machine's system Node (>= 20, no TypeScript stripping) and
 // type-checked by a TypeScript consumer, then used against a running gateway.
 import { execFileSync } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -116,6 +116,36 @@ console.log(JSON.stringify({ content: answer.choices[0].message.content, verifie
     expect(demo).toMatch(/left this device> Write to <EMAIL_1_[0-9a-z]+>\n/)
     expect(demo).toContain("answer> Echo: Write to ada@example.org\n")
     expect(fx.provider.received.map((r) => r.body.toString()).join("")).not.toContain("ada@example.org")
+
+    // The starter kit's server as a fork runs it (starter-kit/README.md: its files next to the installed package, `node
+    // server.ts`): its settings come through the package's `Settings` (the wire subpath), so a bad one is refused by
+    // the published machinery, and good ones serve the built app. Node 24 runs the .ts files, as the README asks.
+    const fork = join(app, "starter")
+    mkdirSync(join(fork, "dist"), { recursive: true })
+    for (const file of ["server.ts", "settings.ts", "gatewayKeyFile.ts", "gatewayUrl.ts"]) copyFileSync(join(repo, "starter-kit", file), join(fork, file))
+    writeFileSync(join(fork, "dist", "index.html"), "<!doctype html><title>fork</title>")
+    const forkEnv = { PATH: process.env.PATH, HOME: app, GATEWAY_URL: fx.gw.url, GATEWAY_KEY_FILE: join(app, "key"), STARTER_PORT: "0" }
+    const refused = await new Promise<{ code: number | null; err: string }>((resolve) =>
+      execFile(process.execPath, ["server.ts"], { cwd: fork, env: { ...forkEnv, STARTER_PORT: "abc" } }, (error, _out, err) => resolve({ code: error ? (error.code as number) : 0, err })))
+    expect(refused.code).toBe(1)
+    expect(refused.err.trim()).toBe(JSON.stringify({ level: "error", msg: 'STARTER_PORT must be a port number (0-65535), got "abc"' }))
+    const forkServer = execFile(process.execPath, ["server.ts"], { cwd: fork, env: forkEnv })
+    try {
+      const listening = await new Promise<string>((resolve, reject) => {
+        let out = ""
+        forkServer.stdout!.on("data", (chunk) => {
+          out += chunk
+          if (out.includes("\n")) resolve(out)
+        })
+        forkServer.once("exit", (code) => reject(new Error(`the fork's server exited ${code}`)))
+      })
+      const { url } = JSON.parse(listening.split("\n")[0]!) as { url: string }
+      const page = await fetch(`${url}/`)
+      expect(page.status).toBe(200)
+      expect(await page.text()).toContain("<title>fork</title>")
+    } finally {
+      forkServer.kill("SIGTERM")
+    }
 
     // Its type declarations serve a TypeScript consumer.
     writeFileSync(

@@ -53,6 +53,8 @@ const hold = process.env.FRONT_HOLD === undefined ? undefined : (() => {
 
 interface Sample {
   readonly ms: number
+  /** request sent to the first body chunk (a stream's first SSE frame) */
+  readonly firstByteMs: number
   readonly stages: ReadonlyArray<{ readonly name: string; readonly ms: number }>
 }
 
@@ -62,11 +64,15 @@ const send = async (pool: Pool, kind: Kind, req: AttestedRequest): Promise<Sampl
     ? { path: "/healthz", method: "GET" }
     : { path: "/api/v1/chat/completions", method: "POST", headers: req.headers, body: req.body })
   let text = ""
-  for await (const chunk of res.body) text += String(chunk)
+  let firstByteMs = Number.NaN
+  for await (const chunk of res.body) {
+    if (Number.isNaN(firstByteMs)) firstByteMs = performance.now() - start
+    text += String(chunk)
+  }
   const ms = performance.now() - start
   if (res.statusCode !== EXPECT[kind]) throw new Error(`${kind} answered ${res.statusCode}: ${text.slice(0, 300)}`)
   const st = res.headers["server-timing"]
-  return { ms, stages: parseServerTiming(typeof st === "string" ? st : undefined) }
+  return { ms, firstByteMs: Number.isNaN(firstByteMs) ? ms : firstByteMs, stages: parseServerTiming(typeof st === "string" ? st : undefined) }
 }
 
 interface Target {
@@ -168,7 +174,7 @@ const main = async () => {
       const xs = c.samples
       const stageMeans = new Map<string, number>()
       for (const s of xs) for (const st of s.stages) stageMeans.set(st.name, (stageMeans.get(st.name) ?? 0) + st.ms / xs.length)
-      lines.push(`${c.t.label.padEnd(5)} ${c.k.padEnd(10)} p50 ${percentile(sortedCopy(xs.map((s) => s.ms)), 50).toFixed(3)} ms | gateway cpu ${(c.cpu / xs.length).toFixed(3)} ms/call (user ${(c.user / xs.length).toFixed(3)}, main thread user ${(c.mainUser / xs.length).toFixed(3)}) | ${[...stageMeans].map(([name, ms]) => `${name} ${ms.toFixed(3)}`).join(", ")}`)
+      lines.push(`${c.t.label.padEnd(5)} ${c.k.padEnd(10)} p50 ${percentile(sortedCopy(xs.map((s) => s.ms)), 50).toFixed(3)} ms, first byte p50 ${percentile(sortedCopy(xs.map((s) => s.firstByteMs)), 50).toFixed(3)} ms | gateway cpu ${(c.cpu / xs.length).toFixed(3)} ms/call (user ${(c.user / xs.length).toFixed(3)}, main thread user ${(c.mainUser / xs.length).toFixed(3)}) | ${[...stageMeans].map(([name, ms]) => `${name} ${ms.toFixed(3)}`).join(", ")}`)
     }
     process.stdout.write(lines.join("\n") + "\n")
     await Promise.all(cells.map((c) => c.pool.close()))

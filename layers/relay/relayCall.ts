@@ -8,7 +8,7 @@
 import { Effect, Fiber, Result } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { AppConfig } from "../../services/AppConfig.ts"
-import { Idempotency, type IdempotencyKeyConflict, invalidIdempotencyKey, type StoredResponse } from "../../services/Idempotency.ts"
+import { Idempotency, invalidIdempotencyKey } from "../../services/Idempotency.ts"
 import type { GatewayPrincipal } from "../../services/Keys.ts"
 import { ProviderRouter, type RouteTarget } from "../../services/ProviderRouter.ts"
 import { RequestContext } from "../../services/RequestContext.ts"
@@ -53,37 +53,33 @@ interface Attested {
   /** The attested egress_sha256: checked to equal the JCS SHA-256 of this exact body. */
   readonly clientBodyHash: string
   readonly shape: RelayRequestShape
-  readonly idem: IdempotentRelay | undefined
-}
-
-/** The stored response of an earlier call with the same Idempotency-Key, answered instead of relaying. */
-interface Replay {
-  readonly _tag: "Replay"
-  readonly stored: StoredResponse
 }
 
 /**
- * Step 1: the attestation (403/428), then the body's shape (400) and the egress policy (400). With an
- * Idempotency-Key the stored response is looked for WHILE the attestation is checked: a replay needs no fresh
- * attestation, and the look-up's round trip overlaps the signature check. The key's slot is taken by the admission;
- * a response stored between this look-up and that admission is caught by the slot's done mark.
+ * With an Idempotency-Key, the look-up of the stored response, sent before anything else is checked: a replay needs
+ * no fresh attestation, and its round trip overlaps the checks that follow (attestation, shape, egress, routing). The
+ * key's slot is taken by the admission; a response stored between this look-up and that admission is caught by the
+ * slot's done mark.
  */
-const attest = (route: RelayRoute, principal: GatewayPrincipal, settings: RelaySettings, idempotencyKey: string | undefined, bodyBytes: Uint8Array) =>
+const startLookup = (route: RelayRoute, principal: GatewayPrincipal, idempotencyKey: string | undefined, bodyBytes: Uint8Array) =>
+  Effect.gen(function*() {
+    if (idempotencyKey === undefined) return undefined
+    const invalid = invalidIdempotencyKey(idempotencyKey)
+    if (invalid !== undefined) return yield* invalid
+    const idem: IdempotentRelay = { scope: `${principal.orgId}|${route}`, key: idempotencyKey, bodyHash: bodyHashOf(bodyBytes) }
+    const lookup = yield* Effect.forkChild((yield* Idempotency).find(idem), { startImmediately: true })
+    // Lets the look-up's query go out before the (synchronous) signature check takes the thread.
+    yield* Effect.yieldNow
+    return { idem, lookup }
+  })
+
+/**
+ * Step 1: the attestation (403/428), then the body's shape (400) and the egress policy (400).
+ */
+const attest = (route: RelayRoute, settings: RelaySettings, bodyBytes: Uint8Array) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
     const ctx = yield* RequestContext
-    const idempotency = yield* Idempotency
-    let idem: IdempotentRelay | undefined
-    let lookup: Fiber.Fiber<StoredResponse | undefined, IdempotencyKeyConflict> | undefined
-    if (idempotencyKey !== undefined) {
-      const invalid = invalidIdempotencyKey(idempotencyKey)
-      if (invalid !== undefined) return yield* invalid
-      idem = { scope: `${principal.orgId}|${route}`, key: idempotencyKey, bodyHash: bodyHashOf(bodyBytes) }
-      lookup = yield* Effect.forkChild(idempotency.find(idem), { startImmediately: true })
-      // Lets the look-up's query go out before the (synchronous) signature check takes the thread.
-      yield* Effect.yieldNow
-    }
-
     const verdict = yield* Effect.promise(() =>
       verifyAttestation({
         header: request.headers["x-service-attestation"],
@@ -97,11 +93,6 @@ const attest = (route: RelayRoute, principal: GatewayPrincipal, settings: RelayS
       })
     ).pipe(spanIf(ctx.sampled, "relay.attestation"))
     ctx.stages.end("attestation")
-    if (lookup !== undefined) {
-      const found = yield* Fiber.join(lookup)
-      ctx.stages.end("idempotency")
-      if (found !== undefined) return { _tag: "Replay", stored: found } as Replay
-    }
     if (!verdict.ok) return yield* new ApiError({ status: verdict.status, code: verdict.code, message: verdict.message })
     const clientBodyHash = verdict.attestation.claims["v3-attestation"].egress_sha256
 
@@ -117,7 +108,7 @@ const attest = (route: RelayRoute, principal: GatewayPrincipal, settings: RelayS
     if (violation !== undefined) {
       return yield* new ApiError({ status: 400, code: "egress_policy_violation", message: violation.message, extra: { details: { path: violation.path } } })
     }
-    return { verdict, clientBody, clientBodyHash, shape, idem } as Attested
+    return { verdict, clientBody, clientBodyHash, shape } as Attested
   })
 
 /**
@@ -201,10 +192,21 @@ export const relayCall = (
     const startedAt = new Date()
     const bodyBytes = yield* readBodyBytes
 
-    const attested = yield* attest(route, principal, settings, idempotencyKey, bodyBytes)
-    if ("_tag" in attested) return replay(attested.stored)
-    const { verdict, clientBody, clientBodyHash, shape, idem } = attested
-    const { target, candidates } = yield* pickCandidates(route, principal, settings, attested, bodyBytes)
+    const pending = yield* startLookup(route, principal, idempotencyKey, bodyBytes)
+    const idem = pending?.idem
+    // The checks run while the look-up is in flight; their verdict counts only once it has answered: a replay is
+    // answered whatever they say (it needs no fresh attestation), and nothing is admitted before both are done.
+    const checked = yield* Effect.exit(Effect.flatMap(
+      attest(route, settings, bodyBytes),
+      (attested) => Effect.map(pickCandidates(route, principal, settings, attested, bodyBytes), (picked) => ({ attested, ...picked }))
+    ))
+    if (pending !== undefined) {
+      const found = yield* Fiber.join(pending.lookup)
+      ctx.stages.end("idempotency")
+      if (found !== undefined) return replay(found)
+    }
+    const { attested, target, candidates } = yield* checked
+    const { verdict, clientBody, clientBodyHash, shape } = attested
 
     const admitted = yield* admitCall(principal, capabilityOf[route], holdFor(route, shape, candidates, bodyBytes), idem)
     if (admitted._tag === "Replay") return replay(admitted.stored)

@@ -62,6 +62,40 @@ describe("Idempotency-Key on the relay routes", () => {
     expect(await debits(gw, orgId)).toBe(1)
   })
 
+  it("replays a retry whatever the checks run during its look-up would say: no attestation, an unknown routing strategy", async () => {
+    const { apiKey, orgId } = await fundedKey(gw)
+    const key = crypto.randomUUID()
+    const body = chatBody("checked while looked up")
+    const first = await relay(gw, apiKey, body, key)
+    expect(first.status).toBe(200)
+    const firstBody = await first.text()
+    const balance = await balanceMicros(gw, orgId)
+    const retry = (extra: Record<string, string>) =>
+      fetch(`${gw.url}/api/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json", "idempotency-key": key, ...extra },
+        body
+      })
+
+    // Each would be refused on a fresh call (403 engine_untrusted; 400 for the routing strategy): a replay needs neither.
+    for (const extra of [{}, { ...(await attestedHeaders("chat.completions", body)), "x-service-routing": "no-such-strategy" }]) {
+      const again = await retry(extra)
+      expect(again.status).toBe(200)
+      expect(again.headers.get("x-service-idempotent-replay")).toBe("true")
+      expect(await again.text()).toBe(firstBody)
+    }
+    const fresh = await fetch(`${gw.url}/api/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json", "idempotency-key": crypto.randomUUID(), ...(await attestedHeaders("chat.completions", body)), "x-service-routing": "no-such-strategy" },
+      body
+    })
+    expect(fresh.status).toBe(400)
+    expect(((await fresh.json()) as { error: { code: string } }).error.code).toBe("invalid_request")
+    expect(provider.received).toHaveLength(1)
+    expect(await balanceMicros(gw, orgId)).toBe(balance)
+    expect(await debits(gw, orgId)).toBe(1)
+  })
+
   it("answers 409 idempotency_key_conflict for the same key with a different body, forwarding nothing", async () => {
     const { apiKey } = await fundedKey(gw)
     const key = crypto.randomUUID()

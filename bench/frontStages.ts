@@ -15,10 +15,13 @@
  * Settings: FRONT_KINDS ("healthz,401,403,200-json"), FRONT_CALLS (2000 per kind and gateway), FRONT_BLOCK (100),
  * FRONT_CONCURRENCY (1), FRONT_BASE_ROOT, FRONT_HOLD ("<kind>:<seconds>": afterwards, send that kind for that long,
  * e.g. while `perf record -g -p <printed pid>` runs), FRONT_PAUSE (seconds to keep the servers up idle),
- * FRONT_NODE_OPTIONS (the gateway's NODE_OPTIONS, e.g. --perf-basic-prof), DATABASE_URL / REDIS_URL as for
+ * FRONT_NODE_OPTIONS (the gateway's NODE_OPTIONS, e.g. --perf-basic-prof), FRONT_NODE_FLAGS (Node flags on the gateway's
+ * command line, for the V8 flags NODE_OPTIONS refuses, e.g. `--trace-gc`; FRONT_NEW_NODE_FLAGS: for this checkout's gateway
+ * only, e.g. a heap setting tried against the base), FRONT_GATEWAY_LOG (a path: each gateway's output
+ * from then on is copied to `<path>.<label>`), DATABASE_URL / REDIS_URL as for
  * `npm run bench`.
  */
-import { readFileSync } from "node:fs"
+import { createWriteStream, readFileSync } from "node:fs"
 import { loadavg } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -99,8 +102,17 @@ const startTarget = async (label: string, checkout: string, fakeUrl: string, cle
     providerUrl: fakeUrl,
     checkout,
     name: `gateway-${label}`,
-    env: process.env.FRONT_NODE_OPTIONS ? { NODE_OPTIONS: process.env.FRONT_NODE_OPTIONS } : {}
+    env: process.env.FRONT_NODE_OPTIONS ? { NODE_OPTIONS: process.env.FRONT_NODE_OPTIONS } : {},
+    // V8 flags Node refuses in NODE_OPTIONS (--log-deopt, --trace-gc, ...) go on the command line.
+    nodeFlags: [process.env.FRONT_NODE_FLAGS, label === "new" ? process.env.FRONT_NEW_NODE_FLAGS : undefined]
+      .flatMap((flags) => flags?.split(" ").filter((f) => f !== "") ?? [])
   })
+  // FRONT_GATEWAY_LOG: the gateway's own output (e.g. what --trace-gc prints) copied into `<path>.<label>`.
+  if (process.env.FRONT_GATEWAY_LOG) {
+    const file = createWriteStream(`${process.env.FRONT_GATEWAY_LOG}.${label}`)
+    gateway.child.stdout!.on("data", (chunk: Buffer) => file.write(chunk))
+    gateway.child.stderr!.on("data", (chunk: Buffer) => file.write(chunk))
+  }
   const funded = await fundedBenchKey(url, storage, "front bench", `198.18.254.${n}`, "100000")
   const auth = `Bearer ${funded.apiKey}`
   const bad = funded.apiKey.slice(0, -1) + (funded.apiKey.endsWith("a") ? "b" : "a")

@@ -35,23 +35,30 @@ interface Row {
 
 /**
  * The stored records of these (scope, key) pairs that have not expired at each item's `now`. One primary-key probe
- * per pair, whatever the table's size: the LATERAL subquery is fenced (OFFSET 0) so the planner cannot flatten it
- * into a hash join, which it otherwise picks for the function's fixed 100-row estimate, scanning the whole 24 h of
- * records on every call (measured: 3 ms at 20k records, growing with the table).
+ * per pair, whatever the table's size. A batch of one (every look-up at c=1, most at c=16) is a plain `WHERE` on the
+ * primary key: no JSON document for the gateway to build and PostgreSQL to parse (issue 41). A larger batch reads its
+ * pairs from one JSON document; its LATERAL subquery is fenced (OFFSET 0) so the planner cannot flatten it into a hash
+ * join, which it otherwise picks for the function's fixed 100-row estimate, scanning the whole 24 h of records on every
+ * call (measured: 3 ms at 20k records, growing with the table).
  */
 export const findRecords = (
   sql: SqlClient.SqlClient,
   items: ReadonlyArray<{ readonly scope: string; readonly key: string; readonly now: number }>
 ) =>
-  sql<Row & { scope: string; idempotency_key: string }>`
-    SELECT r.scope, r.idempotency_key, r.body_hash, r.status, r.headers, r.body_base64, r.streamed
-    FROM jsonb_to_recordset(${JSON.stringify(items.map((i) => ({ s: i.scope, k: i.key, now: new Date(i.now).toISOString() })))}::jsonb)
-      AS x(s text, k text, now timestamptz)
-    CROSS JOIN LATERAL (
-      SELECT * FROM idempotency_records r
-      WHERE r.scope = x.s AND r.idempotency_key = x.k AND r.expires_at > x.now
-      OFFSET 0
-    ) r`
+  items.length === 1
+    ? sql<Row & { scope: string; idempotency_key: string }>`
+      SELECT scope, idempotency_key, body_hash, status, headers, body_base64, streamed
+      FROM idempotency_records
+      WHERE scope = ${items[0]!.scope} AND idempotency_key = ${items[0]!.key} AND expires_at > ${new Date(items[0]!.now)}`
+    : sql<Row & { scope: string; idempotency_key: string }>`
+      SELECT r.scope, r.idempotency_key, r.body_hash, r.status, r.headers, r.body_base64, r.streamed
+      FROM jsonb_to_recordset(${JSON.stringify(items.map((i) => ({ s: i.scope, k: i.key, now: new Date(i.now).toISOString() })))}::jsonb)
+        AS x(s text, k text, now timestamptz)
+      CROSS JOIN LATERAL (
+        SELECT * FROM idempotency_records r
+        WHERE r.scope = x.s AND r.idempotency_key = x.k AND r.expires_at > x.now
+        OFFSET 0
+      ) r`
 
 export const IdempotencyPg = Layer.effect(
   Idempotency,

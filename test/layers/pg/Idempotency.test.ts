@@ -59,7 +59,7 @@ describe("idempotency records expire after 24 hours (TestClock)", () => {
 })
 
 describe("an idempotency look-up is a primary-key probe, however many records are stored", () => {
-  it.effect("the plan for 20,000 stored records (analysed) reads the primary key, never the whole table", () =>
+  it.effect("the plan for 20,000 stored records (analysed) reads the primary key, never the whole table, for one key or a batch", () =>
     Effect.gen(function*() {
       const storage = yield* Effect.promise(createTestStorage)
       const layer = DatabaseLive.pipe(Layer.provide(AppConfig.fromEnv({ ...storage.env, LOG_LEVEL: "error" })))
@@ -69,14 +69,24 @@ describe("an idempotency look-up is a primary-key probe, however many records ar
           SELECT 'org|chat.completions', md5(i::text), 'h', 200, '{}'::jsonb, repeat('x', 2000), false, now() + interval '1 day'
           FROM generate_series(1, 20000) i`)
         yield* sql.unsafe("ANALYZE idempotency_records")
-        const [text, params] = findRecords(sql, [{ scope: "org|chat.completions", key: "c4ca4238a0b923820dcc509a6f75849b", now: Date.now() }]).compile()
-        const plan = yield* sql.unsafe<Record<string, unknown>>(`EXPLAIN (FORMAT JSON) ${text}`, params)
-        const planText = JSON.stringify(plan)
-        assert.include(planText, "idempotency_records_pkey")
-        assert.notInclude(planText, "Seq Scan")
-        // and it finds what is there
-        const found = yield* findRecords(sql, [{ scope: "org|chat.completions", key: "c4ca4238a0b923820dcc509a6f75849b", now: Date.now() }])
-        assert.strictEqual(found.length, 1)
+        const present = { scope: "org|chat.completions", key: "c4ca4238a0b923820dcc509a6f75849b", now: Date.now() }
+        const absent = { scope: "org|chat.completions", key: "not-stored", now: Date.now() }
+        // A look-up of one key (its own statement) and a batch of several (one JSON document): both probe the key.
+        for (const items of [[present], [present, absent]]) {
+          const [text, params] = findRecords(sql, items).compile()
+          const plan = yield* sql.unsafe<Record<string, unknown>>(`EXPLAIN (FORMAT JSON) ${text}`, params)
+          const planText = JSON.stringify(plan)
+          assert.include(planText, "idempotency_records_pkey")
+          assert.notInclude(planText, "Seq Scan")
+          // and it finds what is there, and only that
+          const found = yield* findRecords(sql, items)
+          assert.deepStrictEqual(found.map((r) => r.idempotency_key), [present.key])
+          assert.strictEqual(found[0]!.body_hash, "h")
+        }
+        // An expired record is not found by either form.
+        const later = { ...present, now: Date.now() + 2 * 24 * 3600_000 }
+        assert.strictEqual((yield* findRecords(sql, [later])).length, 0)
+        assert.strictEqual((yield* findRecords(sql, [later, absent])).length, 0)
       }).pipe(Effect.provide(layer), Effect.ensuring(Effect.promise(storage.drop)))
     }), 120_000)
 })

@@ -251,7 +251,7 @@ export const relayCall = (
         bodyBytes.byteLength,
         // A demo key gets no receipt of any kind, the countersignature included. A fallback that replaced the body's
         // model relayed a body the client did not attest, so the gateway cannot countersign the attestation for it.
-        issuesReceipts(principal) && !prepared.modelRewritten ? { attestation: verdict.attestation, iss: config.publicBaseUrl } : undefined,
+        issuesReceipts(principal) && !prepared.modelRewritten ? { attestation: verdict.attestation, envelopeJcs: verdict.envelopeJcs, iss: config.publicBaseUrl } : undefined,
         idem,
         admitted,
         translation,

@@ -71,7 +71,8 @@ export const bufferedResponse = (
   settlement: Settlement["Service"],
   headers: Record<string, string>,
   requestBytes: number,
-  witness: { readonly attestation: V3Envelope; readonly iss: string } | undefined,
+  /** The attestation to countersign, with its JCS text as the attestation check built it (for attestation_sha256). */
+  witness: { readonly attestation: V3Envelope; readonly envelopeJcs: () => string; readonly iss: string } | undefined,
   idempotent: IdempotentRelay | undefined,
   call: AdmittedCall,
   translation: Translation | undefined,
@@ -136,7 +137,8 @@ export const bufferedResponse = (
         iss: witness.iss,
         signer,
         receiptJti: receipt?.jti ?? null,
-        envelopeHash: envelopeHashSync,
+        // The attestation's JCS text was built by the signature check: hashed here, not canonicalised again.
+        envelopeHash: (envelope) => envelope === witness.attestation ? sha256HexSync(witness.envelopeJcs()) : envelopeHashSync(envelope),
         ...(base.translation === undefined ? {} : { translation: { from: base.translation.from, to: base.translation.to } })
       })
       receiptHeaders["x-service-receipt-v3"] = Buffer.from(JSON.stringify(countersignature)).toString("base64")

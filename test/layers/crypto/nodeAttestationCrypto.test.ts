@@ -96,8 +96,10 @@ const verifyWith = (backend: AttestationCrypto | undefined, header: string | und
 describe("verifyAttestation with the node:crypto backend", () => {
   for (const c of cases) {
     it(`gives the WebCrypto default's verdict: ${c.name}`, async () => {
-      const portable = await verifyWith(undefined, c.header, c.bodyBytes)
-      const node = await verifyWith(nodeAttestationCrypto, c.header, c.bodyBytes)
+      // An accepted verdict's envelopeJcs is compared by the text it answers.
+      const comparable = (v: Awaited<ReturnType<typeof verifyWith>>) => v.ok ? { ...v, envelopeJcs: v.envelopeJcs() } : v
+      const portable = comparable(await verifyWith(undefined, c.header, c.bodyBytes))
+      const node = comparable(await verifyWith(nodeAttestationCrypto, c.header, c.bodyBytes))
       expect(node).toEqual(portable)
       expect(node.ok).toBe(c.ok)
     })

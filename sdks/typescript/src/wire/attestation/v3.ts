@@ -8,7 +8,7 @@ import { isSha256Hex } from "../crypto/hex.ts"
 import { jsonBodySha256Hex, sha256Hex } from "../crypto/jcs.ts"
 import { newJti, unixSeconds } from "../receipts/chain.ts"
 import { signEnvelope } from "../receipts/signer.ts"
-import { signingInput } from "../receipts/signing-input.ts"
+import { canonicalEnvelope, signingInput } from "../receipts/signing-input.ts"
 import {
   checkEngineAllowlist,
   DEFAULT_ENGINE_ALLOWLIST,
@@ -206,23 +206,34 @@ export const webCryptoAttestationCrypto: AttestationCrypto = {
 }
 
 /** Verifies the envelope's `sig` against its embedded attester_public_key. Never throws. */
-export const verifyV3Signature = async (
+export const verifyV3Signature = (
   envelope: V3Envelope,
   backend: AttestationCrypto = webCryptoAttestationCrypto
-): Promise<boolean> => {
+): Promise<boolean> => verifySignatureOver(envelope, () => signingInput(envelope), backend)
+
+/** The signature check over the envelope's signing input as `bytes()` gives it. Never throws. */
+const verifySignatureOver = async (envelope: V3Envelope, bytes: () => Uint8Array, backend: AttestationCrypto): Promise<boolean> => {
   try {
-    return await backend.verifyEs256(
-      envelope.claims["v3-attestation"].attester_public_key,
-      base64UrlDecode(envelope.sig),
-      signingInput(envelope)
-    )
+    return await backend.verifyEs256(envelope.claims["v3-attestation"].attester_public_key, base64UrlDecode(envelope.sig), bytes())
   } catch {
     return false
   }
 }
 
+const utf8 = new TextEncoder()
+
 export type AttestationVerdict =
-  | { readonly ok: true; readonly attestation: V3Envelope; readonly engine: EngineIdentity }
+  | {
+    readonly ok: true
+    readonly attestation: V3Envelope
+    readonly engine: EngineIdentity
+    /**
+     * The JCS text of the whole envelope, its signature included: what a countersignature's attestation_sha256
+     * hashes (chain.ts envelopeHash), built from the members canonicalised for the signature check instead of a
+     * second JCS pass over the envelope (issue 41: the gateway countersigns every buffered relayed call).
+     */
+    readonly envelopeJcs: () => string
+  }
   | { readonly ok: false; readonly status: 403; readonly code: "engine_untrusted"; readonly message: string }
   | { readonly ok: false; readonly status: 428; readonly code: "pretokenised_required"; readonly message: string }
 
@@ -270,7 +281,13 @@ export const verifyAttestation = async (input: {
   if (attestation.alg !== "ecdsa-p256-sha256") {
     return pretokenisedRequired("attestation alg must be ecdsa-p256-sha256")
   }
-  if (!(await verifyV3Signature(attestation, backend))) {
+  // Canonicalised once: the signature covers its signing text, and envelopeJcs adds the signature members to it.
+  let canonical: ReturnType<typeof canonicalEnvelope> | undefined
+  const signed = await verifySignatureOver(attestation, () => {
+    canonical = canonicalEnvelope(attestation)
+    return utf8.encode(canonical.signingText)
+  }, backend)
+  if (!signed || canonical === undefined) {
     return pretokenisedRequired("attestation signature does not verify against its attester_public_key")
   }
   const claims = attestation.claims["v3-attestation"]
@@ -300,5 +317,9 @@ export const verifyAttestation = async (input: {
   if (bodyHash !== claims.egress_sha256) {
     return pretokenisedRequired("request body does not match the attested egress_sha256")
   }
-  return { ok: true, attestation, engine: claims.engine }
+  const members = attestation as unknown as Record<string, string>
+  const signatureMembers: Record<string, string> = {}
+  for (const name of ["sig", "signature"]) if (members[name] !== undefined) signatureMembers[name] = members[name]
+  const envelope = canonical
+  return { ok: true, attestation, engine: claims.engine, envelopeJcs: () => envelope.signedText(signatureMembers) }
 }

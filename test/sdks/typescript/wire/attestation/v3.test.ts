@@ -117,7 +117,16 @@ describe("verifyAttestation (fail-closed gate)", () => {
   it("accepts a fresh attestation for this route, engine and body", async () => {
     const envelope = await attest()
     const verdict = await check(encodeAttestationHeader(envelope))
-    expect(verdict).toEqual({ ok: true, attestation: envelope, engine: ENGINE })
+    expect(verdict).toEqual({ ok: true, attestation: envelope, engine: ENGINE, envelopeJcs: expect.any(Function) })
+  })
+
+  it("answers the whole envelope's JCS text (what a countersignature's attestation_sha256 hashes), sig included", async () => {
+    const envelope = await attest()
+    const verdict = await check(encodeAttestationHeader(envelope))
+    if (!verdict.ok) throw new Error(verdict.message)
+    // The independent `canonicalize` package over the decoded envelope, signature member and all.
+    expect(verdict.envelopeJcs()).toBe(canonicalize(envelope))
+    expect(verdict.envelopeJcs()).toContain(`"sig":"${envelope.sig}"`)
   })
 
   it("accepts the same body re-serialised with other key order and whitespace", async () => {

@@ -9,9 +9,10 @@
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { Pool } from "undici"
+import { readBenchSettings } from "./lib/benchSettings.ts"
+import { BARE_PROXY_SETTINGS } from "./settings/bareProxy.ts"
 
-const upstream = process.env.BARE_UPSTREAM_URL
-if (upstream === undefined || upstream === "") throw new Error("BARE_UPSTREAM_URL is required")
+const { upstreamUrl: upstream, port } = readBenchSettings("bench/bare-proxy.ts", BARE_PROXY_SETTINGS)
 const pool = new Pool(upstream, { connections: 256, keepAliveTimeout: 30_000 })
 /** Only what a provider needs to parse the call; hop-by-hop headers stay on this side. */
 const FORWARDED = ["content-type", "accept", "authorization", "x-request-id"]
@@ -41,7 +42,7 @@ const server = createServer((req, res) => {
   })
 })
 server.keepAliveTimeout = 30_000
-server.listen(Number(process.env.PORT ?? "0"), "127.0.0.1", () => {
+server.listen(port, "127.0.0.1", () => {
   const { port } = server.address() as AddressInfo
   process.stdout.write(`${JSON.stringify({ msg: "bare proxy listening", url: `http://127.0.0.1:${port}` })}\n`)
 })

@@ -15,11 +15,12 @@ import { join } from "node:path"
 import { egressPolicyViolation, walkEgress } from "../sdks/typescript/src/wire/egressPolicy.ts"
 import { gitCommit } from "./gitCommit.ts"
 import { median } from "./lib/stats.ts"
+import { readBenchSettings } from "./lib/benchSettings.ts"
+import { EGRESS_BENCH_SETTINGS } from "./settings/egressPolicy.ts"
 
 const root = join(import.meta.dirname, "..")
 const resultsDir = join(root, "bench", "results")
-const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? "7"))
-const calls = Math.max(1, Number(process.env.BENCH_CALLS ?? "20000"))
+const { rounds, calls } = readBenchSettings("bench/egressPolicy.ts", EGRESS_BENCH_SETTINGS)
 const TARGET_MS = 0.05
 
 const sentence = "Please summarise the attached notes for the quarterly review and keep the tone neutral. "

@@ -32,27 +32,21 @@ import { fundedBenchKey, startBenchFakeProvider, startBenchGateway } from "./lib
 import { cpuMsOf, killAllSync, stopAll } from "./lib/processes.ts"
 import { percentile, sortedCopy } from "./lib/stats.ts"
 import { createBenchStorage } from "./lib/storage.ts"
+import { readBenchSettings, storageEnv } from "./lib/benchSettings.ts"
+import { FRONT_KINDS, FRONT_SETTINGS } from "./settings/frontStages.ts"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const log = (msg: string) => process.stderr.write(`[front] ${msg}\n`)
 
-const KINDS = ["healthz", "401", "403", "200-json", "200-stream", "200-json-noidem"] as const
+const KINDS = FRONT_KINDS
 type Kind = (typeof KINDS)[number]
 const EXPECT: Record<Kind, number> = { healthz: 200, "401": 401, "403": 403, "200-json": 200, "200-stream": 200, "200-json-noidem": 200 }
 
-const kinds = (process.env.FRONT_KINDS ?? "healthz,401,403,200-json").split(",").map((s) => {
-  if (!(KINDS as ReadonlyArray<string>).includes(s.trim())) throw new Error(`FRONT_KINDS lists ${KINDS.join(", ")}; not "${s}"`)
-  return s.trim() as Kind
-})
-const calls = Number(process.env.FRONT_CALLS ?? 2000)
+/** Every setting, read before anything starts (bench/settings/frontStages.ts). */
+const settings = readBenchSettings("bench/frontStages.ts", FRONT_SETTINGS)
+const { kinds, calls, block, hold } = settings
 /** Requests in flight at once within a block (one keep-alive connection each). */
-const concurrency = Number(process.env.FRONT_CONCURRENCY ?? 1)
-const block = Number(process.env.FRONT_BLOCK ?? 100)
-const hold = process.env.FRONT_HOLD === undefined ? undefined : (() => {
-  const [k, s] = process.env.FRONT_HOLD.split(":")
-  if (!(KINDS as ReadonlyArray<string>).includes(k)) throw new Error(`FRONT_HOLD: unknown kind ${k}`)
-  return { kind: k as Kind, seconds: Number(s) }
-})()
+const concurrency = settings.concurrency
 
 interface Sample {
   readonly ms: number
@@ -95,21 +89,21 @@ const cpuSplitOf = (pid: number, mainThreadOnly = false): { user: number; system
 
 /** A gateway started from the checkout at `checkout`, on storage of its own, with a funded key. */
 const startTarget = async (label: string, checkout: string, fakeUrl: string, cleanups: Array<() => Promise<void>>, n: number): Promise<Target> => {
-  const storage = await createBenchStorage(process.env)
+  const storage = await createBenchStorage(storageEnv(settings))
   cleanups.push(() => storage.drop())
   const { process: gateway, url } = await startBenchGateway({
     storage,
     providerUrl: fakeUrl,
     checkout,
     name: `gateway-${label}`,
-    env: process.env.FRONT_NODE_OPTIONS ? { NODE_OPTIONS: process.env.FRONT_NODE_OPTIONS } : {},
+    env: settings.nodeOptions ? { NODE_OPTIONS: settings.nodeOptions } : {},
     // V8 flags Node refuses in NODE_OPTIONS (--log-deopt, --trace-gc, ...) go on the command line.
-    nodeFlags: [process.env.FRONT_NODE_FLAGS, label === "new" ? process.env.FRONT_NEW_NODE_FLAGS : undefined]
+    nodeFlags: [settings.nodeFlags, label === "new" ? settings.newNodeFlags : undefined]
       .flatMap((flags) => flags?.split(" ").filter((f) => f !== "") ?? [])
   })
   // FRONT_GATEWAY_LOG: the gateway's own output (e.g. what --trace-gc prints) copied into `<path>.<label>`.
-  if (process.env.FRONT_GATEWAY_LOG) {
-    const file = createWriteStream(`${process.env.FRONT_GATEWAY_LOG}.${label}`)
+  if (settings.gatewayLog) {
+    const file = createWriteStream(`${settings.gatewayLog}.${label}`)
     gateway.child.stdout!.on("data", (chunk: Buffer) => file.write(chunk))
     gateway.child.stderr!.on("data", (chunk: Buffer) => file.write(chunk))
   }
@@ -137,7 +131,7 @@ const main = async () => {
     const { url: fakeUrl } = await startBenchFakeProvider()
     const targets = [await startTarget("new", root, fakeUrl, cleanups, 2)]
     // FRONT_BASE_ROOT: a second checkout (the code before a change) measured in the same run, block by block.
-    if (process.env.FRONT_BASE_ROOT) targets.unshift(await startTarget("base", process.env.FRONT_BASE_ROOT, fakeUrl, cleanups, 3))
+    if (settings.baseRoot) targets.unshift(await startTarget("base", settings.baseRoot, fakeUrl, cleanups, 3))
     log(`${calls} calls of ${kinds.join(", ")} on ${targets.map((t) => t.label).join(" and ")}, load ${loadavg().map((x) => x.toFixed(2)).join("/")}`)
 
     // Attested requests are signed in slices (an attestation lives 300 s).
@@ -190,9 +184,9 @@ const main = async () => {
     }
     process.stdout.write(lines.join("\n") + "\n")
     await Promise.all(cells.map((c) => c.pool.close()))
-    if (process.env.FRONT_PAUSE) {
-      log(`pausing ${process.env.FRONT_PAUSE} s`)
-      await new Promise((r) => setTimeout(r, Number(process.env.FRONT_PAUSE) * 1000))
+    if (settings.pause > 0) {
+      log(`pausing ${settings.pause} s`)
+      await new Promise((r) => setTimeout(r, settings.pause * 1000))
     }
     if (hold !== undefined) {
       const t = targets[targets.length - 1]

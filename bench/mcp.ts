@@ -35,18 +35,15 @@ import { builtinNameModel, createSession, tokeniseText } from "../sdks/typescrip
 import { launchChromium, renderTextPng } from "../test/support/chromium.ts"
 import { proseText } from "./lib/sampleText.ts"
 import { median, percentile, sortedCopy } from "./lib/stats.ts"
+import { readBenchSettings } from "./lib/benchSettings.ts"
+import { MCP_BENCH_SETTINGS } from "./settings/mcp.ts"
 
 const root = join(import.meta.dirname, "..")
 const resultsDir = join(root, "bench", "results")
 const NODE = join(root, "node_modules", ".bin", "node")
 const PROGRAM = join(root, "programs", "mcp.ts")
-const stdioCalls = Number(process.env.BENCH_MCP_CALLS ?? "1000")
-const sessions = Number(process.env.BENCH_MCP_SESSIONS ?? "50")
-const httpCalls = Number(process.env.BENCH_MCP_HTTP_CALLS ?? "10000")
-const rounds = Number(process.env.BENCH_MCP_ROUNDS ?? "6")
-const starts = Number(process.env.BENCH_MCP_STARTS ?? "5")
-const ocrCalls = Number(process.env.BENCH_MCP_OCR_CALLS ?? "20")
-const only = new Set((process.env.BENCH_MCP_ONLY ?? "stdio,http,startup,ocr").split(",").map((p) => p.trim()))
+const { stdioCalls, sessions, httpCalls, rounds, starts, ocrCalls, ...settings } = readBenchSettings("bench/mcp.ts", MCP_BENCH_SETTINGS)
+const only = new Set<string>(settings.only)
 const scratch = mkdtempSync(join(tmpdir(), "pr-bench-mcp-"))
 const env = { ...(process.env as Record<string, string>), NAME_MODEL: "builtin", PRIVACY_RELAY_CONFIG_DIR: scratch, MCP_RECEIPTS_FILE: join(scratch, "receipts.jsonl") }
 

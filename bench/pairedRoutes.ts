@@ -23,11 +23,13 @@ import { cpuMsOf, killAllSync, stopAll } from "./lib/processes.ts"
 import { profileFiles, profileMarkdown, summariseProfile } from "./lib/profile.ts"
 import { percentile, sortedCopy } from "./lib/stats.ts"
 import { createBenchStorage } from "./lib/storage.ts"
+import { readBenchSettings, storageEnv } from "./lib/benchSettings.ts"
+import { PAIRED_KINDS, PAIRED_SETTINGS } from "./settings/pairedRoutes.ts"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const log = (msg: string) => process.stderr.write(`[paired] ${msg}\n`)
 
-type Kind = "chat-stream" | "responses-stream" | "chat-json" | "responses-json"
+type Kind = (typeof PAIRED_KINDS)[number]
 const KINDS: Record<Kind, { readonly route: BenchRoute; readonly stream: boolean; readonly gatewayPath: string; readonly providerPath: string }> = {
   "chat-stream": { route: "chat.completions", stream: true, gatewayPath: "/api/v1/chat/completions", providerPath: "/v1/chat/completions" },
   "responses-stream": { route: "responses", stream: true, gatewayPath: "/api/v1/responses", providerPath: "/v1/responses" },
@@ -35,21 +37,10 @@ const KINDS: Record<Kind, { readonly route: BenchRoute; readonly stream: boolean
   "responses-json": { route: "responses", stream: false, gatewayPath: "/api/v1/responses", providerPath: "/v1/responses" }
 }
 
-const intSetting = (name: string, fallback: number, min: number, max: number): number => {
-  const raw = process.env[name]
-  const n = raw === undefined || raw === "" ? fallback : Number(raw)
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer between ${min} and ${max}`)
-  return n
-}
-const kinds = (process.env.BENCH_PAIRED_KINDS ?? "chat-stream,responses-stream").split(",").map((s) => {
-  const k = s.trim() as Kind
-  if (!(k in KINDS)) throw new Error(`BENCH_PAIRED_KINDS lists ${Object.keys(KINDS).join(", ")}; not "${s}"`)
-  return k
-})
-if (kinds.length !== 2) throw new Error("BENCH_PAIRED_KINDS names exactly two kinds")
-const calls = intSetting("BENCH_PAIRED_CALLS", 1500, 50, 40_000)
-const block = intSetting("BENCH_PAIRED_BLOCK", 50, 1, 1000)
-const profileDir = process.env.BENCH_PROFILE === "1" ? join(tmpdir(), `relay-paired-profile-${Date.now()}`) : undefined
+const settings = readBenchSettings("bench/pairedRoutes.ts", PAIRED_SETTINGS)
+const kinds: ReadonlyArray<Kind> = settings.kinds
+const { calls, block } = settings
+const profileDir = settings.profile ? join(tmpdir(), `relay-paired-profile-${Date.now()}`) : undefined
 
 interface Timed {
   readonly totalMs: number
@@ -114,7 +105,7 @@ const alternate = async (
 }
 
 const main = async () => {
-  const storage = await createBenchStorage(process.env)
+  const storage = await createBenchStorage(storageEnv(settings))
   try {
     const { url: fakeUrl } = await startBenchFakeProvider()
     const { process: gateway, url: gatewayUrl } = await startBenchGateway({

@@ -14,10 +14,12 @@ import { runPhase } from "./lib/load.ts"
 import { cpuMsOf, killAllSync, startNodeProcess, stopAll, waitForUrlLine } from "./lib/processes.ts"
 import { profileFiles, profileMarkdown, summariseProfile } from "./lib/profile.ts"
 import { PROXY_HEADERS, proxyBody, startProxyTarget } from "./lib/proxyTarget.ts"
+import { readBenchSettings } from "./lib/benchSettings.ts"
+import { PROXY_BENCH_SETTINGS } from "./settings/proxy.ts"
 
 const root = join(import.meta.dirname, "..")
-const seconds = Number(process.env.BENCH_SECONDS ?? "4")
-const profileDir = process.env.BENCH_PROFILE === "1" ? join(tmpdir(), `relay-bench-proxy-profile-${Date.now()}`) : undefined
+const { seconds, profile } = readBenchSettings("bench/proxy.ts", PROXY_BENCH_SETTINGS)
+const profileDir = profile ? join(tmpdir(), `relay-bench-proxy-profile-${Date.now()}`) : undefined
 const log = (msg: string) => process.stderr.write(`[bench:proxy] ${msg}\n`)
 const env = (): Record<string, string | undefined> => {
   const out: Record<string, string | undefined> = { ...process.env }

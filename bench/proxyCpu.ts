@@ -12,20 +12,19 @@
  * the bare Node hop (bench/bare-proxy.ts) as one more target: the floor of an HTTP hop in Node on this machine.
  */
 import { loadavg } from "node:os"
-import { join, resolve } from "node:path"
+import { join } from "node:path"
 import { runPhase } from "./lib/load.ts"
 import { cpuMsOf, killAllSync, startNodeProcess, stopAll, waitForUrlLine } from "./lib/processes.ts"
-import { PROXY_HEADERS, proxyBody, type ProxyNames, startProxyTarget } from "./lib/proxyTarget.ts"
+import { PROXY_HEADERS, proxyBody, startProxyTarget } from "./lib/proxyTarget.ts"
 import { percentile } from "./lib/stats.ts"
+import { readBenchSettings } from "./lib/benchSettings.ts"
+import { PROXY_CPU_SETTINGS } from "./settings/proxyCpu.ts"
 
 const root = join(import.meta.dirname, "..")
-const roots = (process.env.BENCH_PROXY_ROOTS ?? root).split(",").map((r) => resolve(r))
-const seconds = Number(process.env.BENCH_SECONDS ?? "3")
-const rounds = Number(process.env.BENCH_ROUNDS ?? "5")
-const concurrency = Number(process.env.BENCH_CONCURRENCY ?? "16")
-const names = (process.env.BENCH_NAMES ?? "builtin") as ProxyNames
-const stream = process.env.BENCH_STREAM === "1"
-const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? "").split(" ").filter((f) => f !== "")
+const settings = readBenchSettings("bench/proxyCpu.ts", PROXY_CPU_SETTINGS)
+const roots = settings.roots.length === 0 ? [root] : settings.roots.filter((r): r is string => r !== undefined)
+const { seconds, rounds, concurrency, names, stream } = settings
+const nodeFlags = (settings.nodeFlags ?? "").split(" ").filter((f) => f !== "")
 const log = (msg: string) => process.stderr.write(`[bench:proxy-cpu] ${msg}\n`)
 const env = (): Record<string, string | undefined> => {
   const out: Record<string, string | undefined> = { ...process.env }
@@ -34,7 +33,7 @@ const env = (): Record<string, string | undefined> => {
 }
 
 process.on("exit", killAllSync)
-const stub = startNodeProcess("stub gateway", join(root, "bench", "lib", "stubGateway.ts"), { ...env(), STUB_GATEWAY_DELAY_MS: process.env.BENCH_GATEWAY_DELAY_MS ?? "0" })
+const stub = startNodeProcess("stub gateway", join(root, "bench", "lib", "stubGateway.ts"), { ...env(), STUB_GATEWAY_DELAY_MS: String(settings.gatewayDelayMs) })
 const stubUrl = await waitForUrlLine(stub, 30_000)
 try {
   const pool = Array.from({ length: 64 }, (_, i) => ({ headers: PROXY_HEADERS, body: proxyBody(i, stream) }))
@@ -48,7 +47,7 @@ try {
     await runPhase({ origin: proxy.url, path: "/v1/chat/completions", concurrency: 4, warmupMs: 0, measureMs: 2_000, next, requestTimeoutMs: 30_000 })
     proxies.push({ checkout, proxy, cpu: [] as number[], rps: [] as number[] })
   }
-  if (process.env.BENCH_BARE === "1") {
+  if (settings.bare) {
     // The floor: the thinnest Node hop (bench/bare-proxy.ts, node:http in, undici out), same stub, same load.
     const bare = startNodeProcess("bare hop", join(root, "bench", "bare-proxy.ts"), { ...env(), BARE_UPSTREAM_URL: stubUrl, PORT: "0" })
     const url = await waitForUrlLine(bare, 30_000)

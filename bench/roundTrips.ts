@@ -10,10 +10,10 @@ import { startFakeProvider } from "../programs/fake-provider.ts"
 import { attestedHeaders } from "../test/support/engine.ts"
 import { startTestGateway } from "../test/support/gateway.ts"
 import { fundedKey } from "../test/support/tenant.ts"
+import { readBenchSettings } from "./lib/benchSettings.ts"
+import { ROUND_TRIPS_SETTINGS } from "./settings/roundTrips.ts"
 
-if (process.env.DATABASE_URL === undefined || process.env.REDIS_URL === undefined) {
-  throw new Error("bench/roundTrips.ts needs DATABASE_URL and REDIS_URL")
-}
+const { redisUrl } = readBenchSettings("bench/roundTrips.ts", ROUND_TRIPS_SETTINGS)
 const provider = await startFakeProvider({ port: 0 })
 const gw = await startTestGateway({
   LOCAL_PROVIDER_URL: provider.url,
@@ -37,7 +37,7 @@ const call = async (i: number) => {
 }
 for (let i = 0; i < 20; i++) await call(N + i)
 const prefix = gw.env.REDIS_PREFIX
-const monitor = new Redis(process.env.REDIS_URL!)
+const monitor = new Redis(redisUrl!)
 const m = await monitor.monitor()
 const commands: Array<string> = []
 let inner = 0

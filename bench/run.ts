@@ -9,15 +9,10 @@
  * and the load average beside every result, a stage-cost table, and writes bench/results/<timestamp>.json and
  * bench/results/latest.md.
  *
- * Settings (environment): BENCH_QUICK=1 (a ~2-minute run: 1 round of 1 s phases, no stage probes, streams at c=1
- * only; the settings below still win), BENCH_SECONDS (measured seconds per phase, default 3), BENCH_WARMUP_SECONDS
- * (0.5), BENCH_ROUNDS (3), BENCH_CONCURRENCY ("1,16,64"), BENCH_STAGE_SECONDS (1.5, 0 = no stage probes),
- * BENCH_PROXY=0 (no proxy targets), DATABASE_URL / REDIS_URL (gateway on a fresh Postgres database / Redis prefix
- * instead of embedded storage), BENCH_PROFILE=1 (gateway under --cpu-prof; the report adds where its CPU went),
- * BENCH_PROFILE=proxy (the same for the two proxies, main and worker threads), BENCH_IDEMPOTENCY=0 (gateway requests
- * without their Idempotency-Key), BENCH_PEERS=portkey (`npm run bench:peers`: also Portkey's gateway from the npm registry,
- * BENCH_PORTKEY_VERSION, default bench/lib/portkeyTarget.ts PORTKEY_VERSION, measured beside the bare hop and the user
- * path in the same rounds).
+ * Settings (environment): BENCH_QUICK=1 (a ~2-minute run), BENCH_SECONDS, BENCH_ROUNDS, BENCH_CONCURRENCY,
+ * BENCH_PROFILE, BENCH_PEERS=portkey (`npm run bench:peers`), DATABASE_URL / REDIS_URL and the others of
+ * bench/settings/run.ts, each with its default and what it allows in docs/benchmark.md ("Settings"); all are read
+ * before anything starts, and a bad value stops the run with one line and exit status 2.
  */
 import { gitCommit } from "./gitCommit.ts"
 import { mkdirSync, writeFileSync } from "node:fs"
@@ -27,7 +22,6 @@ import { fileURLToPath } from "node:url"
 import {
   attestedPool,
   ATTESTATION_USE_LIMIT_MS,
-  BENCH_IDEMPOTENCY,
   benchBody,
   freshRequest,
   type AttestedRequest,
@@ -67,6 +61,8 @@ import {
 import { median } from "./lib/stats.ts"
 import { profileFiles, profileMarkdown, summariseProfile } from "./lib/profile.ts"
 import { createBenchStorage, redactUrl, type BenchStorage } from "./lib/storage.ts"
+import { readBenchSettings, storageEnv } from "./lib/benchSettings.ts"
+import { RUN_SETTINGS } from "./settings/run.ts"
 import {
   disturbanceWarnings,
   ecdsaP256SignMicros,
@@ -79,35 +75,22 @@ import {
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const resultsDir = join(root, "bench", "results")
-const profileSetting = process.env.BENCH_PROFILE
+/** Every setting, read before anything starts: a bad value stops the run with one line (bench/settings/run.ts). */
+const read = readBenchSettings("bench/run.ts", RUN_SETTINGS)
+const quick = read.quick
 /** Outside the repository: raw profiles are tens of MB and not results to commit. */
-const profileDir = profileSetting === "1" || profileSetting === "proxy" ? join(tmpdir(), `relay-bench-profile-${Date.now()}`) : undefined
-const quick = process.env.BENCH_QUICK === "1"
+const profileDir = read.profile !== undefined ? join(tmpdir(), `relay-bench-profile-${Date.now()}`) : undefined
 
-const numberSetting = (name: string, fallback: number, min: number, max: number): number => {
-  const raw = process.env[name]
-  if (raw === undefined || raw === "") return fallback
-  const n = Number(raw)
-  if (!Number.isFinite(n) || n < min || n > max) throw new Error(`${name} must be a number between ${min} and ${max}`)
-  return n
-}
-
+/** The run's settings as its report records them. */
 const settings = {
   quick,
-  seconds: numberSetting("BENCH_SECONDS", quick ? 1 : 3, 0.2, 120),
-  warmupSeconds: numberSetting("BENCH_WARMUP_SECONDS", quick ? 0.3 : 0.5, 0, 10),
-  rounds: Math.round(numberSetting("BENCH_ROUNDS", quick ? 1 : 3, 1, 20)),
-  stageSeconds: numberSetting("BENCH_STAGE_SECONDS", quick ? 0 : 1.5, 0, 60),
-  concurrency: (process.env.BENCH_CONCURRENCY ?? "1,16,64").split(",").map((s) => {
-    const n = Number(s.trim())
-    if (!Number.isInteger(n) || n < 1 || n > 512) throw new Error("BENCH_CONCURRENCY must list integers between 1 and 512")
-    return n
-  }),
-  proxy: process.env.BENCH_PROXY !== "0",
-  peers: (process.env.BENCH_PEERS ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "").map((peer) => {
-    if (peer !== "portkey") throw new Error(`BENCH_PEERS lists peers to measure; the one known is "portkey", not "${peer}"`)
-    return peer
-  })
+  seconds: read.seconds,
+  warmupSeconds: read.warmupSeconds,
+  rounds: read.rounds,
+  stageSeconds: read.stageSeconds,
+  concurrency: [...read.concurrency],
+  proxy: read.proxy,
+  peers: [...read.peers]
 }
 /** Scenario (e)'s concurrency: the many tenants and the one hot tenant are both measured here. */
 const TENANT_CONCURRENCY = 64
@@ -147,7 +130,7 @@ const startServers = async (storage: BenchStorage): Promise<Servers> => {
   const fake = await startBenchFakeProvider()
   const bare = startNodeProcess("bare-proxy", join(root, "bench", "bare-proxy.ts"), benchChildEnv({ BARE_UPSTREAM_URL: fake.url, PORT: "0" }))
   const bareUrl = await waitForUrlLine(bare, 15_000)
-  const gateway = await startBenchGateway({ storage, providerUrl: fake.url, nodeFlags: profileFlags("gateway", profileSetting === "1") })
+  const gateway = await startBenchGateway({ storage, providerUrl: fake.url, nodeFlags: profileFlags("gateway", read.profile === "gateway") })
   return { fake: fake.process, bare, gateway: gateway.process, urls: { direct: fake.url, bare: bareUrl, gateway: gateway.url } }
 }
 
@@ -216,7 +199,7 @@ const main = async () => {
   const signMicros = ecdsaP256SignMicros()
   const responsesDetokenise = await measureResponsesStreamDetokenise()
   log(`streamed Responses detokenisation: ${(responsesDetokenise.perEventMs * 1000).toFixed(1)} µs per event (${responsesDetokenise.events} events a stream)`)
-  const storage = await createBenchStorage(process.env)
+  const storage = await createBenchStorage(storageEnv(read))
   activeStorage = storage
   const commitMs = storage.databaseUrl === undefined ? undefined : await postgresCommitMs(storage.databaseUrl)
   log(`machine reference: ECDSA P-256 sign ${signMicros.toFixed(1)} µs${commitMs === undefined ? "" : `, PostgreSQL commit ${commitMs.toFixed(3)} ms`}, load ${loadBefore.map((x) => x.toFixed(2)).join("/")}`)
@@ -258,7 +241,7 @@ const main = async () => {
           gatewayUrl: urls.gateway!,
           apiKey: funded.apiKey,
           env: benchChildEnv({}),
-          nodeFlags: profileFlags(target, profileSetting === "proxy")
+          nodeFlags: profileFlags(target, read.profile === "proxy")
         })
         proxyCleanups.push(proxy.cleanup)
         proxies[target] = proxy
@@ -267,7 +250,7 @@ const main = async () => {
       log(`proxy (names off) ${urls["proxy-off"]}, proxy (builtin names) ${urls["proxy-builtin"]}`)
     }
     if (settings.peers.includes("portkey")) {
-      portkey = await startPortkeyTarget({ upstreamUrl: urls.direct!, env: benchChildEnv({}), version: process.env.BENCH_PORTKEY_VERSION, log })
+      portkey = await startPortkeyTarget({ upstreamUrl: urls.direct!, env: benchChildEnv({}), version: read.portkeyVersion, log })
       proxyCleanups.push(portkey.cleanup)
       urls.portkey = portkey.url
       log(`portkey ${portkey.version} ${urls.portkey}`)
@@ -444,7 +427,7 @@ const main = async () => {
       `Rate limits raised for the run (RATE_LIMITS_JSON=${BENCH_RATE_LIMITS_JSON}) so the windows are checked on every call but never throttle it.`,
       "LOG_LEVEL=warn, TRACE_SAMPLE_RATIO=0 for the gateway. Load generator, servers and database share this machine's CPUs.",
       `Every direct gateway request carries its own v3 attestation (unique body, pre-signed right before its phase); ${phases.reduce((n, p) => n + p.inlineSigned, 0)} requests had to be signed inline.`,
-      BENCH_IDEMPOTENCY
+      read.idempotency
         ? "Every direct gateway request carries its own Idempotency-Key (fresh each time): admission, stored response and slot release are in every call."
         : "BENCH_IDEMPOTENCY=0: gateway requests carry no Idempotency-Key.",
       `(e): ${TENANT_COUNT} self-service tenants, each funded with $${CREDIT_USD}, called round-robin at c=${TENANT_CONCURRENCY} (\`tenants\`); the hot tenant is the single funded key at the same concurrency (\`gateway\`, c=${TENANT_CONCURRENCY}).`,
@@ -483,7 +466,7 @@ const main = async () => {
     let md = markdown({ meta, summary, verdicts: checks, context: ctx, stages: stageTable })
     if (profileDir !== undefined) {
       // Profiles are written when a process exits, so stop the profiled ones first (SIGTERM: a graceful exit).
-      const profiled = profileSetting === "1" ? [["gateway", servers.gateway] as const] : Object.entries(proxies).map(([t, p]) => [t, p.process] as const)
+      const profiled = read.profile === "gateway" ? [["gateway", servers.gateway] as const] : Object.entries(proxies).map(([t, p]) => [t, p.process] as const)
       for (const [name, proc] of profiled) {
         await proc.stop()
         const dir = join(profileDir, name)

@@ -23,9 +23,11 @@ import { detokeniseResponseText } from "../sdks/typescript/src/client/detokenise
 import { generateSigningKeyPair } from "../sdks/typescript/src/wire/crypto/ecdsa.ts"
 import { proseText } from "./lib/sampleText.ts"
 import { median } from "./lib/stats.ts"
+import { readBenchSettings } from "./lib/benchSettings.ts"
+import { SDK_BENCH_SETTINGS } from "./settings/sdk.ts"
 
 const resultsDir = join(import.meta.dirname, "results")
-const runs = Math.max(10, Number(process.env.BENCH_RUNS ?? "200"))
+const { runs } = readBenchSettings("bench/sdk.ts", SDK_BENCH_SETTINGS)
 const KB = 1024
 
 /** About 2 KB of ordinary text carrying exactly 5 identifiers: a name, an e-mail, a phone, an IBAN, a card. */

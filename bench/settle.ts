@@ -17,12 +17,10 @@ import { ReceiptSealer } from "../services/ReceiptSealer.ts"
 import { Settlement } from "../services/Settlement.ts"
 import { startTestGateway } from "../test/support/gateway.ts"
 import { cpuMsOfCommands } from "./lib/processes.ts"
+import { readBenchSettings } from "./lib/benchSettings.ts"
+import { SETTLE_SETTINGS } from "./settings/settle.ts"
 
-const calls = Number(process.env.BENCH_SETTLE_CALLS ?? 2000)
-const scenarios = (process.env.BENCH_SETTLE_SCENARIOS ?? "1x1,16x1,16x8").split(",").map((s) => {
-  const [c, t] = s.split("x").map(Number)
-  return { concurrency: c!, tenants: t! }
-})
+const { calls, scenarios } = readBenchSettings("bench/settle.ts", SETTLE_SETTINGS)
 
 const gw = await startTestGateway({ RECEIPT_CHAIN_VERIFY_MS: "0", TRANSPARENCY_SEQUENCE_MS: "0", WEBHOOK_DISPATCHER: "off" })
 const run = <A>(effect: Effect.Effect<A, any, any>) => gw.runtime.runPromise(effect as Effect.Effect<A>)

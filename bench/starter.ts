@@ -24,10 +24,12 @@ import { startRecordingProxy } from "../test/support/recordingProxy.ts"
 import { fundedKey } from "../test/support/tenant.ts"
 import { gitCommit } from "./gitCommit.ts"
 import { median } from "./lib/stats.ts"
+import { readBenchSettings } from "./lib/benchSettings.ts"
+import { STARTER_BENCH_SETTINGS } from "./settings/starter.ts"
 
 const root = join(import.meta.dirname, "..")
 const resultsDir = join(import.meta.dirname, "results")
-const runs = Math.max(3, Number(process.env.BENCH_RUNS ?? "10"))
+const { runs } = readBenchSettings("bench/starter.ts", STARTER_BENCH_SETTINGS)
 const TARGET_FIRST_SENT_MS = 1500
 const MESSAGE = "Please write to Ada Lovelace at ada.lovelace@example.com, call +44 20 7946 0958 and pay into DE89 3704 0044 0532 0130 00 today."
 

@@ -12,7 +12,8 @@
  * and the gaps nothing accounts for (fiber hops, event-loop turns, the answer's write).
  *
  * Tracing adds its own cost (a span is a few µs): compare stages with each other, not with `npm run bench`.
- * Settings: BENCH_TIMELINE_CALLS (400), BENCH_TIMELINE_STREAM=0 (non-streamed only).
+ * Settings: BENCH_TIMELINE_CALLS (400), BENCH_TIMELINE_STREAM=0 (non-streamed only), the rest in
+ * bench/settings/timeline.ts and docs/benchmark.md.
  */
 import { createServer, type IncomingMessage } from "node:http"
 import { loadavg } from "node:os"
@@ -23,11 +24,13 @@ import { fundedBenchKey, startBenchFakeProvider, startBenchGateway } from "./lib
 import { killAllSync, stopAll } from "./lib/processes.ts"
 import { median } from "./lib/stats.ts"
 import { createBenchStorage } from "./lib/storage.ts"
+import { readBenchSettings, storageEnv } from "./lib/benchSettings.ts"
+import { TIMELINE_SETTINGS } from "./settings/timeline.ts"
 
 const log = (msg: string) => process.stderr.write(`[timeline] ${msg}\n`)
-const calls = Number(process.env.BENCH_TIMELINE_CALLS ?? "400")
-if (!Number.isInteger(calls) || calls < 20 || calls > 5_000) throw new Error("BENCH_TIMELINE_CALLS must be an integer between 20 and 5000")
-const withStream = process.env.BENCH_TIMELINE_STREAM !== "0"
+const settings = readBenchSettings("bench/timeline.ts", TIMELINE_SETTINGS)
+const calls = settings.calls
+const withStream = settings.stream
 
 interface Span {
   readonly traceId: string
@@ -149,7 +152,7 @@ const summarise = (title: string, windows: ReadonlyArray<CallWindow>, timings: R
 const main = async () => {
   const collectorUrl = await new Promise<string>((resolve) =>
     collector.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(collector.address() as { port: number }).port}`)))
-  const storage = await createBenchStorage(process.env)
+  const storage = await createBenchStorage(storageEnv(settings))
   try {
     const { url: fakeUrl } = await startBenchFakeProvider()
     // Every request traced, its spans exported to this process's collector.

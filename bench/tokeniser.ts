@@ -24,21 +24,17 @@ import { dashedDigitsText, digitRunText, dottedRunText, proseText, repeatedText,
 import { label, MB, tokeniserReport, type Measurement, type TokeniserRun } from "./lib/tokeniserReport.ts"
 import { median } from "./lib/stats.ts"
 import { timeNameModel } from "./lib/nameModelTiming.ts"
+import { readBenchSettings } from "./lib/benchSettings.ts"
+import { TOKENISER_BENCH_SETTINGS, TOKENISER_KINDS } from "./settings/tokeniser.ts"
 
 const root = join(import.meta.dirname, "..")
 const resultsDir = join(root, "bench", "results")
 
-const parseSize = (raw: string): number => {
-  const m = /^(\d+)(KB|MB)$/i.exec(raw.trim())
-  if (m === null) throw new Error(`BENCH_SIZES entries look like 10KB or 1MB, not ${JSON.stringify(raw)}`)
-  return Number(m[1]) * (m[2]!.toUpperCase() === "KB" ? 1024 : MB)
-}
-const sizes = (process.env.BENCH_SIZES ?? "10KB,100KB,1MB,10MB").split(",").map(parseSize)
-const runs = Math.max(1, Number(process.env.BENCH_RUNS ?? "3"))
-const KINDS = { prose: proseText, repeated: repeatedText, "digit-run": digitRunText, "dotted-run": dottedRunText, "spaced-digits": spacedDigitsText, "dashed-digits": dashedDigitsText } as const
-const ALL_KINDS = Object.keys(KINDS) as Array<keyof typeof KINDS>
-const kinds = (process.env.BENCH_KINDS ?? ALL_KINDS.join(",")).split(",").map((k) => k.trim()) as Array<keyof typeof KINDS>
-for (const k of kinds) if (!(k in KINDS)) throw new Error(`BENCH_KINDS entries are ${ALL_KINDS.join(", ")}, not ${JSON.stringify(k)}`)
+const settings = readBenchSettings("bench/tokeniser.ts", TOKENISER_BENCH_SETTINGS)
+const sizes = settings.sizes
+const runs = settings.runs
+const KINDS = { prose: proseText, repeated: repeatedText, "digit-run": digitRunText, "dotted-run": dottedRunText, "spaced-digits": spacedDigitsText, "dashed-digits": dashedDigitsText } as const satisfies Record<(typeof TOKENISER_KINDS)[number], (bytes: number) => string>
+const kinds = settings.kinds
 
 // One worker, as on a 2-core machine: one request is tokenised by one worker whatever the pool size.
 const tokeniser = workerTokeniser({ kind: "builtin" }, { workers: 1 })
@@ -118,5 +114,5 @@ process.stdout.write(`${report}\n`)
 mkdirSync(resultsDir, { recursive: true })
 const stamp = startedAt.toISOString().replace(/:/g, "-").replace(/\.\d+Z$/, "Z")
 writeFileSync(join(resultsDir, `tokeniser-${stamp}.json`), `${JSON.stringify(run, null, 2)}\n`)
-const latest = kinds.length === ALL_KINDS.length ? "latest-tokeniser.md" : `latest-tokeniser-${kinds.join("-")}.md`
+const latest = kinds.length === TOKENISER_KINDS.length ? "latest-tokeniser.md" : `latest-tokeniser-${kinds.join("-")}.md`
 writeFileSync(join(resultsDir, latest), report)

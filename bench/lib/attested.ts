@@ -5,6 +5,7 @@
  */
 import { buildAttestation, encodeAttestationHeader, type EngineIdentity } from "../../sdks/typescript/src/wire/attestation/v3.ts"
 import { generateSigningKeyPair } from "../../sdks/typescript/src/wire/crypto/ecdsa.ts"
+import { BENCH_IDEMPOTENCY } from "./benchSettings.ts"
 
 export const BENCH_ENGINE: EngineIdentity = { id: "relay-ts", version: "0.1.0", sha256: "b".repeat(64) }
 export const BENCH_MODEL = "local-chat"
@@ -20,9 +21,11 @@ let counter = 0
 /**
  * Every gateway request carries its own Idempotency-Key (the idempotency issue's condition for the targets), so
  * the idempotency admission, the stored response and the slot release are in every measured call.
- * BENCH_IDEMPOTENCY=0 leaves the header off, to see what idempotency costs.
+ * BENCH_IDEMPOTENCY=0 leaves the header off, to see what idempotency costs. Each program that sends through here has
+ * the setting in its schema, read (and a bad value refused) at its start, before this is first asked.
  */
-export const BENCH_IDEMPOTENCY = process.env.BENCH_IDEMPOTENCY !== "0"
+let idempotency: boolean | undefined
+const withIdempotencyKey = (): boolean => (idempotency ??= BENCH_IDEMPOTENCY.read(process.env))
 const runId = crypto.randomUUID().slice(0, 8)
 let keyPair: Promise<CryptoKeyPair> | undefined
 const device = () => (keyPair ??= generateSigningKeyPair())
@@ -61,7 +64,7 @@ export const attest = async (body: Buffer, authorization: string | undefined, ro
   }
   if (authorization !== undefined) {
     headers.authorization = authorization
-    if (BENCH_IDEMPOTENCY) headers["idempotency-key"] = `bench-${runId}-${envelope.jti}`
+    if (withIdempotencyKey()) headers["idempotency-key"] = `bench-${runId}-${envelope.jti}`
   }
   return { body, headers }
 }

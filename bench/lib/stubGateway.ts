@@ -6,14 +6,16 @@
  */
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
+import { STUB_GATEWAY_SETTINGS } from "../settings/stubGateway.ts"
+import { readBenchSettings } from "./benchSettings.ts"
 
+// STUB_GATEWAY_DELAY_MS: answer relay calls after this long, like a real gateway's time per call, so the proxy is
+// measured at a real path's call rate (idle between calls) rather than flat out.
+const { delayMs } = readBenchSettings("bench/lib/stubGateway.ts", STUB_GATEWAY_SETTINGS)
 const pair = (await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, ["sign", "verify"])) as CryptoKeyPair
 const { kty, crv, x, y } = await crypto.subtle.exportKey("jwk", pair.publicKey)
 const jwks = JSON.stringify({ keys: [{ kty, crv, x, y, kid: "stub-1", use: "sig", alg: "ES256" }] })
 let n = 0
-// STUB_GATEWAY_DELAY_MS: answer relay calls after this long, like a real gateway's time per call, so the proxy is
-// measured at a real path's call rate (idle between calls) rather than flat out.
-const delayMs = Number(process.env.STUB_GATEWAY_DELAY_MS ?? "0")
 const later = (f: () => void) => (delayMs > 0 ? void setTimeout(f, delayMs) : f())
 
 const server = createServer((req, res) => {

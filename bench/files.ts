@@ -15,6 +15,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { cpus, loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { gitCommit } from "./gitCommit.ts"
+import { commandLineOptions, readBenchSettings } from "./lib/benchSettings.ts"
+import { FILES_BENCH_SETTINGS } from "./settings/files.ts"
 
 const FIRST = ["Margaret", "Katherine", "Dorothy", "Grace", "Alan", "Ada", "Linus", "Tim", "Barbara", "Edsger", "Frances", "Hedy", "Jean", "Radia", "Sophie", "Lucas", "Amélie", "Jonas"]
 const LAST = ["Hamilton", "Johnson", "Vaughan", "Hopper", "Turing", "Lovelace", "Torvalds", "Berners-Lee", "Liskov", "Dijkstra", "Allen", "Lamarr", "Bartik", "Perlman", "Martin", "Dubois", "Schneider"]
@@ -115,8 +117,7 @@ if (process.argv[2] === "--child") {
   process.exit(0)
 }
 
-const runsArg = process.argv.indexOf("--runs")
-const runs = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 4
+const { runs } = readBenchSettings("bench/files.ts", FILES_BENCH_SETTINGS, commandLineOptions(process.argv, FILES_BENCH_SETTINGS))
 const dir = mkdtempSync(join(tmpdir(), "bench-files-"))
 const median = (values: ReadonlyArray<number>) => {
   const sorted = [...values].sort((a, b) => a - b)

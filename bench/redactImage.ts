@@ -16,10 +16,11 @@ import { createOcr } from "../sdks/typescript/src/ocr/onDeviceOcr.ts"
 import { createImageRedactor } from "../sdks/typescript/src/ocr/redactImage.ts"
 import { detectStructured } from "../sdks/typescript/src/tokeniser/detectStructured.ts"
 import { gitCommit } from "./gitCommit.ts"
+import { commandLineOptions, readBenchSettings } from "./lib/benchSettings.ts"
+import { REDACT_BENCH_SETTINGS } from "./settings/redactImage.ts"
 
 const TARGET_MS = 3000
-const runsArg = process.argv.indexOf("--runs")
-const runs = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 5
+const { runs } = readBenchSettings("bench/redactImage.ts", REDACT_BENCH_SETTINGS, commandLineOptions(process.argv, REDACT_BENCH_SETTINGS))
 const image = new Uint8Array(readFileSync(join(import.meta.dirname, "../test/fixtures/images/page-1000.png")))
 
 const median = (values: ReadonlyArray<number>) => {

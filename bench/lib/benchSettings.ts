@@ -124,3 +124,18 @@ export const storageEnv = (settings: { readonly databaseUrl: string | undefined;
  * condition for the targets; off leaves the header off, to see what idempotency costs.
  */
 export const BENCH_IDEMPOTENCY = onOff("BENCH_IDEMPOTENCY", true)
+
+/**
+ * Options given on the command line (`npm run bench:files -- --runs 5`) as the environment a schema reads: a setting
+ * named after its option (`--runs`) gets the argument after it. An option given without a value gets `(no value)`, so
+ * its setting refuses it instead of falling back to its default.
+ */
+export const commandLineOptions = (argv: ReadonlyArray<string>, schema: Schema): Env =>
+  Object.fromEntries(
+    Object.values(schema).flatMap((setting) => {
+      const at = argv.indexOf(setting.name)
+      if (at < 0) return []
+      const value = argv[at + 1]
+      return [[setting.name, value === undefined || value.startsWith("--") ? "(no value)" : value]]
+    })
+  )

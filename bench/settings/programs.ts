@@ -6,11 +6,13 @@
 import type { Schema } from "../../sdks/typescript/src/wire/config/setting.ts"
 import { BARE_PROXY_SETTINGS } from "./bareProxy.ts"
 import { EGRESS_BENCH_SETTINGS } from "./egressPolicy.ts"
+import { FILES_BENCH_SETTINGS } from "./files.ts"
 import { FRONT_SETTINGS } from "./frontStages.ts"
 import { MCP_BENCH_SETTINGS } from "./mcp.ts"
 import { PAIRED_SETTINGS } from "./pairedRoutes.ts"
 import { PROXY_BENCH_SETTINGS } from "./proxy.ts"
 import { PROXY_CPU_SETTINGS } from "./proxyCpu.ts"
+import { REDACT_BENCH_SETTINGS } from "./redactImage.ts"
 import { ROUND_TRIPS_SETTINGS } from "./roundTrips.ts"
 import { RUN_SETTINGS } from "./run.ts"
 import { SDK_BENCH_SETTINGS } from "./sdk.ts"
@@ -34,6 +36,8 @@ export const BENCH_PROGRAM_SETTINGS: Readonly<Record<string, Schema>> = {
   "bench/mcp.ts": MCP_BENCH_SETTINGS,
   "bench/egressPolicy.ts": EGRESS_BENCH_SETTINGS,
   "bench/starter.ts": STARTER_BENCH_SETTINGS,
+  "bench/files.ts": FILES_BENCH_SETTINGS,
+  "bench/redactImage.ts": REDACT_BENCH_SETTINGS,
   "bench/lib/stubGateway.ts": STUB_GATEWAY_SETTINGS,
   "bench/bare-proxy.ts": BARE_PROXY_SETTINGS
 }

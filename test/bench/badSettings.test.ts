@@ -176,6 +176,10 @@ describe("the other benchmark programs refuse the same way", () => {
     )
   }, 60_000)
 
+  it("npm run bench:files, an option on the command line: --runs three (it used to be NaN runs)", async () => {
+    expectRefusal(await run(["bench/files.ts", "--runs", "three"], {}), "bench/files.ts", '--runs must be a whole number, 2 or more, got "three"')
+  }, 60_000)
+
   it("bench/roundTrips.ts without the PostgreSQL and Redis it counts: DATABASE_URL required", async () => {
     expectRefusal(await run(["bench/roundTrips.ts"], {}), "bench/roundTrips.ts", "DATABASE_URL must be a postgres:// or postgresql:// URL")
   }, 60_000)

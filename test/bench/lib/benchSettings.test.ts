@@ -3,7 +3,7 @@
 // runs the programs).
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { BENCH_IDEMPOTENCY, benchStorageSettings, checkout, listOf, quickDefault, readBenchSettings } from "../../../bench/lib/benchSettings.ts"
+import { BENCH_IDEMPOTENCY, benchStorageSettings, checkout, commandLineOptions, listOf, quickDefault, readBenchSettings } from "../../../bench/lib/benchSettings.ts"
 import { ConfigInvalid, numberIn, oneOf } from "../../../sdks/typescript/src/wire/config/setting.ts"
 
 const ROOT = join(import.meta.dirname, "../../..")
@@ -94,6 +94,22 @@ describe("the settings several programs share", () => {
 
   it("required storage refuses a missing URL", () => {
     expect(refusal(() => benchStorageSettings(true).redisUrl.read({}))).toBe("REDIS_URL must be a redis:// or rediss:// URL")
+  })
+})
+
+describe("commandLineOptions: options on the command line read by the same settings", () => {
+  const schema = { runs: numberIn("--runs", { fallback: 4, min: 2 }) }
+
+  it("gives a setting named after its option the argument after it; an option not given is unset", () => {
+    expect(commandLineOptions(["node", "bench/files.ts", "--runs", "7"], schema)).toEqual({ "--runs": "7" })
+    expect(commandLineOptions(["node", "bench/files.ts"], schema)).toEqual({})
+    expect(readBenchSettings("bench/files.ts", schema, commandLineOptions(["node", "x", "--runs", "7"], schema))).toEqual({ runs: 7 })
+  })
+
+  it("an option without its value is refused, not read as the default", () => {
+    const env = commandLineOptions(["node", "bench/files.ts", "--runs"], schema)
+    expect(refusal(() => schema.runs.read(env))).toBe('--runs must be a whole number, 2 or more, got "(no value)"')
+    expect(refusal(() => schema.runs.read(commandLineOptions(["node", "x", "--runs", "--other"], schema)))).toMatch(/got "\(no value\)"$/)
   })
 })
 

@@ -46,7 +46,7 @@ describe("every benchmark program reads its settings through its schema", () => 
       for (const [name, value] of Object.entries(await import(join(BENCH, "settings", file)) as Record<string, unknown>)) exported.set(name, value)
     }
     const reads = benchFiles().flatMap((path) =>
-      [...code(path).matchAll(/readBenchSettings\("([^"]+)", ([A-Z_]+)\)/g)].map((m) => ({ path, program: m[1]!, schema: m[2]! }))
+      [...code(path).matchAll(/readBenchSettings\("([^"]+)", ([A-Z_]+)[,)]/g)].map((m) => ({ path, program: m[1]!, schema: m[2]! }))
     )
     expect(reads.map((r) => r.program).sort()).toEqual(Object.keys(BENCH_PROGRAM_SETTINGS).sort())
     for (const r of reads) {
@@ -142,6 +142,8 @@ describe("with nothing set, every program runs with the defaults it had before i
     expect(defaults("bench/egressPolicy.ts")).toEqual({ rounds: 7, calls: 20000 })
     expect(defaults("bench/starter.ts")).toMatchObject({ runs: 10 })
     expect(defaults("bench/lib/stubGateway.ts")).toEqual({ delayMs: 0 })
+    expect(defaults("bench/files.ts")).toEqual({ runs: 4 })
+    expect(defaults("bench/redactImage.ts")).toEqual({ runs: 5 })
     expect(defaults("bench/bare-proxy.ts", { BARE_UPSTREAM_URL: "http://127.0.0.1:9" })).toEqual({ upstreamUrl: "http://127.0.0.1:9", port: 0 })
   })
 })

@@ -29,7 +29,7 @@ const RAW_READ = /process\.env(?:\.[A-Za-z_]|\s*\[)/g
 describe("every benchmark program reads its settings through its schema", () => {
   it("no file under bench/ reads one variable from process.env (passing the whole environment on to a child is fine)", () => {
     const raw = benchFiles().flatMap((path) => [...code(path).matchAll(RAW_READ)].map(() => path))
-    expect(raw).toEqual([])
+    expect(raw, "a new setting goes into the program's schema in bench/settings/ and its table in docs/benchmark.md").toEqual([])
   })
 
   it("the check notices a raw read", () => {

@@ -8,7 +8,9 @@
  *
  * With FRONT_BASE_ROOT (another checkout, e.g. `git archive main | tar -x -C /tmp/base` with node_modules linked) a
  * second gateway from that checkout runs beside this one, on its own storage, and every block alternates between the
- * two: a change's before and after in the same minutes. Printed per gateway and kind: p50, CPU per call (all threads,
+ * two: a change's before and after in the same minutes, and per kind the median over blocks of the difference of the
+ * first-byte p50s of each pair of blocks run next to each other. Printed per gateway and kind: p50, first-byte p50
+ * (a stream's first SSE frame), CPU per call (all threads,
  * then user time, then the main thread's user time, the steadiest figure on a loaded machine: it leaves out the
  * kernel's loopback work and the GC helper threads) and each Server-Timing stage's mean.
  *
@@ -145,7 +147,7 @@ const main = async () => {
         })
         : attestedPool(n, k === "200-stream", t.auth)
 
-    const cells = targets.flatMap((t) => kinds.map((k) => ({ t, k, pool: new Pool(t.url, { connections: concurrency, pipelining: 1, keepAliveTimeout: 60_000 }), samples: [] as Sample[], cpu: 0, user: 0, mainUser: 0 })))
+    const cells = targets.flatMap((t) => kinds.map((k) => ({ t, k, pool: new Pool(t.url, { connections: concurrency, pipelining: 1, keepAliveTimeout: 60_000 }), samples: [] as Sample[], blockFirstByte: [] as number[], cpu: 0, user: 0, mainUser: 0 })))
     const warm = Math.min(200, Math.floor(calls / 5))
     const slice = 1000
     for (let done = 0; done < calls; done += slice) {
@@ -160,13 +162,18 @@ const main = async () => {
           const userBefore = cpuSplitOf(c.t.pid).user
           const mainBefore = cpuSplitOf(c.t.pid, true).user
           let next = 0
+          const firstBytes: number[] = []
           await Promise.all(Array.from({ length: concurrency }, async () => {
             while (next < m) {
               const j = next++
               const s = await send(c.pool, c.k, reqs[i][b * block + j])
-              if (done + b * block + j >= warm) c.samples.push(s)
+              if (done + b * block + j >= warm) {
+                c.samples.push(s)
+                firstBytes.push(s.firstByteMs)
+              }
             }
           }))
+          if (firstBytes.length > 0) c.blockFirstByte.push(percentile(sortedCopy(firstBytes), 50))
           if (done + b * block >= warm) {
             c.cpu += cpuMsOf(c.t.pid) - before
             c.user += cpuSplitOf(c.t.pid).user - userBefore
@@ -181,6 +188,15 @@ const main = async () => {
       const stageMeans = new Map<string, number>()
       for (const s of xs) for (const st of s.stages) stageMeans.set(st.name, (stageMeans.get(st.name) ?? 0) + st.ms / xs.length)
       lines.push(`${c.t.label.padEnd(5)} ${c.k.padEnd(10)} p50 ${percentile(sortedCopy(xs.map((s) => s.ms)), 50).toFixed(3)} ms, first byte p50 ${percentile(sortedCopy(xs.map((s) => s.firstByteMs)), 50).toFixed(3)} ms | gateway cpu ${(c.cpu / xs.length).toFixed(3)} ms/call (user ${(c.user / xs.length).toFixed(3)}, main thread user ${(c.mainUser / xs.length).toFixed(3)}) | ${[...stageMeans].map(([name, ms]) => `${name} ${ms.toFixed(3)}`).join(", ")}`)
+    }
+    // With a base checkout: each block's first-byte p50 against the base's block of the same kind run next to it,
+    // the median of those differences (steadier on a loaded machine than the difference of the two overall p50s).
+    if (targets.length === 2) {
+      for (const k of kinds) {
+        const [base, now] = targets.map((t) => cells.find((c) => c.t === t && c.k === k)!)
+        const diffs = now.blockFirstByte.map((v, i) => v - base.blockFirstByte[i]).filter((d) => !Number.isNaN(d))
+        lines.push(`${k.padEnd(10)} first byte, new − base, median of ${diffs.length} paired blocks: ${percentile(sortedCopy(diffs), 50).toFixed(3)} ms`)
+      }
     }
     process.stdout.write(lines.join("\n") + "\n")
     await Promise.all(cells.map((c) => c.pool.close()))

@@ -39,11 +39,12 @@ export const RelayLimitsLive = Layer.effect(
     /** The balance as PostgreSQL has it now; an organisation without a wallet has nothing to spend. */
     const balanceOf = (orgId: string) => wallets.balance(orgId).pipe(Effect.catchTag("OrganisationNotFound", () => Effect.succeed(0n)))
     return RelayLimits.of({
-      finish: ({ hold, capability, billedMicros, tokens, slot }) =>
+      finish: ({ hold, capability, billedMicros, tokens, slot, uncount }) =>
         counters.finish({
           hold: { orgId: hold.orgId, id: hold.id, debitMicros: billedMicros },
           quota: tokens > 0 ? { orgId: hold.orgId, capability, month: monthKey(new Date()), tokens } : undefined,
-          slot
+          slot,
+          uncount
         }),
       admit: (principal, capability, ask) =>
         Effect.gen(function*() {
@@ -111,7 +112,7 @@ export const RelayLimitsLive = Layer.effect(
             return yield* new RateLimited({ windows: full, retryAfterSeconds: retryAfter, rateLimit: headers })
           }
           if (counted.hold !== "granted") return yield* new InsufficientBalance()
-          return { _tag: "Admitted", headers, hold } as const
+          return { _tag: "Admitted", headers, hold, entry: counted.entry } as const
         })
     })
   })

@@ -56,7 +56,18 @@ export type AdmissionCount =
     readonly hold: "granted" | "insufficient" | "unknown"
     /** The wallet mirror's generation, for `seedBalance` (see there). */
     readonly generation: string
+    /** This admission's entry in the windows (when it counted there), for `finish`'s `uncount`. */
+    readonly entry: WindowEntry
   }
+
+/**
+ * One admission's entry in its sliding windows: the windows' keys and what identifies the entry in them (the Redis
+ * script's member, or the in-process log's timestamp).
+ */
+export interface WindowEntry {
+  readonly keys: ReadonlyArray<string>
+  readonly id: string
+}
 
 /** What a call gives back when it ends, in one operation: the hold, its debit, its tokens, its slot. */
 export interface AdmissionFinish {
@@ -64,6 +75,11 @@ export interface AdmissionFinish {
   readonly quota?: { readonly orgId: string; readonly capability: string; readonly month: string; readonly tokens: number }
   /** `stored`: the response was stored under the key (the settlement did): later look-ups must find it. */
   readonly slot?: { readonly key: string; readonly owner: string; readonly stored: boolean }
+  /**
+   * The admission's window entry taken out again: the call turned out to be a replay (or a key conflict) after it
+   * was admitted, so it counts in no window, like a replay found before admission.
+   */
+  readonly uncount?: WindowEntry
 }
 
 /**

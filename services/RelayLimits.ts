@@ -1,11 +1,17 @@
 import { Context, Data, type Effect } from "effect"
-import type { SlotRequest } from "./AdmissionCounters.ts"
+import type { SlotRequest, WindowEntry } from "./AdmissionCounters.ts"
 import type { GatewayPrincipal } from "./Keys.ts"
 import type { Hold, InsufficientBalance } from "./Settlement.ts"
 
 export type RelayAdmission =
   /** Admitted: the hold is taken (and the slot, when one was asked for); RateLimit headers for the response. */
-  | { readonly _tag: "Admitted"; readonly headers: Readonly<Record<string, string>>; readonly hold: Hold }
+  | {
+    readonly _tag: "Admitted"
+    readonly headers: Readonly<Record<string, string>>
+    readonly hold: Hold
+    /** Where the call was counted in the windows (for `finish`'s `uncount`). */
+    readonly entry: WindowEntry
+  }
   /** The idempotency slot is held by another request, or a response was just stored under it: nothing was taken. */
   | { readonly _tag: "SlotTaken"; readonly done: boolean }
 
@@ -55,5 +61,7 @@ export class RelayLimits extends Context.Service<RelayLimits, {
     readonly billedMicros: bigint
     readonly tokens: number
     readonly slot?: { readonly key: string; readonly owner: string; readonly stored: boolean }
+    /** Takes the call out of the windows it was counted in (see AdmissionFinish.uncount). */
+    readonly uncount?: WindowEntry
   }) => Effect.Effect<void>
 }>()("privacy-relay/RelayLimits") {}

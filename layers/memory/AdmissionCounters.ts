@@ -85,7 +85,7 @@ export const AdmissionCountersMemory = Layer.effect(
             }
             if (slot !== undefined) yield* slots.acquire(slot.key, slot.owner, slot.ttlMs)
           }
-          return { _tag: "Counted", used, windows: counted, hold: verdict, generation } as const
+          return { _tag: "Counted", used, windows: counted, hold: verdict, generation, entry: { keys: specs.map((w) => w.key), id: String(now) } } as const
         })),
       openHolds: Effect.map(Clock.currentTimeMillis, (now) => {
         let open = 0
@@ -100,9 +100,10 @@ export const AdmissionCountersMemory = Layer.effect(
           w.balanceUntil = now + ttlMs
           return true
         })),
-      finish: ({ hold, quota, slot }) =>
+      finish: ({ hold, quota, slot, uncount }) =>
         lock.withPermits(1)(Effect.gen(function*() {
           const now = yield* Clock.currentTimeMillis
+          if (uncount !== undefined) windows.forget(uncount.keys, Number(uncount.id))
           if (hold !== undefined) {
             const w = walletOf(hold.orgId)
             const h = w.holds.get(hold.id)

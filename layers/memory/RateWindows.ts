@@ -65,5 +65,13 @@ export const makeWindowLogs = () => {
         return verdict(log, now, windows[i].windowMs, windows[i].limit, allowed)
       })
     }
-    return { hitAllAt }
+    /** Takes one event counted at `at` out of each of these logs (an admission given back whole). */
+    const forget = (keys: ReadonlyArray<string>, at: number) => {
+      for (const key of keys) {
+        const log = logs.get(key)
+        const i = log === undefined ? -1 : log.lastIndexOf(at)
+        if (i >= 0) log!.splice(i, 1)
+      }
+    }
+    return { hitAllAt, forget }
 }

@@ -104,10 +104,12 @@ return out
  * tokens added to the monthly quota, the slot released by its owner and, when a response was stored under it,
  * marked done for a while (a request that looked for the record just before it was written then looks again).
  *
+ * With an `uncount`, the admission's entries are taken out of its windows (a call given back whole).
+ *
  * KEYS: 1 slot, 2 done mark, 3 balance mirror, 4 held sum, 5 holds, 6 hold expiries, 7 generation, 8 quota counter,
- * 9 open holds.
+ * 9 open holds, then the windows to take the entry out of (in the admission's order).
  * ARGV: 1 slot owner ('' = none), 2 stored ('1'/'0'), 3 done TTL ms, 4 hold id ('' = none), 5 debit micros,
- * 6 quota tokens (-1 = none), 7 quota expiry (Unix seconds).
+ * 6 quota tokens (-1 = none), 7 quota expiry (Unix seconds), 8 the admission's window member ('' = none).
  */
 const FINISH = `
 if ARGV[4] ~= '' then
@@ -131,6 +133,9 @@ end
 if ARGV[1] ~= '' then
   if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
   if ARGV[2] == '1' then redis.call('SET', KEYS[2], '1', 'PX', ARGV[3]) end
+end
+if ARGV[8] ~= '' then
+  for i = 10, #KEYS do redis.call('ZREM', KEYS[i], ARGV[8] .. ':' .. (i - 9)) end
 end
 return 1
 `
@@ -192,10 +197,11 @@ export const makeAdmission = (redis: Redis, prefix: string) => {
       openHoldsKey(prefix),
       ...windows.map((w) => windowKey(prefix, w.key))
     ]
+    const member = crypto.randomUUID()
     const out = await admitRun(
       keys.length,
       ...keys,
-      crypto.randomUUID(),
+      member,
       slot?.owner ?? "",
       slot?.ttlMs ?? 0,
       hold?.id ?? "",
@@ -214,6 +220,7 @@ export const makeAdmission = (redis: Redis, prefix: string) => {
       used: Number(out[1]),
       hold: holdCode === 1 ? "granted" : holdCode === 0 ? "insufficient" : "unknown",
       generation: String(out[3]),
+      entry: { keys: windows.map((w) => w.key), id: member },
       windows: windows.map((w, i): WindowVerdict => {
         const count = Number(out[3 * i + 4])
         const full = !allowed && count >= w.limit
@@ -233,7 +240,8 @@ export const makeAdmission = (redis: Redis, prefix: string) => {
     const keys = [
       ...walletKeys(prefix, input.hold?.orgId ?? "-", input.slot?.key),
       input.quotaKey === undefined ? `${prefix}quota:-` : prefix + input.quotaKey,
-      openHoldsKey(prefix)
+      openHoldsKey(prefix),
+      ...(input.uncount?.keys ?? []).map((k) => windowKey(prefix, k))
     ]
     return finishRun(
       keys.length,
@@ -244,7 +252,8 @@ export const makeAdmission = (redis: Redis, prefix: string) => {
       input.hold?.id ?? "",
       (input.hold?.debitMicros ?? 0n).toString(),
       input.quota === undefined || input.quota.tokens <= 0 ? -1 : input.quota.tokens,
-      input.quota === undefined ? 0 : monthEndSeconds(input.quota.month) + KEEP_AFTER_MONTH_S
+      input.quota === undefined ? 0 : monthEndSeconds(input.quota.month) + KEEP_AFTER_MONTH_S,
+      input.uncount?.id ?? ""
     )
   }
 

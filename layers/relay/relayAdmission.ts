@@ -48,6 +48,11 @@ export interface AdmittedCall {
   readonly finish: Finish
   /** Closes the call's scope: gives back what `finish` has not settled. */
   readonly release: Effect.Effect<void>
+  /**
+   * Gives the admission back as if it had never been taken, its count in the rate windows included: for a call that
+   * turned out to be a replay (or a key conflict) after it was admitted. A no-op after `finish`.
+   */
+  readonly withdraw: Effect.Effect<void>
 }
 
 /** The original with this Idempotency-Key stored its response while this call waited: answer with it. */
@@ -89,7 +94,7 @@ export const admitCall = (
       else yield* Effect.sleep(Duration.millis(Math.min(POLL_MS, remaining)))
       admission = yield* admit
     }
-    const { hold, headers: limitHeaders } = admission
+    const { hold, headers: limitHeaders, entry } = admission
     ctx.stages.end("admission")
 
     const scope = yield* Scope.make()
@@ -104,7 +109,7 @@ export const admitCall = (
     const wakeDuplicates = slot === undefined ? undefined : Deferred.makeUnsafe<void>()
     if (slot !== undefined) localOriginals.set(slot.key, wakeDuplicates!)
     let finished = false
-    const finish: Finish = (billedMicros, tokens, stored) =>
+    const end = (billedMicros: bigint, tokens: number, stored: boolean, uncount: boolean): Effect.Effect<void> =>
       Effect.suspend(() => {
         if (finished) return Effect.void
         finished = true
@@ -115,12 +120,15 @@ export const admitCall = (
           capability,
           billedMicros,
           tokens,
-          slot: slot === undefined ? undefined : { key: slot.key, owner: slot.owner, stored }
+          slot: slot === undefined ? undefined : { key: slot.key, owner: slot.owner, stored },
+          ...(uncount ? { uncount: entry } : {})
         }))).pipe(Effect.andThen(wakeDuplicates === undefined ? Effect.void : Deferred.succeed(wakeDuplicates, undefined)), Effect.asVoid)
       })
+    const finish: Finish = (billedMicros, tokens, stored) => end(billedMicros, tokens, stored, false)
     // The resource: nothing billed when the scope closes before the call finished (hold back whole, slot free).
     yield* Scope.addFinalizer(scope, finish(0n, 0, false))
-    return { _tag: "Admitted", hold, limitHeaders, finish, release: Scope.close(scope, Exit.void) } as AdmittedCall
+    const release = Scope.close(scope, Exit.void)
+    return { _tag: "Admitted", hold, limitHeaders, finish, release, withdraw: Effect.andThen(end(0n, 0, false, true), release) } as AdmittedCall
   })
 
 /** Runs `use` with the call admitted; a failure (or interruption) of `use` releases the admission at once. */

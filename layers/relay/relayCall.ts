@@ -1,11 +1,11 @@
 /**
  * One relay call after authentication, in the pipeline's order (docs/relay.md), as named steps: attest (engine,
- * attestation, body shape, egress policy: 403/428/400; with an Idempotency-Key the stored response is looked for
- * meanwhile), pick candidates (model and fallbacks: 404/403), admit (limits 429, balance hold 402, the key's slot:
- * an owned scoped resource, relayAdmission.ts), try upstream (tryUpstream.ts), settle (relaySettle.ts). Nothing is
- * forwarded unless every check passed.
+ * attestation, body shape, egress policy: 403/428/400), pick candidates (model and fallbacks: 404/403), admit (limits
+ * 429, balance hold 402, the key's slot: an owned scoped resource, relayAdmission.ts; with an Idempotency-Key the
+ * stored response is looked for meanwhile, from before the attestation check until the admission), try upstream
+ * (tryUpstream.ts), settle (relaySettle.ts). Nothing is forwarded unless every check passed.
  */
-import { Effect, Fiber, Result } from "effect"
+import { Effect, Exit, Fiber, Result } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { AppConfig } from "../../services/AppConfig.ts"
 import { Idempotency, invalidIdempotencyKey } from "../../services/Idempotency.ts"
@@ -195,20 +195,36 @@ export const relayCall = (
     const pending = yield* startLookup(route, principal, idempotencyKey, bodyBytes)
     const idem = pending?.idem
     // The checks run while the look-up is in flight; their verdict counts only once it has answered: a replay is
-    // answered whatever they say (it needs no fresh attestation), and nothing is admitted before both are done.
+    // answered whatever they say (it needs no fresh attestation), and nothing is admitted unless they all passed.
     const checked = yield* Effect.exit(Effect.flatMap(
       attest(route, settings, bodyBytes),
       (attested) => Effect.map(pickCandidates(route, principal, settings, attested, bodyBytes), (picked) => ({ attested, ...picked }))
     ))
+    const admit = (shape: RelayRequestShape, candidates: ReadonlyArray<PreparedRequest>) =>
+      admitCall(principal, capabilityOf[route], holdFor(route, shape, candidates, bodyBytes), idem)
+    // The checks passed (the attestation is accepted): the admission goes out now, while the look-up is still in
+    // flight, so the two round trips overlap. Should the look-up find a replay (or a key conflict), the admission is
+    // given back whole, its count in the rate windows included, before the answer; a refused admission (429, 402)
+    // waits for the look-up too, since a replay wins over it. The admission runs in this fiber and the look-up is
+    // joined after it (it has usually answered by then): run in a fiber of its own, the admission's end reached this
+    // fiber ~0.2 ms later at load 8 (timed with marks).
+    const admittedEarly = pending !== undefined && Exit.isSuccess(checked)
+      ? yield* Effect.exit(admit(checked.value.attested.shape, checked.value.candidates))
+      : undefined
     if (pending !== undefined) {
-      const found = yield* Fiber.join(pending.lookup)
+      const looked = yield* Effect.exit(Fiber.join(pending.lookup))
       ctx.stages.end("idempotency")
-      if (found !== undefined) return replay(found)
+      if (Exit.isFailure(looked) || looked.value !== undefined) {
+        if (admittedEarly !== undefined && Exit.isSuccess(admittedEarly) && admittedEarly.value._tag === "Admitted") {
+          yield* admittedEarly.value.withdraw
+        }
+        return replay((yield* looked)!)
+      }
     }
     const { attested, target, candidates } = yield* checked
     const { verdict, clientBody, clientBodyHash, shape } = attested
 
-    const admitted = yield* admitCall(principal, capabilityOf[route], holdFor(route, shape, candidates, bodyBytes), idem)
+    const admitted = admittedEarly !== undefined ? yield* admittedEarly : yield* admit(shape, candidates)
     if (admitted._tag === "Replay") return replay(admitted.stored)
     // From here the call owns its admission: every way out either settles it or releases it.
     return yield* releaseOnError(admitted, Effect.gen(function*() {

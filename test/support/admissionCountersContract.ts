@@ -159,6 +159,21 @@ export const admissionCountersContract = (makeLayer: () => Layer.Layer<Admission
         expect(yield* counters.admit({ quota: undefined, windows, slot: { ...slot, owner: "third" } })).toEqual({ _tag: "SlotTaken", done: true })
       })))
 
+  it("a finish with `uncount` takes that admission out of every window it counted in, and only that one", () =>
+    withCounters(({ counters }) =>
+      Effect.gen(function*() {
+        const orgId = `org_${fresh()}`
+        const windows = [{ key: `k:${orgId}`, windowMs: 60_000, limit: 3 }, { key: `t:${orgId}`, windowMs: 3_600_000, limit: 100 }]
+        const other = yield* counters.admit({ quota: undefined, windows })
+        const given = yield* counters.admit({ quota: undefined, windows })
+        expect(given).toMatchObject({ _tag: "Counted", windows: [{ count: 2 }, { count: 2 }] })
+        if (given._tag !== "Counted" || other._tag !== "Counted") throw new Error("unreachable")
+        yield* counters.finish({ uncount: given.entry })
+        expect(yield* counters.admit({ quota: undefined, windows })).toMatchObject({ windows: [{ allowed: true, count: 2 }, { count: 2 }] })
+        expect(yield* counters.admit({ quota: undefined, windows })).toMatchObject({ windows: [{ allowed: true, count: 3 }, { count: 3 }] })
+        expect(yield* counters.admit({ quota: undefined, windows })).toMatchObject({ windows: [{ allowed: false, full: true, count: 3 }, { count: 3 }] })
+      })))
+
   it("concurrent admissions against one wallet never hold more than the balance plus one call's hold", () =>
     withCounters(({ counters }) =>
       Effect.gen(function*() {

@@ -4,6 +4,10 @@ import { type FakeProvider, startFakeProvider } from "../../../programs/fake-pro
 import { attestedHeaders } from "../../support/engine.ts"
 import { startTestGateway, startTestGatewayPair, type TestGateway } from "../../support/gateway.ts"
 import { balanceMicros, fundedKey } from "../../support/tenant.ts"
+import { Effect } from "effect"
+import { AdmissionCounters } from "../../../services/AdmissionCounters.ts"
+import { idempotencySlotKey } from "../../../services/Idempotency.ts"
+import { Slots } from "../../../services/Slots.ts"
 
 let provider: FakeProvider
 let gw: TestGateway
@@ -94,6 +98,43 @@ describe("Idempotency-Key on the relay routes", () => {
     expect(provider.received).toHaveLength(1)
     expect(await balanceMicros(gw, orgId)).toBe(balance)
     expect(await debits(gw, orgId)).toBe(1)
+  })
+
+  it("a replay found only after its admission was taken gives the admission back whole: no hold, no count in the rate windows, no slot", async () => {
+    const { apiKey, orgId } = await fundedKey(gw)
+    const body = chatBody("stored under another key")
+    const keyRemaining = (res: Response) => Number(/^"key";r=(\d+);/.exec(res.headers.get("ratelimit") ?? "")?.[1])
+    const first = await relay(gw, apiKey, body, crypto.randomUUID())
+    expect(first.status).toBe(200)
+    const firstBody = await first.text()
+    const remainingAfterFirst = keyRemaining(first)
+    expect(remainingAfterFirst).toBeGreaterThan(2)
+    // A stored response this gateway's admission has never marked done (as once the done mark has expired, 2 min after
+    // the original): the admission, sent while the look-up is in flight, is taken before the replay is found.
+    const key = crypto.randomUUID()
+    await gw.query(
+      `INSERT INTO idempotency_records (scope, idempotency_key, body_hash, status, headers, body_base64, streamed, created_at, expires_at)
+       SELECT scope, $1, body_hash, status, headers, body_base64, streamed, created_at, expires_at FROM idempotency_records WHERE body_base64 = $2`,
+      key,
+      Buffer.from(firstBody).toString("base64")
+    )
+    const openHolds = () => gw.runtime.runPromise(Effect.flatMap(Effect.service(AdmissionCounters), (c) => c.openHolds))
+    const holdsBefore = await openHolds()
+
+    const again = await relay(gw, apiKey, body, key)
+    expect(again.status).toBe(200)
+    expect(again.headers.get("x-service-idempotent-replay")).toBe("true")
+    expect(await again.text()).toBe(firstBody)
+    expect(await openHolds()).toBe(holdsBefore)
+    const slot = idempotencySlotKey(`${orgId}|chat.completions`, key)
+    expect(await gw.runtime.runPromise(Effect.flatMap(Effect.service(Slots), (s) => s.holder(slot)))).toBeUndefined()
+    // The next fresh call is the key's second in the window, not its third.
+    const next = await relay(gw, apiKey, body, crypto.randomUUID())
+    expect(next.status).toBe(200)
+    await next.text()
+    expect(keyRemaining(next)).toBe(remainingAfterFirst - 1)
+    expect(provider.received).toHaveLength(2)
+    expect(await debits(gw, orgId)).toBe(2)
   })
 
   it("answers 409 idempotency_key_conflict for the same key with a different body, forwarding nothing", async () => {

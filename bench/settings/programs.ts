@@ -8,6 +8,7 @@ import { BARE_PROXY_SETTINGS } from "./bareProxy.ts"
 import { EGRESS_BENCH_SETTINGS } from "./egressPolicy.ts"
 import { FILES_BENCH_SETTINGS } from "./files.ts"
 import { FRONT_SETTINGS } from "./frontStages.ts"
+import { GATEWAY_PIECES_SETTINGS } from "./gatewayPieces.ts"
 import { MCP_BENCH_SETTINGS } from "./mcp.ts"
 import { PAIRED_SETTINGS } from "./pairedRoutes.ts"
 import { PROXY_BENCH_SETTINGS } from "./proxy.ts"
@@ -27,6 +28,7 @@ export const BENCH_PROGRAM_SETTINGS: Readonly<Record<string, Schema>> = {
   "bench/timeline.ts": TIMELINE_SETTINGS,
   "bench/pairedRoutes.ts": PAIRED_SETTINGS,
   "bench/frontStages.ts": FRONT_SETTINGS,
+  "bench/gatewayPieces.ts": GATEWAY_PIECES_SETTINGS,
   "bench/settle.ts": SETTLE_SETTINGS,
   "bench/roundTrips.ts": ROUND_TRIPS_SETTINGS,
   "bench/proxy.ts": PROXY_BENCH_SETTINGS,

@@ -18,6 +18,7 @@ import { ROUND_TRIPS_SETTINGS } from "./roundTrips.ts"
 import { RUN_SETTINGS } from "./run.ts"
 import { SDK_BENCH_SETTINGS } from "./sdk.ts"
 import { SETTLE_SETTINGS } from "./settle.ts"
+import { SETTLE_STATEMENT_SETTINGS } from "./settleStatement.ts"
 import { STARTER_BENCH_SETTINGS } from "./starter.ts"
 import { STUB_GATEWAY_SETTINGS } from "./stubGateway.ts"
 import { TIMELINE_SETTINGS } from "./timeline.ts"
@@ -30,6 +31,7 @@ export const BENCH_PROGRAM_SETTINGS: Readonly<Record<string, Schema>> = {
   "bench/frontStages.ts": FRONT_SETTINGS,
   "bench/gatewayPieces.ts": GATEWAY_PIECES_SETTINGS,
   "bench/settle.ts": SETTLE_SETTINGS,
+  "bench/settleStatement.ts": SETTLE_STATEMENT_SETTINGS,
   "bench/roundTrips.ts": ROUND_TRIPS_SETTINGS,
   "bench/proxy.ts": PROXY_BENCH_SETTINGS,
   "bench/proxyCpu.ts": PROXY_CPU_SETTINGS,

@@ -183,4 +183,12 @@ describe("the other benchmark programs refuse the same way", () => {
   it("bench/roundTrips.ts without the PostgreSQL and Redis it counts: DATABASE_URL required", async () => {
     expectRefusal(await run(["bench/roundTrips.ts"], {}), "bench/roundTrips.ts", "DATABASE_URL must be a postgres:// or postgresql:// URL")
   }, 60_000)
+
+  it("bench/settleStatement.ts, a migration it does not have: BENCH_SQL_BASE_UPTO=0099_none (no database is created)", async () => {
+    expectRefusal(
+      await run(["bench/settleStatement.ts"], { DATABASE_URL: "postgres://127.0.0.1:9/none", BENCH_SQL_BASE_UPTO: "0099_none" }),
+      "bench/settleStatement.ts",
+      'BENCH_SQL_BASE_UPTO must be the name of a migration in migrations/index.ts, such as 0023_scim, got "0099_none"'
+    )
+  }, 60_000)
 })

@@ -21,6 +21,7 @@ import receiptKeySchedule from "./0020_receipt_key_schedule.ts"
 import idempotencyLz4 from "./0021_idempotency_lz4.ts"
 import sso from "./0022_sso.ts"
 import scim from "./0023_scim.ts"
+import settleFewerStatements from "./0024_settle_fewer_statements.ts"
 
 /**
  * Every migration, by `<number>_<name>`, in order. Imported statically (not read from the file system) so the
@@ -49,5 +50,6 @@ export const migrations = {
   "0020_receipt_key_schedule": receiptKeySchedule,
   "0021_idempotency_lz4": idempotencyLz4,
   "0022_sso": sso,
-  "0023_scim": scim
+  "0023_scim": scim,
+  "0024_settle_fewer_statements": settleFewerStatements
 }

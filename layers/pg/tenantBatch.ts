@@ -167,12 +167,15 @@ export class TenantBatch {
   /**
    * The document `relay_settle` reads (bigints as decimal strings), heads checked and moved included, and the kid of
    * the key it was signed with when it signed anything (relay_settle_many refuses it once that key is retired).
+   * `new_chains`: some head it expects is at genesis, so the function creates head rows before locking them
+   * (migrations/0024_settle_fewer_statements.ts); false on every call but a chain's first.
    */
   document() {
     const { batch } = this
     return {
       ...(this.signed ? { kid: this.at.signer.kid } : {}),
       org_id: batch.orgId,
+      new_chains: [...this.expected.values()].some(({ head }) => head.seq === 0),
       low_balance_default_micros: batch.lowBalanceDefault.toString(),
       debit_micros: batch.debit.toString(),
       heads: [...this.expected].map(([chainId, { kind, head }]) => {

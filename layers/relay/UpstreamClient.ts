@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import type { Readable } from "node:stream"
 import { Agent, errors, request } from "undici"
 import { ApiError } from "../../src/http/ApiError.ts"
 
@@ -16,7 +17,8 @@ export const openUpstreamRequests = () => inFlight
 export interface UpstreamResponse {
   readonly status: number
   readonly headers: Readonly<Record<string, string | Array<string> | undefined>>
-  readonly body: AsyncIterable<Uint8Array> & { destroy(err?: Error): void }
+  /** undici's body, a Node Readable: a streamed answer is read from its 'readable' events (relaySettle.ts). */
+  readonly body: Readable
   /** Call exactly once, when the body has been consumed or abandoned. */
   readonly done: () => void
 }

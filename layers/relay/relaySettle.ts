@@ -3,6 +3,7 @@
  * provider's usage, settled (debit, receipts, the stored response of an idempotent call) and sealed for the client.
  */
 import { Effect, Stream } from "effect"
+import * as NodeStream from "@effect/platform-node/NodeStream"
 import { HttpServerResponse } from "effect/http"
 import { createHash } from "node:crypto"
 import type { StoredResponse } from "../../services/Idempotency.ts"
@@ -219,7 +220,10 @@ export const streamedResponse = (
       )
     })
 
-  const body = Stream.fromAsyncIterable(upstream.body, (e) => e).pipe(
+  // Read on the body's 'readable' events rather than through its async iterator (an async generator whose every chunk
+  // takes several promise hops before the fiber resumes): timed with marks at load ~8, the upstream's first chunk
+  // reached the client's socket 0.09-0.12 ms after undici had it, against 0.20-0.26 ms through the iterator.
+  const body = NodeStream.fromReadable<Uint8Array, unknown>({ evaluate: () => upstream.body, onError: (e) => e }).pipe(
     Stream.map((chunk: Uint8Array) => {
       hasher.update(chunk)
       relayedBytes += chunk.byteLength

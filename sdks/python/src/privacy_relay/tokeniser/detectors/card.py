@@ -74,6 +74,11 @@ def _cards_in(text: str, groups: list[_Group]) -> list[Span]:
             # Groups must look like card printing (2 to 8 digits each), not a list of separate numbers.
             if size > 1 and unprinted[i + size] - unprinted[i] > 0:
                 continue
+            # Every scheme's issuer range starts with 2 to 6 (_SCHEMES): skip the join and the checks for any other
+            # first digit, which long runs of other numbers ("12 12 12 ...") would otherwise pay millions of times
+            # (the TypeScript engine's detectors/card.ts skips them the same way).
+            if not "2" <= groups[i].text[0] <= "6":
+                continue
             chosen = groups[i:i + size]
             if not is_valid_card_number("".join(g.text for g in chosen)):
                 continue

@@ -212,12 +212,16 @@ export const relayCall = (
       ? yield* Effect.exit(admit(checked.value.attested.shape, checked.value.candidates))
       : undefined
     if (pending !== undefined) {
-      const looked = yield* Effect.exit(Fiber.join(pending.lookup))
+      const taken = admittedEarly !== undefined && Exit.isSuccess(admittedEarly) && admittedEarly.value._tag === "Admitted"
+        ? admittedEarly.value
+        : undefined
+      // A client that goes away while the look-up is still out interrupts this wait: what the admission took goes back.
+      const looked = yield* Effect.exit(Fiber.join(pending.lookup)).pipe(
+        Effect.onInterrupt(() => taken === undefined ? Effect.void : taken.release)
+      )
       ctx.stages.end("idempotency")
       if (Exit.isFailure(looked) || looked.value !== undefined) {
-        if (admittedEarly !== undefined && Exit.isSuccess(admittedEarly) && admittedEarly.value._tag === "Admitted") {
-          yield* admittedEarly.value.withdraw
-        }
+        if (taken !== undefined) yield* taken.withdraw
         return replay((yield* looked)!)
       }
     }

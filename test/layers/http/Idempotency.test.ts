@@ -4,7 +4,9 @@ import { type FakeProvider, startFakeProvider } from "../../../programs/fake-pro
 import { attestedHeaders } from "../../support/engine.ts"
 import { startTestGateway, startTestGatewayPair, type TestGateway } from "../../support/gateway.ts"
 import { balanceMicros, fundedKey } from "../../support/tenant.ts"
-import { Effect } from "effect"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
 import { AdmissionCounters } from "../../../services/AdmissionCounters.ts"
 import { idempotencySlotKey } from "../../../services/Idempotency.ts"
 import { Slots } from "../../../services/Slots.ts"
@@ -135,6 +137,60 @@ describe("Idempotency-Key on the relay routes", () => {
     expect(keyRemaining(next)).toBe(remainingAfterFirst - 1)
     expect(provider.received).toHaveLength(2)
     expect(await debits(gw, orgId)).toBe(2)
+  })
+
+  // Needs a second PostgreSQL session to hold the look-up back (PGlite has one connection).
+  it.skipIf(process.env.DATABASE_URL === undefined)("a client gone while its look-up is still out, after its admission was taken: the admission goes back", async () => {
+    const { apiKey, orgId } = await fundedKey(gw)
+    const openHolds = () => gw.runtime.runPromise(Effect.flatMap(Effect.service(AdmissionCounters), (c) => c.openHolds))
+    const holdsBefore = await openHolds()
+    // A transaction that locks the stored responses: the look-up's SELECT waits for it, the admission does not.
+    let locked!: () => void
+    const isLocked = new Promise<void>((resolve) => (locked = resolve))
+    let unlock!: () => void
+    const unlocked = new Promise<void>((resolve) => (unlock = resolve))
+    const lockSession = Effect.runPromise(
+      Effect.gen(function*() {
+        const sql = yield* SqlClient.SqlClient
+        yield* sql.withTransaction(Effect.gen(function*() {
+          yield* sql.unsafe("LOCK TABLE idempotency_records IN ACCESS EXCLUSIVE MODE")
+          locked()
+          yield* Effect.promise(() => unlocked)
+        }))
+      }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(gw.env.DATABASE_URL), maxConnections: 1 })), Effect.scoped)
+    )
+    try {
+      await isLocked
+      const key = crypto.randomUUID()
+      const body = chatBody("gone while looked up")
+      const abort = new AbortController()
+      const call = fetch(`${gw.url}/api/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/json", "idempotency-key": key, ...(await attestedHeaders("chat.completions", body)) },
+        body,
+        signal: abort.signal
+      }).catch((e: unknown) => e)
+      const slot = idempotencySlotKey(`${orgId}|chat.completions`, key)
+      const holder = () => gw.runtime.runPromise(Effect.flatMap(Effect.service(Slots), (s) => s.holder(slot)))
+      // The admission has taken the hold and the slot while the look-up waits on the lock.
+      const until = async (done: () => Promise<boolean>) => {
+        for (const deadline = Date.now() + 20_000; !(await done());) {
+          if (Date.now() > deadline) throw new Error("timed out")
+          await new Promise((r) => setTimeout(r, 10))
+        }
+      }
+      await until(async () => (await holder()) !== undefined)
+      expect(await openHolds()).toBe(holdsBefore + 1)
+      abort.abort()
+      await call
+      // Given back at once (not after the hold's 15 minutes or the slot's 15 s), before the look-up could answer.
+      await until(async () => (await holder()) === undefined && (await openHolds()) === holdsBefore)
+      expect(provider.received).toHaveLength(0)
+    } finally {
+      unlock()
+      await lockSession
+    }
+    expect(await debits(gw, orgId)).toBe(0)
   })
 
   it("answers 409 idempotency_key_conflict for the same key with a different body, forwarding nothing", async () => {

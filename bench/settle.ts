@@ -10,12 +10,12 @@
  * BENCH_SETTLE_CALLS (per scenario, default 2000), BENCH_SETTLE_SCENARIOS ("1x1,16x1,16x8": concurrency x tenants).
  */
 import { Effect } from "effect"
-import { createHash } from "node:crypto"
 import { loadavg } from "node:os"
 import { createOrg, creditWallet } from "../layers/AdminOperations.ts"
 import { ReceiptSealer } from "../services/ReceiptSealer.ts"
 import { Settlement } from "../services/Settlement.ts"
 import { startTestGateway } from "../test/support/gateway.ts"
+import { benchCompletedCall } from "./lib/benchCompletedCall.ts"
 import { cpuMsOfCommands } from "./lib/processes.ts"
 import { readBenchSettings } from "./lib/benchSettings.ts"
 import { SETTLE_SETTINGS } from "./settings/settle.ts"
@@ -38,67 +38,7 @@ const oneCall = (orgId: string) =>
     const sealer = yield* ReceiptSealer
     const i = ++n
     const hold = yield* settlement.hold(orgId, 5_000n)
-    const body = new TextEncoder().encode(`{"id":"chatcmpl-${i}","choices":[]}`)
-    yield* sealer.settle({
-      orgId,
-      seal: {
-        orgId,
-        accountId: `acct_${orgId}`,
-        keyId: "key_bench",
-        keyPrefix: "svc_bench",
-        requestId: crypto.randomUUID(),
-        providerResponseId: `chatcmpl-${i}`,
-        provider: "local",
-        model: "local-chat",
-        capability: "chat.completions",
-        inputTokens: 12,
-        outputTokens: 34,
-        hashUpstreamRequest: createHash("sha256").update(`q${i}`).digest("hex"),
-        hashUpstreamResponse: createHash("sha256").update(`a${i}`).digest("hex"),
-        engineVersion: "relay-ts/0.1.0"
-      },
-      metered: {
-        holdId: hold.id,
-        billedMicros: 10n,
-        ledgerReference: `local/local-chat chatcmpl-${i}`,
-        lowBalanceDefaultMicros: 1_000_000n,
-        usage: {
-          id: `use_bench_${i}_${crypto.randomUUID().slice(0, 8)}`,
-          request_id: `chatcmpl-${i}`,
-          gateway_request_id: crypto.randomUUID(),
-          org_id: orgId,
-          parent_org_id: null,
-          key_id: "key_bench",
-          provider: "local",
-          model: "local-chat",
-          capability: "chat.completions",
-          key_mode: "pooled",
-          input_tokens: 12,
-          output_tokens: 34,
-          estimated: false,
-          partial: false,
-          upstream_cost_micros: "8",
-          billed_micros: "10",
-          markup_micros: "2",
-          trace_id: "0".repeat(32),
-          started_at: new Date().toISOString()
-        },
-        response: {
-          scope: `${orgId}|chat.completions`,
-          key: crypto.randomUUID(),
-          bodyHash: createHash("sha256").update(`q${i}`).digest("hex"),
-          render: async (receipt) => ({
-            status: 200,
-            headers: {
-              "content-type": "application/json",
-              ...(receipt === undefined ? {} : { "x-service-receipt-v2": Buffer.from(JSON.stringify(receipt.v2)).toString("base64") })
-            },
-            body,
-            streamed: false
-          })
-        }
-      }
-    })
+    yield* sealer.settle({ orgId, ...benchCompletedCall(i, orgId, hold.id) })
   })
 
 try {

@@ -15,7 +15,7 @@
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import { Migrator, SqlClient } from "effect/sql"
-import { createHash, generateKeyPairSync } from "node:crypto"
+import { generateKeyPairSync } from "node:crypto"
 import { execFileSync } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { loadavg } from "node:os"
@@ -26,6 +26,7 @@ import type { ChainHead } from "../layers/pg/settleBatch.ts"
 import { chainsOf, type Job, TenantBatch } from "../layers/pg/tenantBatch.ts"
 import { GENESIS_PREV_HASH } from "../sdks/typescript/src/wire/receipts/chain.ts"
 import pgSimpleQuery from "../test/support/pgSimpleQuery.ts"
+import { benchCompletedCall } from "./lib/benchCompletedCall.ts"
 import { readBenchSettings } from "./lib/benchSettings.ts"
 import { SETTLE_STATEMENT_SETTINGS } from "./settings/settleStatement.ts"
 
@@ -85,69 +86,7 @@ const open = async (label: string, upTo: string, extraFile?: string): Promise<Ta
 
 let n = 0
 /** One completed, idempotent call: the job the relay's settlement submits (layers/pg/Settlement.ts). */
-const job = (): Job => {
-  const i = ++n
-  const body = new TextEncoder().encode(`{"id":"chatcmpl-${i}","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"Hello."}}]}`)
-  return {
-    seal: {
-      orgId,
-      accountId: `acct_${orgId}`,
-      keyId: "key_bench",
-      keyPrefix: "svc_bench",
-      requestId: crypto.randomUUID(),
-      providerResponseId: `chatcmpl-${i}`,
-      provider: "local",
-      model: "local-chat",
-      capability: "chat.completions",
-      inputTokens: 12,
-      outputTokens: 34,
-      hashUpstreamRequest: createHash("sha256").update(`q${i}`).digest("hex"),
-      hashUpstreamResponse: createHash("sha256").update(`a${i}`).digest("hex"),
-      engineVersion: "relay-ts/0.1.0"
-    },
-    metered: {
-      holdId: `hold_${crypto.randomUUID().replaceAll("-", "")}`,
-      billedMicros: 10n,
-      ledgerReference: `local/local-chat chatcmpl-${i}`,
-      lowBalanceDefaultMicros: 1_000_000n,
-      usage: {
-        id: `use_${crypto.randomUUID().replaceAll("-", "")}`,
-        request_id: `chatcmpl-${i}`,
-        gateway_request_id: crypto.randomUUID(),
-        org_id: orgId,
-        parent_org_id: null,
-        key_id: "key_bench",
-        provider: "local",
-        model: "local-chat",
-        capability: "chat.completions",
-        key_mode: "pooled",
-        input_tokens: 12,
-        output_tokens: 34,
-        estimated: false,
-        partial: false,
-        upstream_cost_micros: "8",
-        billed_micros: "10",
-        markup_micros: "2",
-        trace_id: "0".repeat(32),
-        started_at: new Date().toISOString()
-      },
-      response: {
-        scope: `${orgId}|chat.completions`,
-        key: crypto.randomUUID(),
-        bodyHash: createHash("sha256").update(`q${i}`).digest("hex"),
-        render: async (receipt) => ({
-          status: 200,
-          headers: {
-            "content-type": "application/json",
-            ...(receipt === undefined ? {} : { "x-service-receipt-v2": Buffer.from(JSON.stringify(receipt.v2)).toString("base64") })
-          },
-          body,
-          streamed: false
-        })
-      }
-    }
-  }
-}
+const job = (): Job => benchCompletedCall(++n, orgId, `hold_${crypto.randomUUID().replaceAll("-", "")}`)
 
 /** The statement exactly as layers/pg/ReceiptSealer.ts `write` sends it for a round with stored responses. */
 const statement = (document: string, stored: string) =>

@@ -1,57 +1,25 @@
 // Issue 33 item 3, the benchmark programs: a bad setting stops `node bench/<program>.ts` at start, with exit status 2,
 // exactly one line on stderr (`bench/run.ts: BENCH_ROUNDS must be ..., got "three"`) and nothing started. "Nothing
 // started" is observed, not inferred: every child runs with a preload that records each `listen` of Node's net module
-// and each child process it spawns to a file (test/support/listenProbe.mjs); the bench programs start their servers
+// and each child process it spawns to a file (test/support/runWithStartProbe.ts); the bench programs start their servers
 // (fake provider, gateway, stub gateway, proxies) as child processes, so an empty record means none was started.
 // One case per kind of setting: number, list, on/off, enum, a list of exactly two, a pattern, a URL, a checkout folder.
 import { spawn } from "node:child_process"
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
+import { runWithStartProbe, START_PROBE, type StartProbeRun } from "../support/runWithStartProbe.ts"
 
 const ROOT = join(import.meta.dirname, "../..")
-const PROBE = join(ROOT, "test/support/listenProbe.mjs")
 const dir = mkdtempSync(join(tmpdir(), "pr-bench-settings-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-interface Stopped {
-  readonly code: number | null
-  readonly stderrLines: ReadonlyArray<string>
-  readonly stdout: string
-  /** Every `listen` and child process the program asked for (the probe's file). */
-  readonly started: ReadonlyArray<string>
-}
-
-let runs = 0
-/** Runs `node <args>` with `env` (and nothing of this process's environment but PATH) until it exits. */
-const run = (args: ReadonlyArray<string>, env: Record<string, string>): Promise<Stopped> => {
-  const probeFile = join(dir, `started-${++runs}.log`)
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", PROBE, ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? "", HOME: dir, LISTEN_PROBE_FILE: probeFile, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-      // Its own process group: a program that starts despite the bad value is stopped with everything it started.
-      detached: true
-    })
-    let stdout = ""
-    let stderr = ""
-    child.stdout!.on("data", (chunk) => (stdout += chunk))
-    child.stderr!.on("data", (chunk) => (stderr += chunk))
-    // A benchmark that starts despite the bad value would run for minutes: stop it so the test fails on the assertions.
-    const timer = setTimeout(() => process.kill(-child.pid!, "SIGKILL"), 60_000)
-    child.on("error", reject)
-    child.on("exit", (code) => {
-      clearTimeout(timer)
-      const started = existsSync(probeFile) ? readFileSync(probeFile, "utf8").split("\n").filter(Boolean) : []
-      resolve({ code, stdout, stderrLines: stderr.split("\n").filter((line) => line !== ""), started })
-    })
-  })
-}
+/** `node <args>` with `env` under the start probe, until it exits. */
+const run = (args: ReadonlyArray<string>, env: Record<string, string>) => runWithStartProbe(args, env, dir)
 
 /** Exit status 2, the one line `<program>: <message>`, nothing on stdout, nothing listened or spawned. */
-const expectRefusal = (stopped: Stopped, program: string, message: string) => {
+const expectRefusal = (stopped: StartProbeRun, program: string, message: string) => {
   expect(stopped.stderrLines).toEqual([`${program}: ${message}`])
   expect(stopped.code).toBe(2)
   expect(stopped.stdout).toBe("")
@@ -67,7 +35,7 @@ describe("the probe records what a program starts (so an empty record means noth
 
   it("a listen: the bare hop (bench/bare-proxy.ts) with good settings listens, and the probe records it", async () => {
     const probeFile = join(dir, "started-good.log")
-    const child = spawn(process.execPath, ["--import", PROBE, "bench/bare-proxy.ts"], {
+    const child = spawn(process.execPath, ["--import", START_PROBE, "bench/bare-proxy.ts"], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? "", LISTEN_PROBE_FILE: probeFile, BARE_UPSTREAM_URL: "http://127.0.0.1:9", PORT: "0" },
       stdio: ["ignore", "pipe", "pipe"]

@@ -1,9 +1,10 @@
 // Issue 33 item 3, the client programs: a bad setting stops `programs/proxy.ts`, `programs/mcp.ts`, `programs/demo.ts`,
 // the package's bin (`privacy-relay proxy | mcp | demo`, sdks/typescript/src/cli.ts) and the starter kit's server
 // (`starter-kit/server.ts`, and `npm run starter`'s start.ts before it builds the app) at start, with a non-zero exit
-// status and exactly one line on stderr naming the setting and what is allowed, and nothing listened. "Nothing
-// listened" is observed, not inferred: every child runs with a preload that records each `listen` call of Node's net
-// module to a file (test/support/listenProbe.mjs), and the demo's gateway is a server here that counts requests.
+// status and exactly one line on stderr naming the setting and what is allowed, and nothing started. "Nothing
+// started" is observed, not inferred: every child runs with a preload that records each `listen` call of Node's net
+// module and each child process to a file (test/support/runWithStartProbe.ts), and the demo's gateway is a server here
+// that counts requests.
 // One case per kind of setting: number, enum, on/off, URL, path, list, and a bad value from a PROXY_CONFIG file.
 import { spawn } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -12,9 +13,9 @@ import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { runWithStartProbe, START_PROBE, type StartProbeRun } from "../support/runWithStartProbe.ts"
 
 const ROOT = join(import.meta.dirname, "../..")
-const PROBE = join(ROOT, "test/support/listenProbe.mjs")
 const dir = mkdtempSync(join(tmpdir(), "pr-client-settings-"))
 const keyFile = join(dir, "gateway-key")
 writeFileSync(keyFile, `svc_${"a".repeat(52)}\n`, { mode: 0o600 })
@@ -36,40 +37,9 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-interface Stopped {
-  readonly code: number | null
-  readonly stderrLines: ReadonlyArray<string>
-  readonly stdout: string
-  /** Every `listen` the child's net module was asked for (the probe's file). */
-  readonly listened: ReadonlyArray<string>
-}
-
-let runs = 0
-/** Runs `node <args>` with `env` (and nothing of this process's environment but PATH) until it exits. */
-const run = (args: ReadonlyArray<string>, env: Record<string, string>): Promise<Stopped> => {
-  const listenLog = join(dir, `listen-${++runs}.log`)
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", PROBE, ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? "", HOME: dir, PRIVACY_RELAY_CONFIG_DIR: join(dir, "config"), LISTEN_PROBE_FILE: listenLog, ...env },
-      stdio: ["pipe", "pipe", "pipe"]
-    })
-    let stdout = ""
-    let stderr = ""
-    child.stdout!.on("data", (chunk) => (stdout += chunk))
-    child.stderr!.on("data", (chunk) => (stderr += chunk))
-    // The MCP server's stdio transport and the demo read stdin: give them none.
-    child.stdin!.end()
-    // A program that listens despite the bad value would never exit by itself: stop it so the test fails on the assertions.
-    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
-    child.on("error", reject)
-    child.on("exit", (code) => {
-      clearTimeout(timer)
-      const listened = existsSync(listenLog) ? readFileSync(listenLog, "utf8").split("\n").filter(Boolean) : []
-      resolve({ code, stdout, stderrLines: stderr.split("\n").filter((line) => line !== ""), listened })
-    })
-  })
-}
+/** `node <args>` with `env` under the start probe, until it exits; the SDK's config folder is one of the test's own. */
+const run = (args: ReadonlyArray<string>, env: Record<string, string>) =>
+  runWithStartProbe(args, { PRIVACY_RELAY_CONFIG_DIR: join(dir, "config"), ...env }, dir)
 
 const PROXY = ["programs/proxy.ts"]
 const MCP = ["programs/mcp.ts"]
@@ -84,7 +54,7 @@ const PROXY_ENV = { GATEWAY_URL: "http://127.0.0.1:9", GATEWAY_KEY_FILE: keyFile
 const MCP_ENV = { MCP_TRANSPORT: "http", MCP_PORT: "0", NAME_MODEL: "off" }
 
 /** The proxy's one FATAL line: the message names the setting and what is allowed; the reason is invalid_setting. */
-const expectProxyRefusal = (stopped: Stopped, message: string) => {
+const expectProxyRefusal = (stopped: StartProbeRun, message: string) => {
   expect(stopped.code).toBe(1)
   expect(stopped.stderrLines).toHaveLength(1)
   expect(JSON.parse(stopped.stderrLines[0]!)).toMatchObject({
@@ -93,36 +63,36 @@ const expectProxyRefusal = (stopped: Stopped, message: string) => {
     annotations: { event: "startup_failed", reason: "invalid_setting" }
   })
   expect(stopped.stdout).toBe("")
-  expect(stopped.listened).toEqual([])
+  expect(stopped.started).toEqual([])
 }
 
-const expectMcpRefusal = (stopped: Stopped, message: string) => {
+const expectMcpRefusal = (stopped: StartProbeRun, message: string) => {
   expect(stopped.code).toBe(1)
   expect(stopped.stderrLines).toHaveLength(1)
   expect(JSON.parse(stopped.stderrLines[0]!)).toMatchObject({ level: "fatal", program: "mcp", reason: "invalid_setting", message })
   expect(stopped.stdout).toBe("")
-  expect(stopped.listened).toEqual([])
+  expect(stopped.started).toEqual([])
 }
 
 /** The starter kit server's log format: one JSON line on stderr, exit status 1. */
-const expectStarterRefusal = (stopped: Stopped, message: string) => {
+const expectStarterRefusal = (stopped: StartProbeRun, message: string) => {
   expect(stopped.code).toBe(1)
   expect(stopped.stderrLines).toHaveLength(1)
   expect(JSON.parse(stopped.stderrLines[0]!)).toEqual({ level: "error", msg: message })
   expect(stopped.stdout).toBe("")
-  expect(stopped.listened).toEqual([])
+  expect(stopped.started).toEqual([])
 }
 
-const expectDemoRefusal = (stopped: Stopped, message: string) => {
+const expectDemoRefusal = (stopped: StartProbeRun, message: string) => {
   expect(stopped.code).toBe(2)
   expect(stopped.stderrLines).toEqual([`privacy-relay demo: ${message}`])
   expect(stopped.stdout).toBe("")
-  expect(stopped.listened).toEqual([])
+  expect(stopped.started).toEqual([])
 }
 
 describe("the probe sees a listen (so an empty record means nothing listened)", () => {
   it("the MCP server with good settings listens, and the probe records it", async () => {
-    const child = spawn(process.execPath, ["--import", PROBE, ...MCP], {
+    const child = spawn(process.execPath, ["--import", START_PROBE, ...MCP], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? "", HOME: dir, PRIVACY_RELAY_CONFIG_DIR: join(dir, "config"), LISTEN_PROBE_FILE: join(dir, "listen-good.log"), ...MCP_ENV, MCP_OCR: "off" },
       stdio: ["ignore", "ignore", "pipe"]

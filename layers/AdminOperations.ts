@@ -253,8 +253,9 @@ interface MailRow {
 }
 
 /**
- * `cli.ts sso scim-token issue --org ORG_ID`: a SCIM bearer token for the organisation's identity provider, shown
- * once (only its SHA-256 is kept). Also `list` (ids and prefixes) and `revoke --id sct_...` (stops it at once).
+ * `cli.ts sso scim-token issue --org ORG_ID` (`POST /api/admin/sso/scim-tokens`): a SCIM bearer token for the
+ * organisation's identity provider, shown once (only its SHA-256 is kept). Also `list` (ids, prefixes and dates, never
+ * a token) and `revoke --id sct_...` (stops it at once).
  */
 export const issueScimToken = (input: Input, actor: string) =>
   Effect.gen(function*() {
@@ -267,7 +268,10 @@ export const listScimTokens = (input: Input) =>
   Effect.gen(function*() {
     const orgId = yield* resolveOrg(input)
     const tokens = yield* (yield* ScimTokens).list(orgId)
-    return { org_id: orgId, tokens: tokens.map((t) => ({ token_id: t.id, prefix: t.prefix, created_at: t.createdAt, revoked_at: t.revokedAt })) }
+    return {
+      org_id: orgId,
+      tokens: tokens.map((t) => ({ token_id: t.id, prefix: t.prefix, created_at: t.createdAt, last_used_at: t.lastUsedAt, revoked_at: t.revokedAt }))
+    }
   })
 
 export const revokeScimToken = (input: Input, actor: string) =>

@@ -22,6 +22,7 @@ import idempotencyLz4 from "./0021_idempotency_lz4.ts"
 import sso from "./0022_sso.ts"
 import scim from "./0023_scim.ts"
 import settleFewerStatements from "./0024_settle_fewer_statements.ts"
+import scimTokenLastUsed from "./0025_scim_token_last_used.ts"
 
 /**
  * Every migration, by `<number>_<name>`, in order. Imported statically (not read from the file system) so the
@@ -51,5 +52,6 @@ export const migrations = {
   "0021_idempotency_lz4": idempotencyLz4,
   "0022_sso": sso,
   "0023_scim": scim,
-  "0024_settle_fewer_statements": settleFewerStatements
+  "0024_settle_fewer_statements": settleFewerStatements,
+  "0025_scim_token_last_used": scimTokenLastUsed
 }

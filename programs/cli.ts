@@ -116,13 +116,16 @@ const COMMANDS: Record<string, Command> = {
     summary: "issue a SCIM bearer token for the organisation's identity provider (shown once)",
     details: `${ORG_CHOICE}\nThe IdP provisions the organisation's people and groups at PUBLIC_BASE_URL/scim/v2 with it (docs/sso.md,\n` +
       "SCIM). Only its SHA-256 is stored. Prints {\"token_id\",\"token\",\"org_id\",\"scim_base_url\"}.",
+    route: { method: "POST", path: "/api/admin/sso/scim-tokens" },
     input: (f) => orgInput(f),
     run: (ops, input) => ops.issueScimToken(input, "cli")
   },
   "sso scim-token list": {
     usage: "sso scim-token list (--org ORG_ID | --key-prefix svc_xxxxxx)",
     summary: "list the organisation's SCIM tokens (ids and prefixes, never a token)",
-    details: `${ORG_CHOICE}\nPrints {\"org_id\",\"tokens\":[{\"token_id\",\"prefix\",\"created_at\",\"revoked_at\"}]}.`,
+    details: `${ORG_CHOICE}\nRevoked tokens included; last_used_at is refreshed at most once a minute (null before the first use).\n` +
+      "Prints {\"org_id\",\"tokens\":[{\"token_id\",\"prefix\",\"created_at\",\"last_used_at\",\"revoked_at\"}]}.",
+    route: { method: "GET", path: "/api/admin/sso/scim-tokens" },
     input: (f) => orgInput(f),
     run: (ops, input) => ops.listScimTokens(input)
   },
@@ -130,6 +133,7 @@ const COMMANDS: Record<string, Command> = {
     usage: "sso scim-token revoke (--org ORG_ID | --key-prefix svc_xxxxxx) --id sct_...",
     summary: "revoke a SCIM token (the IdP's next request is refused)",
     details: `${ORG_CHOICE}\nRecorded in the audit log. Prints {\"token_id\",\"org_id\",\"revoked\":true}.`,
+    route: { method: "POST", path: "/api/admin/sso/scim-tokens/revoke" },
     input: (f) => ({ ...orgInput(f), token_id: f.id }),
     run: (ops, input) => ops.revokeScimToken(input, "cli")
   },

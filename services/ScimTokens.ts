@@ -17,7 +17,11 @@ export class ScimTokens extends Context.Service<ScimTokens, {
   readonly issue: (input: { readonly orgId: string; readonly actor: string }) =>
     Effect.Effect<{ readonly id: string; readonly token: string }, ScimOrganisationNotFound>
   readonly revoke: (input: { readonly orgId: string; readonly tokenId: string; readonly actor: string }) => Effect.Effect<void, ScimTokenNotFound>
-  readonly list: (orgId: string) => Effect.Effect<ReadonlyArray<{ readonly id: string; readonly prefix: string; readonly createdAt: string; readonly revokedAt: string | null }>>
+  /** Every token of the organisation, revoked ones included: metadata only, never a token or its hash. */
+  readonly list: (orgId: string) => Effect.Effect<
+    ReadonlyArray<{ readonly id: string; readonly prefix: string; readonly createdAt: string; readonly lastUsedAt: string | null; readonly revokedAt: string | null }>,
+    ScimOrganisationNotFound
+  >
   /** The organisation whose IdP holds this token. */
   readonly authenticate: (bearer: string) => Effect.Effect<{ readonly orgId: string; readonly tokenId: string }, ScimUnauthorized>
 }>()("privacy-relay/ScimTokens") {}

@@ -1,7 +1,8 @@
 import { Effect } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { applyRetention, checkLedger, listMailOutbox, createLicence, createOidcClient, createOrg, createPortalToken, creditWallet, removeIdp, revokeKey, setOidcIdp, setOperator, setRoutingFallbacks, setSamlIdp, showIdp } from "../AdminOperations.ts"
+import { applyRetention, checkLedger, listMailOutbox, createLicence, createOidcClient, createOrg, createPortalToken, creditWallet, issueScimToken, listScimTokens, removeIdp, revokeKey, revokeScimToken, setOidcIdp, setOperator, setRoutingFallbacks, setSamlIdp, showIdp } from "../AdminOperations.ts"
 import { SsoConnections } from "../../services/SsoConnections.ts"
+import { ScimTokens } from "../../services/ScimTokens.ts"
 import { chainState, listKeys, listOrganisations, type PageQuery } from "../AdminDirectory.ts"
 import { ChainVerifier } from "../../services/ChainVerifier.ts"
 import { actorOf } from "./KeyRoutes.ts"
@@ -27,11 +28,15 @@ import { apiRoute } from "./api/apiRoutes.ts"
  * /api/admin/orgs, /keys and /chains are the portal's admin view (an operator's session; layers/AdminDirectory.ts).
  */
 export const AdminRoutes = HttpRouter.use(Effect.fn(function*(router) {
-  const post = (path: HttpRouter.PathInput, op: (input: Record<string, unknown>, actor: string) => Effect.Effect<unknown, ApiError | DomainError, Keys | Organisations | PortalTokens | Wallets | Licences | OidcProvider | SqlClient.SqlClient | RoutingPolicies | Retention | SsoConnections>) =>
+  const post = (
+    path: HttpRouter.PathInput,
+    op: (input: Record<string, unknown>, actor: string) => Effect.Effect<unknown, ApiError | DomainError, Keys | Organisations | PortalTokens | Wallets | Licences | OidcProvider | SqlClient.SqlClient | RoutingPolicies | Retention | SsoConnections | ScimTokens>,
+    headers: Record<string, string> = {}
+  ) =>
     router.add("POST", path, Effect.gen(function*() {
       const admin = yield* requirePortal("ability:admin")
       const input = yield* readDocumentedBody(apiRoute("POST", path))
-      return HttpServerResponse.jsonUnsafe(yield* op(input, actorOf(admin).id))
+      return HttpServerResponse.jsonUnsafe(yield* op(input, actorOf(admin).id), { headers })
     }))
   yield* post("/api/admin/orgs", createOrg)
   yield* post("/api/admin/portal-tokens", createPortalToken)
@@ -52,6 +57,17 @@ export const AdminRoutes = HttpRouter.use(Effect.fn(function*(router) {
       { headers: { "cache-control": "no-store" } }
     )
   }))
+  // SCIM tokens (docs/sso.md): issued once (never cached on the way back), listed without the token, revoked.
+  yield* post("/api/admin/sso/scim-tokens", issueScimToken, { "cache-control": "no-store" })
+  yield* router.add("GET", "/api/admin/sso/scim-tokens", Effect.gen(function*() {
+    yield* requirePortal("ability:admin")
+    const search = new URL((yield* HttpServerRequest.HttpServerRequest).url, "http://x").searchParams
+    return HttpServerResponse.jsonUnsafe(
+      yield* listScimTokens({ org_id: search.get("org_id") ?? undefined, key_prefix: search.get("key_prefix") ?? undefined }),
+      { headers: { "cache-control": "no-store" } }
+    )
+  }))
+  yield* post("/api/admin/sso/scim-tokens/revoke", revokeScimToken)
 
   // The admin view's directory: read-only, paged, metadata only.
   const list = (path: HttpRouter.PathInput, read: (page: PageQuery) => Effect.Effect<unknown, ApiError | DomainError, SqlClient.SqlClient | ChainVerifier>) =>

@@ -31,17 +31,29 @@ export const ScimTokensPg = Layer.effect(
           yield* appendAudit(sql, { actor, action: "scim.token_revoked", target: tokenId, orgId })
         })).pipe(Effect.catchTag("SqlError", Effect.die)),
       list: (orgId) =>
-        sql<{ id: string; token_prefix: string; created_at: unknown; revoked_at: unknown }>`
-          SELECT id, token_prefix, created_at, revoked_at FROM scim_tokens WHERE org_id = ${orgId} ORDER BY created_at, id`.pipe(
-          Effect.map((rows) => rows.map((r) => ({ id: r.id, prefix: r.token_prefix, createdAt: isoOrNull(r.created_at)!, revokedAt: isoOrNull(r.revoked_at) }))),
-          Effect.orDie
-        ),
+        Effect.gen(function*() {
+          const org = yield* sql`SELECT 1 FROM organisations WHERE id = ${orgId}`
+          if (org.length === 0) return yield* new ScimOrganisationNotFound({ orgId })
+          const rows = yield* sql<{ id: string; token_prefix: string; created_at: unknown; last_used_at: unknown; revoked_at: unknown }>`
+            SELECT id, token_prefix, created_at, last_used_at, revoked_at FROM scim_tokens WHERE org_id = ${orgId} ORDER BY created_at, id`
+          return rows.map((r) => ({
+            id: r.id,
+            prefix: r.token_prefix,
+            createdAt: isoOrNull(r.created_at)!,
+            lastUsedAt: isoOrNull(r.last_used_at),
+            revokedAt: isoOrNull(r.revoked_at)
+          }))
+        }).pipe(Effect.catchTag("SqlError", Effect.die)),
       authenticate: (bearer) =>
         Effect.gen(function*() {
           if (!WELL_FORMED.test(bearer)) return yield* new ScimUnauthorized()
-          const rows = yield* sql<{ id: string; org_id: string }>`
-            SELECT id, org_id FROM scim_tokens WHERE token_hash = ${sha256HexSync(bearer)} AND revoked_at IS NULL`.pipe(Effect.orDie)
+          const rows = yield* sql<{ id: string; org_id: string; stale: boolean }>`
+            SELECT id, org_id, (last_used_at IS NULL OR last_used_at < now() - interval '1 minute') AS stale
+            FROM scim_tokens WHERE token_hash = ${sha256HexSync(bearer)} AND revoked_at IS NULL`.pipe(Effect.orDie)
           if (rows.length === 0) return yield* new ScimUnauthorized()
+          // Bookkeeping for the operator's list, at most once a minute per token (an IdP's sync sends requests in
+          // bursts); it never refuses the request it records.
+          if (rows[0].stale) yield* sql`UPDATE scim_tokens SET last_used_at = now() WHERE id = ${rows[0].id}`.pipe(Effect.ignore)
           return { orgId: rows[0].org_id, tokenId: rows[0].id }
         })
     })

@@ -1,10 +1,12 @@
 import { spawn } from "node:child_process"
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join, relative } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { nextPeriodStart, parseRotationSchedule } from "../../src/receipts/rotationSchedule.ts"
+import { createTestStorage, type TestStorage } from "../support/databases.ts"
 import { startTestGateway, type TestGateway } from "../support/gateway.ts"
+import { exited, type GatewayProcess, startGatewayProcess } from "../support/gatewayProcess.ts"
 import { idpMetadataXml } from "../support/ssoFixtures.ts"
 
 /** Runs `node programs/cli.ts ...` as an operator would; secrets only via env and files. */
@@ -188,8 +190,70 @@ describe("operator CLI against a running gateway (embedded: through its admin AP
   }, 120_000)
 })
 
+describe("operator CLI against the gateway program: SCIM tokens without stopping it (embedded: its admin API)", () => {
+  let storage: TestStorage
+  let dataDir: string
+  let env: Record<string, string>
+  let gateway: GatewayProcess
+  beforeAll(async () => {
+    storage = await createTestStorage()
+    dataDir = mkdtempSync(join(tmpdir(), "pr-cli-scim-"))
+    env = { ...storage.env, DATA_DIR: dataDir }
+    gateway = await startGatewayProcess({ ...env, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "info", TRACE_SAMPLE_RATIO: "0" })
+  }, 180_000)
+  afterAll(async () => {
+    if (gateway !== undefined && gateway.child.exitCode === null) {
+      gateway.child.kill("SIGTERM")
+      await exited(gateway.child)
+    }
+    await storage?.drop()
+    if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  const scimUsers = (token: string) => fetch(`${gateway.url}/scim/v2/Users`, { headers: { authorization: `Bearer ${token}` } })
+
+  it("issues a token the running gateway accepts at once, lists it without the token, revokes it: the gateway keeps running", async () => {
+    const pid = gateway.child.pid
+    const org = await cli(["org", "create", "--name", "Provisioned by CLI"], env)
+    expect(org.code).toBe(0)
+    const issued = await cli(["sso", "scim-token", "issue", "--org", org.json.org_id], env)
+    expect(issued.code).toBe(0)
+    expect(issued.json).toEqual({ token_id: expect.stringMatching(/^sct_/), token: expect.stringMatching(/^scim_[A-Za-z0-9_-]{43}$/), org_id: org.json.org_id, scim_base_url: "PUBLIC_BASE_URL/scim/v2" })
+    // Embedded: it asked the gateway (quiet on stderr) instead of refusing with gateway_running; PostgreSQL: directly.
+    expect(issued.stderr).toBe(env.DATABASE_URL === undefined ? "" : "privacy-relay cli: connecting to PostgreSQL (DATABASE_URL) (this takes a few seconds)...\n")
+
+    const used = await scimUsers(issued.json.token)
+    expect(used.status).toBe(200)
+    expect((await used.json()).totalResults).toBe(0)
+
+    const list = await cli(["sso", "scim-token", "list", "--org", org.json.org_id], env)
+    expect(list.code).toBe(0)
+    expect(list.json).toEqual({
+      org_id: org.json.org_id,
+      tokens: [{ token_id: issued.json.token_id, prefix: issued.json.token.slice(0, 12), created_at: expect.any(String), last_used_at: expect.any(String), revoked_at: null }]
+    })
+    expect(list.stdout).not.toContain(issued.json.token)
+
+    const revoked = await cli(["sso", "scim-token", "revoke", "--org", org.json.org_id, "--id", issued.json.token_id], env)
+    expect(revoked.code).toBe(0)
+    expect(revoked.json).toEqual({ token_id: issued.json.token_id, org_id: org.json.org_id, revoked: true })
+    const refused = await scimUsers(issued.json.token)
+    expect(refused.status).toBe(401)
+    expect((await refused.json()).status).toBe("401")
+
+    const missingId = await cli(["sso", "scim-token", "revoke", "--org", org.json.org_id], env)
+    expect(missingId.code).toBe(1)
+    expect(missingId.json.error).toMatchObject({ code: "invalid_request" })
+
+    // The same gateway process served every step, and never wrote the token to its log.
+    expect(gateway.child.exitCode).toBeNull()
+    expect(gateway.child.pid).toBe(pid)
+    expect(gateway.output()).not.toContain(issued.json.token)
+  }, 180_000)
+})
+
 describe("operator CLI help", () => {
-  const commands = ["org create", "portal-token create", "wallet credit", "key revoke", "licence create", "oidc client create", "receipts keys rotate", "receipts keys list", "kek rotate", "mail outbox", "ledger check", "account operator grant", "account operator revoke", "sso idp set-oidc", "sso idp set-saml", "sso idp show", "sso idp remove"]
+  const commands = ["org create", "portal-token create", "wallet credit", "key revoke", "licence create", "oidc client create", "receipts keys rotate", "receipts keys list", "kek rotate", "mail outbox", "ledger check", "account operator grant", "account operator revoke", "sso idp set-oidc", "sso idp set-saml", "sso idp show", "sso idp remove", "sso scim-token issue", "sso scim-token list", "sso scim-token revoke"]
 
   it("--help, -h and help print the command list as plain text on stdout and exit 0", async () => {
     for (const args of [["--help"], ["-h"], ["help"]]) {

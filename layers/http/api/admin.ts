@@ -60,6 +60,20 @@ export const ChainVerifierState = Schema.Struct({
 
 const idParam = (name: string, description: string) => ({ name, description, schema: Schema.String })
 
+/** Which organisation a SCIM token command acts on: `org_id`, or `key_prefix` meaning that key's organisation. */
+const scimTokenOrg = {
+  org_id: Schema.optionalKey(Schema.String.annotate({ description: "The organisation." })),
+  key_prefix: Schema.optionalKey(Schema.String.annotate({ description: "Instead of org_id: this gateway key's organisation." }))
+}
+
+export const AdminScimToken = Schema.Struct({
+  token_id: Schema.String,
+  prefix: Schema.String.annotate({ description: "The token's first 12 characters (`scim_` and 7 more), to tell tokens apart." }),
+  created_at: Instant,
+  last_used_at: Schema.NullOr(Instant).annotate({ description: "When the IdP last authenticated with it (refreshed at most once a minute); null before its first use." }),
+  revoked_at: Schema.NullOr(Instant)
+}).annotate({ identifier: "AdminScimToken", description: "A SCIM token's metadata: never the token, never its hash." })
+
 export const adminRoutes = [
   route({
     method: "GET", path: "/api/admin/orgs", operationId: "adminListOrganisations", tag: "Admin", summary: "Every organisation, newest first",
@@ -90,5 +104,40 @@ export const adminRoutes = [
       body: Schema.Struct({ summary: ChainVerifierState, chains: Schema.Array(AdminChain), next_cursor: nextCursor }), headers: noStore
     }],
     errors: ["invalid_request"]
+  }),
+  route({
+    method: "POST", path: "/api/admin/sso/scim-tokens", operationId: "adminIssueScimToken", tag: "Admin",
+    summary: "Issue a SCIM bearer token for an organisation's identity provider (shown once)",
+    description: "The IdP provisions the organisation's people and groups at `PUBLIC_BASE_URL/scim/v2` with it (docs/sso.md, SCIM). " +
+      "Only its SHA-256 is stored; the answer is the one time the token is shown. Recorded in the audit log (`scim.token_issued`).",
+    auth: admin,
+    requestBody: Schema.Struct(scimTokenOrg),
+    responses: [{
+      status: 200, description: "The token, once.", headers: noStore,
+      body: Schema.Struct({
+        token_id: Schema.String,
+        token: Schema.String.annotate({ description: "`scim_` and 43 base64url characters (256 random bits)." }),
+        org_id: Schema.String,
+        scim_base_url: Schema.String
+      })
+    }],
+    errors: ["invalid_request", "not_found"]
+  }),
+  route({
+    method: "GET", path: "/api/admin/sso/scim-tokens", operationId: "adminListScimTokens", tag: "Admin",
+    summary: "An organisation's SCIM tokens, revoked ones included (ids, prefixes and dates, never a token)",
+    auth: admin,
+    query: [idParam("org_id", "The organisation."), idParam("key_prefix", "Instead of org_id: this gateway key's organisation.")],
+    responses: [{ status: 200, description: "Oldest first.", body: Schema.Struct({ org_id: Schema.String, tokens: Schema.Array(AdminScimToken) }), headers: noStore }],
+    errors: ["invalid_request", "not_found"]
+  }),
+  route({
+    method: "POST", path: "/api/admin/sso/scim-tokens/revoke", operationId: "adminRevokeScimToken", tag: "Admin",
+    summary: "Revoke a SCIM token: the IdP's next request with it is refused",
+    description: "Recorded in the audit log (`scim.token_revoked`). 404 `not_found` when the id is not an active token of the organisation.",
+    auth: admin,
+    requestBody: Schema.Struct({ ...scimTokenOrg, token_id: Schema.String.annotate({ description: "The token's id (`sct_...`)." }) }),
+    responses: [{ status: 200, description: "Revoked.", body: Schema.Struct({ token_id: Schema.String, org_id: Schema.String, revoked: Schema.Literal(true) }) }],
+    errors: ["invalid_request", "not_found"]
   })
 ]

@@ -6,7 +6,7 @@ import { Effect } from "effect"
 import * as jose from "jose"
 import { createHash } from "node:crypto"
 import { createOrg, createPortalToken } from "../../layers/AdminOperations.ts"
-import { ReceiptSealer, type SealInput } from "../../services/ReceiptSealer.ts"
+import { type MeteredCall, ReceiptSealer, type SealInput } from "../../services/ReceiptSealer.ts"
 import type { TestGateway } from "./gateway.ts"
 
 export interface PublishedJwk {
@@ -64,6 +64,39 @@ export const sealInput = (orgId: string, overrides: Partial<SealInput> = {}): Se
   hashUpstreamResponse: createHash("sha256").update(`response ${counter}`).digest("hex"),
   engineVersion: "relay-ts/0.1.0",
   ...overrides
+})
+
+let metered = 0
+/**
+ * A completed call's money for `settle` (layers/pg/Settlement.ts): its usage row, a debit of 1000 micros and the
+ * release of `holdId`; no stored answer (the settlement benchmarks add one: bench/lib/benchCompletedCall.ts).
+ */
+export const meteredCall = (orgId: string, holdId: string, usageId = `use_test_${++metered}_${crypto.randomUUID().slice(0, 8)}`): MeteredCall => ({
+  holdId,
+  billedMicros: 1_000n,
+  ledgerReference: `local/local-chat ${usageId}`,
+  lowBalanceDefaultMicros: 0n,
+  usage: {
+    id: usageId,
+    request_id: `chatcmpl-${usageId}`,
+    gateway_request_id: crypto.randomUUID(),
+    org_id: orgId,
+    parent_org_id: null,
+    key_id: "key_test",
+    provider: "local",
+    model: "local-chat",
+    capability: "chat.completions",
+    key_mode: "pooled",
+    input_tokens: 12,
+    output_tokens: 34,
+    estimated: false,
+    partial: false,
+    upstream_cost_micros: "800",
+    billed_micros: "1000",
+    markup_micros: "200",
+    trace_id: "0".repeat(32),
+    started_at: new Date().toISOString()
+  }
 })
 
 export const seal = (gw: TestGateway, input: SealInput) =>

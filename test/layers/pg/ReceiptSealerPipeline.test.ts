@@ -9,10 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ReceiptSealerPg } from "../../../layers/pg/ReceiptSealer.ts"
 import { AppConfig } from "../../../services/AppConfig.ts"
 import { ReceiptKeys } from "../../../services/ReceiptKeys.ts"
-import { type MeteredCall, ReceiptSealer } from "../../../services/ReceiptSealer.ts"
+import { ReceiptSealer } from "../../../services/ReceiptSealer.ts"
 import { Settlement } from "../../../services/Settlement.ts"
 import { startTestGatewayPair, type TestGateway } from "../../support/gateway.ts"
-import { independentHash, newOrg, sealInput } from "../../support/receipts.ts"
+import { independentHash, meteredCall, newOrg, sealInput } from "../../support/receipts.ts"
 import { fundedKey } from "../../support/tenant.ts"
 
 let gw: TestGateway
@@ -42,41 +42,11 @@ const expectIntactChain = (rows: ReadonlyArray<{ seq: string; envelope: any }>, 
   })
 }
 
-let counter = 0
-/** A completed call's money for `settle`: usage, debit of 1000 micros, release of `holdId`. */
-const metered = (orgId: string, holdId: string, usageId = `use_pipe_${++counter}_${crypto.randomUUID().slice(0, 8)}`): MeteredCall => ({
-  holdId,
-  billedMicros: 1_000n,
-  ledgerReference: `local/local-chat ${usageId}`,
-  lowBalanceDefaultMicros: 0n,
-  usage: {
-    id: usageId,
-    request_id: `chatcmpl-${usageId}`,
-    gateway_request_id: crypto.randomUUID(),
-    org_id: orgId,
-    parent_org_id: null,
-    key_id: "key_test",
-    provider: "local",
-    model: "local-chat",
-    capability: "chat.completions",
-    key_mode: "pooled",
-    input_tokens: 12,
-    output_tokens: 34,
-    estimated: false,
-    partial: false,
-    upstream_cost_micros: "800",
-    billed_micros: "1000",
-    markup_micros: "200",
-    trace_id: "0".repeat(32),
-    started_at: new Date().toISOString()
-  }
-})
-
 /** A hold then its settlement with receipts, as a relayed call does it. */
 const settleCall = (orgId: string, usageId?: string) =>
   Effect.gen(function*() {
     const hold = yield* (yield* Settlement).hold(orgId, 5_000n)
-    return yield* (yield* sealer).settle({ orgId, seal: sealInput(orgId), metered: metered(orgId, hold.id, usageId) })
+    return yield* (yield* sealer).settle({ orgId, seal: sealInput(orgId), metered: meteredCall(orgId, hold.id, usageId) })
   })
 
 describe("sealing pipeline", () => {
@@ -192,7 +162,7 @@ describe("relay_settle_many (migration 0017)", () => {
     receipts_v1: [],
     receipts_failed: [],
     transparency: [],
-    usage: durable ? [{ ...metered(orgId, "hold_none").usage, receipt_jti: null }] : [],
+    usage: durable ? [{ ...meteredCall(orgId, "hold_none").usage, receipt_jti: null }] : [],
     ledger: [],
     outbox: [],
     holds: [],

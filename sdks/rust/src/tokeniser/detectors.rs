@@ -128,6 +128,12 @@ fn cards_in(ctx: &Ctx<'_>, groups: &[Group]) -> Vec<Span> {
             if size > 1 && unprinted[i + size] - unprinted[i] > 0 {
                 continue;
             }
+            // Every scheme's issuer range starts with 2 to 6 (card_scheme): skip the join and the checks for any other
+            // first digit, which long runs of other numbers ("12 12 12 ...") would otherwise pay millions of times
+            // (the TypeScript engine's detectors/card.ts and the Python SDK's card.py skip them the same way).
+            if !(b'2'..=b'6').contains(&text.as_bytes()[groups[i].start]) {
+                continue;
+            }
             let joined: String = groups[i..i + size].iter().map(|g| &text[g.start..g.end]).collect();
             if !is_valid_card_number(&joined) {
                 continue;
@@ -831,4 +837,44 @@ pub fn ipv4(ctx: &Ctx<'_>) -> Vec<Span> {
 /// `u16len` re-exported for detectors that compare lengths like the TypeScript engine.
 pub fn len16(s: &str) -> usize {
     u16len(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `prefix` followed by zeros and the Luhn check digit, `len` digits in all.
+    fn luhn_number(prefix: &str, len: usize) -> String {
+        let body = format!("{prefix}{}", "0".repeat(len - 1 - prefix.len()));
+        let check = (0..10).find(|d| passes_luhn(&format!("{body}{d}"))).unwrap();
+        format!("{body}{check}")
+    }
+
+    fn cards(text: &str) -> Vec<(usize, usize)> {
+        card(&Ctx::new(text)).iter().map(|s| (s.start, s.end)).collect()
+    }
+
+    #[test]
+    fn a_lead_digit_outside_2_to_6_is_not_a_card_and_a_luhn_valid_4_is() {
+        let visa = luhn_number("4", 16);
+        assert_eq!(cards(&format!("card {visa} today")), vec![(5, 21)]);
+        for lead in ["0", "1", "7", "8", "9"] {
+            let number = luhn_number(lead, 16);
+            assert!(passes_luhn(&number));
+            assert_eq!(cards(&format!("card {number} today")), vec![], "{number}");
+        }
+    }
+
+    #[test]
+    fn no_scheme_starts_with_a_digit_outside_2_to_6_so_the_skip_drops_no_card() {
+        // What the skip relies on: card_scheme has no issuer range for these first digits, at any length or prefix.
+        for lead in ['0', '1', '7', '8', '9'] {
+            for len in 13..=19 {
+                for second in 0..=99 {
+                    let number = format!("{lead}{second:02}{}", "0".repeat(len - 3));
+                    assert_eq!(card_scheme(&number), None, "{number}");
+                }
+            }
+        }
+    }
 }

@@ -2,34 +2,22 @@
  * The server's gateway key (`svc_...`) comes from a file, never from the command line or the environment (both are
  * visible to other local users and end up in logs), and never appears in a message. A key file readable by the group
  * or others is refused: another account could have read it. The starter kit carries its own copy of this small rule
- * so that a fork depends on nothing but the published SDK.
+ * so that a fork depends on nothing but the published SDK's portable wire entry (the SDK's own reader is Node-only);
+ * `~` in the path is the SDK's rule (`Settings.expandHomePath`).
  */
 import { readFileSync, statSync } from "node:fs"
-import { homedir } from "node:os"
-import { join } from "node:path"
+import { Settings } from "@privacy-relay/sdk/wire"
+import { HOME_PATHS } from "./settings.ts"
 
 const GATEWAY_KEY_PATTERN = /^svc_[a-z2-7]+$/
 
 export class StarterConfigError extends Error {}
 
-/**
- * A path setting as given (absolute, or relative to the working directory), with a leading `~` or `~/` as the home
- * directory: settings from a process manager or a JSON file never pass through a shell that would expand it.
- */
-export const expandHomePath = (path: string, setting: string): string => {
-  if (path !== "~" && !path.startsWith("~/") && !path.startsWith("~\\")) {
-    if (path.startsWith("~")) throw new StarterConfigError(`${setting} ${path}: only ~ or ~/ (your home directory) is expanded, not ~user; give the full path.`)
-    return path
-  }
-  const home = process.env.HOME || homedir()
-  return path === "~" ? home : join(home, path.slice(2))
-}
-
 export const readGatewayKeyFile = (setting: string | undefined): string => {
   if (setting === undefined || setting === "") {
     throw new StarterConfigError("GATEWAY_KEY_FILE is not set: name a file (mode 0600) that holds the gateway key (svc_...).")
   }
-  const path = expandHomePath(setting, "GATEWAY_KEY_FILE")
+  const path = Settings.expandHomePath(setting, "GATEWAY_KEY_FILE", process.env, HOME_PATHS)
   let mode: number
   try {
     const stats = statSync(path)

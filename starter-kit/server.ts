@@ -20,7 +20,6 @@ import { extname, join, normalize, sep } from "node:path"
 import { Readable } from "node:stream"
 import { Settings } from "@privacy-relay/sdk/wire"
 import { readGatewayKeyFile, StarterConfigError } from "./gatewayKeyFile.ts"
-import { isLoopbackHost, parseGatewayUrl } from "./gatewayUrl.ts"
 import { readStarterSettings, type StarterSettings } from "./settings.ts"
 
 export interface StarterServerOptions {
@@ -129,11 +128,11 @@ const isSameOrigin = (req: IncomingMessage): boolean => {
 const hostName = (host: string | undefined): string => (host ?? "").toLowerCase().replace(/:\d+$/, "")
 
 export const startStarterServer = async (options: StarterServerOptions): Promise<StarterServer> => {
-  const gatewayUrl = parseGatewayUrl(options.gatewayUrl)
+  const gatewayUrl = Settings.parseGatewayUrl(options.gatewayUrl)
   const bind = options.host ?? "127.0.0.1"
   // A page on another site can point its own name at this machine (DNS rebinding) and would then be "same-origin":
   // answering only to known host names stops it from spending the key.
-  const allowedHosts = new Set((options.allowedHosts ?? (isLoopbackHost(bind) ? ["localhost", "127.0.0.1", "[::1]"] : [])).map((h) => h.toLowerCase()))
+  const allowedHosts = new Set((options.allowedHosts ?? (Settings.isLoopbackHost(bind) ? ["localhost", "127.0.0.1", "[::1]"] : [])).map((h) => h.toLowerCase()))
   if (allowedHosts.size === 0) {
     throw new StarterConfigError(`STARTER_ALLOWED_HOSTS is not set: on ${bind} (not loopback) name the host names users reach this server by, e.g. chat.example.com.`)
   }
@@ -300,7 +299,7 @@ export const serveFromEnvironment = async (settings: StarterSettings = settingsF
     process.on("SIGTERM", stop)
     stopWithParent()
   } catch (error) {
-    failStart(error instanceof StarterConfigError ? error.message : `The starter kit could not start: ${(error as Error).message}`)
+    failStart(error instanceof StarterConfigError || error instanceof Settings.ConfigInvalid ? error.message : `The starter kit could not start: ${(error as Error).message}`)
   }
 }
 

@@ -7,41 +7,28 @@
  * A fork of the starter kit takes the machinery from the published SDK; inside this repository the root's
  * `npm run starter` resolves the same import to the SDK's source (the `privacy-relay-repo` export condition).
  */
+import { homedir } from "node:os"
 import { join } from "node:path"
 import { Settings } from "@privacy-relay/sdk/wire"
-import { expandHomePath, StarterConfigError } from "./gatewayKeyFile.ts"
-import { parseGatewayUrl } from "./gatewayUrl.ts"
 
-/** A check of the starter kit's own (gateway URL rules, `~user` paths) as a setting error, its message unchanged. */
-const asInvalid = <A>(check: () => A): A => {
-  try {
-    return check()
-  } catch (error) {
-    if (error instanceof StarterConfigError) throw new Settings.ConfigInvalid(error.message)
-    throw error
-  }
-}
+/** Node's home directory and path join, for the SDK's `~` rule (`~/` is the home directory, `~user` is refused). */
+export const HOME_PATHS: Settings.HomePaths = { homedir, join }
 
 /** Where `npm run starter` builds the app and the server serves it from, unless STARTER_APP_DIR names another folder. */
 export const DEFAULT_APP_DIR = join(import.meta.dirname, "dist")
 
-/** A path: `~/` is the home directory, `~user` is refused; blank or unset is `fallback`. */
-const pathSetting = <F extends string | undefined>(name: string, fallbackInWords: string, fallback: F): Settings.Setting<string | F> =>
-  Settings.custom(name, "a file path (absolute, relative, or starting with ~/)", fallbackInWords, (raw) => {
-    const value = Settings.nonEmpty(raw)
-    return value === undefined ? fallback : asInvalid(() => expandHomePath(value, name))
-  })
+/** A path: `~/` is the home directory, `~user` is refused (the SDK's rule); blank or unset is `fallback`. */
+const pathSetting = <F extends string | undefined>(name: string, fallbackInWords: string, fallback: F): Settings.Setting<string | F> => {
+  const path = Settings.homePathSetting(name, HOME_PATHS, fallbackInWords)
+  return { ...path, read: (env) => path.read(env) ?? fallback }
+}
 
 /** A comma-separated list of host names (no scheme, path or port); blank is unset. */
 const HOST_NAME = /^(\[[0-9a-f:.]+\]|[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*)$/i
 
 export const STARTER_SETTINGS = {
-  gatewayUrl: Settings.custom(
-    "GATEWAY_URL",
-    "an https URL of a gateway, or http to 127.0.0.1/localhost, without credentials, query or fragment",
-    "required",
-    (raw) => asInvalid(() => parseGatewayUrl(raw))
-  ),
+  /** https, or plain http to a loopback address for development; no credentials, query or fragment (the SDK's rule). */
+  gatewayUrl: Settings.requiredGatewayUrlSetting,
   /** Read (mode, content) when the server starts: gatewayKeyFile.ts says why a key never comes from the environment. */
   keyFile: pathSetting("GATEWAY_KEY_FILE", "required", undefined),
   host: Settings.custom("STARTER_HOST", "an IP address or host name to listen on", "127.0.0.1", (raw, fail) => {

@@ -233,7 +233,7 @@ describe("starter kit (starter-kit/server.ts, npm run starter): a bad setting st
   it("URL: GATEWAY_URL=http://relay.example (plain http to another host)", async () => {
     expectStarterRefusal(
       await run(STARTER, { ...STARTER_ENV, GATEWAY_URL: "http://relay.example" }),
-      "GATEWAY_URL http://relay.example must be https (plain http only to 127.0.0.1/localhost for development)."
+      "GATEWAY_URL http://relay.example is plain http to a non-loopback host; a gateway must be reached over https (plain http is allowed only to 127.0.0.1/localhost for development)."
     )
   }, 60_000)
 

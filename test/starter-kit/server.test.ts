@@ -139,7 +139,7 @@ describe("the starter kit's server", () => {
     chmodSync(loose, 0o644)
     await expect(startStarterServer({ gatewayUrl: hop.url, keyFile: loose, appDir, port: 0 })).rejects.toThrow(/readable by other users/)
     await expect(startStarterServer({ gatewayUrl: hop.url, keyFile: join(work, "none"), appDir, port: 0 })).rejects.toBeInstanceOf(StarterConfigError)
-    await expect(startStarterServer({ gatewayUrl: "http://relay.example", keyFile, appDir, port: 0 })).rejects.toThrow(/must be https/)
+    await expect(startStarterServer({ gatewayUrl: "http://relay.example", keyFile, appDir, port: 0 })).rejects.toThrow(/plain http to a non-loopback host/)
     const errors = await Promise.allSettled([startStarterServer({ gatewayUrl: hop.url, keyFile: loose, appDir, port: 0 })])
     expect(JSON.stringify(errors)).not.toContain(apiKey)
   })

@@ -122,7 +122,7 @@ console.log(JSON.stringify({ content: answer.choices[0].message.content, verifie
     // the published machinery, and good ones serve the built app. Node 24 runs the .ts files, as the README asks.
     const fork = join(app, "starter")
     mkdirSync(join(fork, "dist"), { recursive: true })
-    for (const file of ["server.ts", "settings.ts", "gatewayKeyFile.ts", "gatewayUrl.ts"]) copyFileSync(join(repo, "starter-kit", file), join(fork, file))
+    for (const file of ["server.ts", "settings.ts", "gatewayKeyFile.ts"]) copyFileSync(join(repo, "starter-kit", file), join(fork, file))
     writeFileSync(join(fork, "dist", "index.html"), "<!doctype html><title>fork</title>")
     const forkEnv = { PATH: process.env.PATH, HOME: app, GATEWAY_URL: fx.gw.url, GATEWAY_KEY_FILE: join(app, "key"), STARTER_PORT: "0" }
     const refused = await new Promise<{ code: number | null; err: string }>((resolve) =>

@@ -4,10 +4,10 @@
  * `ConfigInvalid` whose message is the one line the program prints before it stops. Node-only (home directories).
  * Each program's schema is in its own folder: proxy/proxyConfig.ts, mcp/settings.ts, demo.ts.
  */
-import { ConfigInvalid, custom, type Env, nonEmpty, type Setting } from "../wire/config/setting.ts"
+import { homePathSetting as wireHomePathSetting } from "../wire/config/homePath.ts"
+import { ConfigInvalid, custom, type Setting } from "../wire/config/setting.ts"
 import { clientConfigDir } from "./deviceKey.ts"
-import { parseGatewayUrl } from "./gatewayUrl.ts"
-import { expandHomePath } from "./homePath.ts"
+import { NODE_HOME_PATHS } from "./homePath.ts"
 import { ProxyStartError } from "./ProxyStartError.ts"
 
 /** The name model a program tokenises names with (NAME_MODEL). */
@@ -17,7 +17,7 @@ export type NameModelSetting =
   | { readonly kind: "off" }
   | { readonly kind: "http"; readonly url: string }
 
-/** A client check that throws ProxyStartError (gateway URL rules, `~user` paths) as a setting error, message unchanged. */
+/** A client check that throws ProxyStartError (the config folder's `~user` paths) as a setting error, message unchanged. */
 const asInvalid = <A>(check: () => A): A => {
   try {
     return check()
@@ -27,20 +27,8 @@ const asInvalid = <A>(check: () => A): A => {
   }
 }
 
-const GATEWAY_URL_ALLOWED = "an https URL of a gateway, or http to 127.0.0.1/localhost, without credentials, query or fragment"
-
-/**
- * GATEWAY_URL, checked at start (https, or http to loopback; no credentials, query or fragment) so a mistyped URL stops
- * the program there; whether it answers as a gateway is asked later. Unset is `fallback` (undefined: unset).
- */
-export const gatewayUrlSetting = (fallback?: string): Setting<string | undefined> =>
-  custom("GATEWAY_URL", GATEWAY_URL_ALLOWED, fallback ?? "unset", (raw) => {
-    const value = nonEmpty(raw) ?? fallback
-    return value === undefined ? undefined : asInvalid(() => parseGatewayUrl(value))
-  })
-
-/** GATEWAY_URL for a program that cannot run without a gateway (the local proxy): unset stops it too. */
-export const requiredGatewayUrlSetting: Setting<string> = custom("GATEWAY_URL", GATEWAY_URL_ALLOWED, "required", (raw) => asInvalid(() => parseGatewayUrl(raw)))
+/** GATEWAY_URL (optional, and required for the local proxy): the one rule, in ../wire/config/gatewayUrl.ts. */
+export { gatewayUrlSetting, requiredGatewayUrlSetting } from "../wire/config/gatewayUrl.ts"
 
 /** NAME_MODEL: `builtin` (default), `compromise` (the built-in model plus the compromise library), `off`, or an http(s) URL of a name-model endpoint. */
 export const nameModelSetting: Setting<NameModelSetting> = custom(
@@ -67,15 +55,7 @@ export const nameModelSetting: Setting<NameModelSetting> = custom(
 export const nameModelOption = (setting: NameModelSetting): string => (setting.kind === "http" ? setting.url : setting.kind)
 
 /** A file path: `~/` is the home directory (settings rarely pass through a shell), `~user` is refused. Blank is unset. */
-export const homePathSetting = (name: string, fallback = "unset"): Setting<string | undefined> => ({
-  name,
-  allowed: "a file path (absolute, relative, or starting with ~/)",
-  fallback,
-  read: (env: Env) => {
-    const raw = nonEmpty(env[name])
-    return raw === undefined ? undefined : asInvalid(() => expandHomePath(raw, name, env))
-  }
-})
+export const homePathSetting = (name: string, fallback = "unset"): Setting<string | undefined> => wireHomePathSetting(name, NODE_HOME_PATHS, fallback)
 
 /**
  * Where the device attester key, the alias secret and the MCP server's receipts live: PRIVACY_RELAY_CONFIG_DIR, else

@@ -1,52 +1,27 @@
 /**
  * Gateway-locked base URL (docs/proxy.md, the gateway identity probe): a client component talks only to a gateway, never to
- * a provider. The URL must be https, or plain http to a loopback address for development, and the host
- * must answer the gateway identity probe `GET /api/.well-known/service-receipt-pubkeys.jwks` with a
- * JWKS of P-256 receipt keys. There is no provider-URL setting anywhere.
+ * a provider. The URL must be https, or plain http to a loopback address for development (the rule is
+ * ../wire/config/gatewayUrl.ts, shared with the starter kit), and the host must answer the gateway identity probe
+ * `GET /api/.well-known/service-receipt-pubkeys.jwks` with a JWKS of P-256 receipt keys. There is no provider-URL setting anywhere.
  */
+import { parseGatewayUrl as gatewayUrlRule } from "../wire/config/gatewayUrl.ts"
+import { ConfigInvalid } from "../wire/config/setting.ts"
 import { isPublicJwk } from "../wire/crypto/ecdsa.ts"
 import type { Jwks } from "../wire/receipts/jwks.ts"
 import { ProxyStartError } from "./ProxyStartError.ts"
 
 export const GATEWAY_IDENTITY_PROBE_PATH = "/api/.well-known/service-receipt-pubkeys.jwks"
 
-const isLoopbackHost = (hostname: string): boolean => {
-  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase()
-  if (host === "localhost" || host.endsWith(".localhost") || host === "::1") return true
-  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host)
-  return v4 !== null && Number(v4[1]) === 127
-}
-
 /**
- * Parses GATEWAY_URL into a base URL without a trailing slash (an origin, optionally with a path
- * prefix). Throws a ProxyStartError naming the rule that failed.
+ * Parses GATEWAY_URL into a base URL without a trailing slash (an origin, optionally with a path prefix): the rule of
+ * ../wire/config/gatewayUrl.ts, its refusal as a ProxyStartError (what the SDK's clients and programs throw).
  */
 export const parseGatewayUrl = (raw: string | undefined): string => {
-  if (raw === undefined || raw.trim() === "") {
-    throw new ProxyStartError("GATEWAY_URL is not set: give the base URL of your Privacy Relay gateway (https://...).")
-  }
-  let url: URL
   try {
-    url = new URL(raw.trim())
-  } catch {
-    throw new ProxyStartError(`GATEWAY_URL ${JSON.stringify(raw)} is not a URL.`)
+    return gatewayUrlRule(raw)
+  } catch (error) {
+    throw error instanceof ConfigInvalid ? new ProxyStartError(error.message) : error
   }
-  if (url.username !== "" || url.password !== "") {
-    throw new ProxyStartError("GATEWAY_URL must not carry credentials; the gateway key comes from GATEWAY_KEY_FILE.")
-  }
-  if (url.search !== "" || url.hash !== "") {
-    throw new ProxyStartError("GATEWAY_URL must not have a query or fragment.")
-  }
-  if (url.protocol === "http:") {
-    if (!isLoopbackHost(url.hostname)) {
-      throw new ProxyStartError(
-        `GATEWAY_URL ${url.origin} is plain http to a non-loopback host; a gateway must be reached over https (plain http is allowed only to 127.0.0.1/localhost for development).`
-      )
-    }
-  } else if (url.protocol !== "https:") {
-    throw new ProxyStartError(`GATEWAY_URL must be an https URL, not ${url.protocol}`)
-  }
-  return `${url.origin}${url.pathname.replace(/\/+$/, "")}`
 }
 
 /**

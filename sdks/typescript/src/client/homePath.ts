@@ -1,22 +1,21 @@
 /**
- * `~` in path settings. Node and Deno only. Paths in settings are taken as given (absolute, or relative to the
- * working directory the program was started in), except that a leading `~` or `~/` names the user's home directory
- * (`$HOME`, else the account's home), as a shell would expand it. Settings rarely pass through a shell: JSON configs
- * (PROXY_CONFIG, an MCP host's `env`), systemd `Environment=`, `docker run -e` and the SDK's own `apiKeyFile` all keep
- * the `~` literally. `~user/...` (another account's home) is refused with a message saying so, not read as a
- * directory named `~user`.
+ * `~` in path settings, on Node and Deno: the rule of ../wire/config/homePath.ts (shared with the starter kit) with
+ * Node's home directory and path join, its `~user` refusal as a ProxyStartError (what the SDK's clients and programs
+ * throw).
  */
 import { homedir } from "node:os"
 import { join } from "node:path"
+import { expandHomePath as homePathRule, type HomePaths } from "../wire/config/homePath.ts"
+import { ConfigInvalid } from "../wire/config/setting.ts"
 import { ProxyStartError } from "./ProxyStartError.ts"
 
+/** Node's home directory and path join, as the wire's rule takes them. */
+export const NODE_HOME_PATHS: HomePaths = { homedir, join }
+
 export const expandHomePath = (path: string, setting: string, env: Readonly<Record<string, string | undefined>> = process.env): string => {
-  if (path !== "~" && !path.startsWith("~/") && !path.startsWith("~\\")) {
-    if (path.startsWith("~")) {
-      throw new ProxyStartError(`${setting} ${path}: only ~ or ~/ (your home directory) is expanded, not ~user; give the full path.`)
-    }
-    return path
+  try {
+    return homePathRule(path, setting, env, NODE_HOME_PATHS)
+  } catch (error) {
+    throw error instanceof ConfigInvalid ? new ProxyStartError(error.message) : error
   }
-  const home = env.HOME || homedir()
-  return path === "~" ? home : join(home, path.slice(2))
 }

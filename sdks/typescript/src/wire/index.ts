@@ -31,6 +31,7 @@ export * from "./webhooks/hmac.ts"
 export * from "./webhooks/payload.ts"
 export * from "./webhooks/receiver.ts"
 export * from "./webhooks/signature.ts"
-// The settings machinery every program reads its environment with, as one namespace (its names, `port`, `url`,
-// `custom`..., are too generic to export flat): the starter kit's server (starter-kit/settings.ts) uses it from here.
-export * as Settings from "./config/setting.ts"
+// The settings machinery every program reads its environment with and the client programs' GATEWAY_URL and `~` path
+// rules, as one namespace (its names, `port`, `url`, `custom`..., are too generic to export flat): the starter kit's
+// server (starter-kit/settings.ts) uses it from here.
+export * as Settings from "./config/index.ts"

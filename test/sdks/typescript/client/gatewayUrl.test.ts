@@ -2,6 +2,7 @@ import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { GATEWAY_IDENTITY_PROBE_PATH, parseGatewayUrl, probeGateway } from "../../../../sdks/typescript/src/client/gatewayUrl.ts"
+import { ProxyStartError } from "../../../../sdks/typescript/src/client/ProxyStartError.ts"
 import { exportPublicJwk, generateSigningKeyPair } from "../../../../sdks/typescript/src/wire/crypto/ecdsa.ts"
 
 describe("parseGatewayUrl (gateway-locked)", () => {
@@ -25,6 +26,8 @@ describe("parseGatewayUrl (gateway-locked)", () => {
     expect(() => parseGatewayUrl("https://gw.example.com/?x=1")).toThrow(/query/)
     expect(() => parseGatewayUrl(undefined)).toThrow(/GATEWAY_URL is not set/)
     expect(() => parseGatewayUrl("not a url")).toThrow(/is not a URL/)
+    // The wire's rule (test/sdks/typescript/wire/config/gatewayUrl.test.ts), refused as the SDK's start error.
+    expect(() => parseGatewayUrl("ftp://gw.example.com")).toThrow(ProxyStartError)
   })
 })
 

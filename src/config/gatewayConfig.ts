@@ -51,9 +51,7 @@ export { ConfigInvalid }
 
 export const parseGatewayConfig = (rawEnv: Readonly<Record<string, string | undefined>>): GatewayConfig => {
   // `~` in every *_FILE / *_DIR setting, once, so every setting naming a path sees the expanded path.
-  const env = expandPathSettings(rawEnv, (message) => {
-    throw new ConfigInvalid(message)
-  })
+  const env = expandPathSettings(rawEnv)
   const settings = readGatewaySettings(env)
   const { host, port } = settings
   return {

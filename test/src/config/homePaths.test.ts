@@ -118,7 +118,7 @@ describe("~ in path settings", () => {
     expect(parseGatewayConfig({ HOME: home, PUBLIC_BASE_URL: "~odd" }).publicBaseUrl).toBe("~odd")
   })
 
-  it("the gateway's copy of the rule and the client's agree", () => {
+  it("the gateway's path settings and the client's follow the same rule (the wire's)", () => {
     for (const value of ["~", "~/a/b", "/abs", "rel/x", "./~/x", "~bob/x"]) {
       let client: string
       try {
@@ -128,9 +128,7 @@ describe("~ in path settings", () => {
       }
       let gateway: string
       try {
-        gateway = expandPathSettings({ HOME: home, X_FILE: value }, () => {
-          throw new Error()
-        }).X_FILE!
+        gateway = expandPathSettings({ HOME: home, X_FILE: value }).X_FILE!
       } catch {
         gateway = "refused"
       }

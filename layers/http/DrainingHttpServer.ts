@@ -10,7 +10,8 @@ import { createGatewayNodeServer } from "./gatewayNodeServer.ts"
  * stop (SIGTERM/SIGINT interrupt the main fiber, which closes this layer's scope):
  *
  * 1. The listener closes at once: new connections are refused, so a proxy (deploy/nginx) sends them to another
- *    node; nothing has been sent on them, so even a POST may go there.
+ *    node; nothing has been sent on them, so even a POST may go there. The `shutdown: draining` line is logged once
+ *    the listener is closed, never before.
  * 2. Calls and streams already accepted run on for up to `graceMs`, then are cut.
  * 3. Every response whose headers are written from now on says `Connection: close`, and its connection closes after
  *    it. The server never closes a kept-alive connection between requests itself: that races a proxy that has just
@@ -54,21 +55,29 @@ export const drainingHttpServerLayer = (options: { readonly host: string; readon
           const started = Date.now()
           draining = true
           for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false
+          // Closing a listening socket resets the connections the kernel has completed but Node has not accepted yet
+          // (its backlog; under load, calls nginx has already sent, which it then answers 502). Closing right after an
+          // event-loop poll, which accepts everything pending, leaves that window as small as it gets.
+          const connectionsEnded = yield* Effect.callback<Promise<void>>((resume) => {
+            setImmediate(() => {
+              // net.Server's close: stops listening at once (the socket is closed before it returns) and calls back
+              // once every connection has ended.
+              const ended = new Promise<void>((resolve) => NetServer.prototype.close.call(node, () => resolve()))
+              resume(Effect.succeed(ended))
+            })
+          })
+          // Written only now that the listener is closed: whoever reads "draining" (an operator, a test, an
+          // orchestrator's log watch) may rely on new connections being refused. Written before the close, under load
+          // the line could come out many milliseconds before it, while the node still accepted connections.
           yield* Effect.logInfo("shutdown: draining").pipe(
             Effect.annotateLogs({ event: "shutdown_draining", in_flight: inFlight.size, grace_ms: options.graceMs })
           )
           const outcome = yield* Effect.callback<"drained" | "grace_expired">((resume) => {
-            const timer = setTimeout(() => resume(Effect.succeed("grace_expired")), options.graceMs)
-            // Closing a listening socket resets the connections the kernel has completed but Node has not accepted
-            // yet (its backlog; under load, calls nginx has already sent, which it then answers 502). Closing right
-            // after an event-loop poll, which accepts everything pending, leaves that window as small as it gets.
-            setImmediate(() =>
-              // net.Server's close: stops listening and calls back once every connection has ended.
-              NetServer.prototype.close.call(node, () => {
-                clearTimeout(timer)
-                resume(Effect.succeed("drained"))
-              })
-            )
+            const timer = setTimeout(() => resume(Effect.succeed("grace_expired")), Math.max(0, options.graceMs - (Date.now() - started)))
+            void connectionsEnded.then(() => {
+              clearTimeout(timer)
+              resume(Effect.succeed("drained"))
+            })
           })
           if (outcome === "drained") {
             yield* Effect.logInfo("shutdown: drained").pipe(

@@ -577,13 +577,18 @@ describe.skipIf(!PG_AND_REDIS)("two gateway processes on PostgreSQL + Redis behi
     // upstream_error (with its X-Request-Id), nothing the shutdown did. Anything else not whole is: a reset (no
     // status), nginx's own 502 (no X-Request-Id: the node closed the connection), a stream without its trailer.
     const providerErrors = attempts.filter((a) => a.status === 502 && a.requestId !== null && a.code === "upstream_error")
-    // The one loss SIGTERM cannot prevent (docs/deployment.md, "Stopping a node"): a connection nginx opened in the
-    // instant the listener closed, completed by the kernel but not yet accepted by Node, is reset with the listener;
-    // nginx had already written the POST on it, so it may not retry it and answers 502 itself (no X-Request-Id). Such
-    // a call started after the signal and before the node was seen draining (the listener closes right after that
-    // log line); the node never saw it, so it is neither billed nor half-done. Anything else not whole is a defect.
+    // The one loss SIGTERM cannot prevent (docs/deployment.md, "Stopping a node"): a connection nginx opened shortly
+    // before the listener closed, completed by the kernel but not yet accepted by Node, is reset with the listener; nginx
+    // had already written the POST on it, so it may not retry it and answers 502 itself (no X-Request-Id). The node never
+    // saw such a call, so it is neither billed nor half-done. It was sent no later than the node was seen draining (the
+    // node logs that line once its listener is closed: a connection opened later is refused and nginx sends its call to
+    // the other node) and its 502 comes with the close, after the signal. It may have been sent before the signal: under
+    // load nginx connects some milliseconds after the client sent, and a node short of CPU may not accept for a hundred
+    // milliseconds (seen at load 8-10: a call sent 18 ms before SIGTERM, connected 4 ms after it, reset with the close 90
+    // ms later). The drain itself never closes a connection it accepted (test/layers/http/DrainingHttpServer.test.ts), so
+    // a reset on one would come later than this. Anything else not whole is a defect.
     const unacceptedAtClose = attempts.filter((a) =>
-      a.status === 502 && a.requestId === null && a.startedAt >= sigtermAt && a.startedAt <= drainingSeenAt + 50
+      a.status === 502 && a.requestId === null && a.startedAt <= drainingSeenAt && a.endedAt >= sigtermAt && a.endedAt <= drainingSeenAt + 1000
     )
     const failed = attempts.filter((a) => !ok(a) && !providerErrors.includes(a) && !unacceptedAtClose.includes(a))
     expect(failed.map((a) => ({ ...a, sinceSigterm: a.startedAt - sigtermAt, nginx: nginx.errorLog().split("\n").filter((l) => !l.includes("connect() failed") && !l.includes("temporarily disabled")) })), "calls that did not get a whole answer").toEqual([])

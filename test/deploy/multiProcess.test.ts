@@ -420,8 +420,12 @@ describe.skipIf(!PG_AND_REDIS)("two gateway processes on PostgreSQL + Redis behi
     expect(limitedOk).toBeLessThanOrEqual(RATE_LIMIT_PER_60S)
     expect(limitedOk + limitedCut).toBeGreaterThanOrEqual(RATE_LIMIT_PER_60S)
     expect(limitedOk + limitedCut + limitedRefused).toBe(40)
+    // Both nodes decided the limited tenant's calls against the one limit (answered or refused 429). Which node won the
+    // last few slots is a race: on a loaded machine the restarted node, still cold, can lose all of them (seen at load
+    // 7: every answered call on node 2), so that is only logged.
+    const limitedDecidedBy = new Set(limitedCalls.flatMap((r) => r.attempts).filter((a) => ok(a) || a.status === 429).map((a) => servedBy(a.requestId)))
+    expect(limitedDecidedBy).toEqual(new Set([0, 1]))
     const limitedNodes = new Set(limitedCalls.filter((r) => answered(r) !== undefined).map((r) => servedBy(answered(r)!.requestId)))
-    expect(limitedNodes).toEqual(new Set([0, 1]))
 
     const settled = await checkSettlements([...tenants, limited].map((t) => t.orgId), all)
     // A call billed whose answer was lost to the kill is one sent without an Idempotency-Key (a keyed one is
@@ -469,7 +473,7 @@ describe.skipIf(!PG_AND_REDIS)("two gateway processes on PostgreSQL + Redis behi
       debits: settled.debits,
       chains: chains.chains,
       receipts_verified: chains.receiptsChecked,
-      rate_limited: { limit: RATE_LIMIT_PER_60S, answered: limitedOk, refused: limitedRefused, cut: limitedCut },
+      rate_limited: { limit: RATE_LIMIT_PER_60S, answered: limitedOk, refused: limitedRefused, cut: limitedCut, answered_by_nodes: [...limitedNodes] },
       webhook_events: wanted.size,
       webhook_deliveries: receiver.received.length,
       redelivered_after_kill: redelivered,

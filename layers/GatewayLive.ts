@@ -1,6 +1,6 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer, Logger, References } from "effect"
-import { FetchHttpClient, HttpRouter, HttpServer } from "effect/http"
+import { FetchHttpClient, HttpMiddleware, HttpRouter, HttpServer } from "effect/http"
 import { OtlpSerialization, OtlpTracer } from "effect/observability"
 import { mkdirSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -154,7 +154,10 @@ const ObservabilityLive = Layer.unwrap(
       url: `${config.otlpEndpoint.replace(/\/+$/, "")}/v1/traces`,
       resource: { serviceName: "privacy-relay-gateway" }
     }).pipe(Layer.provide(OtlpSerialization.layerJson), Layer.provide(FetchHttpClient.layer))
-    return Layer.mergeAll(logs, tracer)
+    // Our middleware's server span (layers/http/serverSpan.ts) is the request's span; Effect's own `http.server`
+    // span would be an unexported-id sibling of it, so it is turned off.
+    const noBuiltInServerSpan = Layer.succeed(HttpMiddleware.TracerDisabledWhen)(() => true)
+    return Layer.mergeAll(logs, tracer, noBuiltInServerSpan)
   })
 )
 

@@ -8,6 +8,7 @@ import { pickRequestId } from "../../src/http/requestId.ts"
 import { StageClock } from "../../src/http/serverTiming.ts"
 import { formatTraceparent, newSpanId, parseTraceparent } from "../../src/http/traceparent.ts"
 import { causeToResponse } from "./errorResponse.ts"
+import { endServerSpan, startServerSpan } from "./serverSpan.ts"
 import { drainUnreadBody } from "./lingeringBody.ts"
 
 /** Routes anyone may call from any origin (no bearer auth): CORS `*`. */
@@ -43,9 +44,13 @@ export const ObservabilityMiddleware = HttpRouter.middleware(
       const headers = request.headers
       const requestId = pickRequestId(headers["x-request-id"])
       const trace = parseTraceparent(headers["traceparent"])
-      const spanId = newSpanId()
       const forced = headers["x-service-force-trace"] === "1" && (yield* isAdminCaller(portalTokens, headers["authorization"]))
       let sampled = trace.sampledFlag || forced || Math.random() < config.traceSampleRatio
+      // A sampled request's ids are those of a real, exported server span (serverSpan.ts); an unsampled one's are
+      // minted from the pool and nothing is built.
+      let serverSpan = sampled ? startServerSpan(yield* Effect.tracer, trace, request.method, startedAt) : undefined
+      let traceId = serverSpan?.traceId ?? trace.traceId
+      let spanId = serverSpan?.spanId ?? newSpanId()
       const path = request.url.split("?")[0]
       const origin = headers["origin"]
       const stages = new StageClock(() => performance.now(), startedAt)
@@ -57,17 +62,28 @@ export const ObservabilityMiddleware = HttpRouter.middleware(
           // An unsampled request's spans are never exported: no-op spans instead of building them (clock reads,
           // attributes) inside every layer it touches (SQL statements, batches).
           sampled ? (effect) => effect : Effect.withTracerEnabled(false),
-          Effect.withParentSpan(Tracer.externalSpan({ traceId: trace.traceId, spanId, sampled })),
-          Effect.provideService(RequestContext, { requestId, traceId: trace.traceId, spanId, sampled, startedAt, stages, access }),
+          Effect.withParentSpan(serverSpan ?? Tracer.externalSpan({ traceId, spanId, sampled })),
+          Effect.provideService(RequestContext, { requestId, traceId, spanId, sampled, startedAt, stages, access }),
           Effect.catchCause((cause) => causeToResponse(cause, requestId))
         )
 
-      if (response.status >= 500) sampled = true
-      const elapsed = performance.now() - startedAt
+      if (response.status >= 500 && !sampled) {
+        // Every 5xx is traced. Its children ran untraced, so the server span is exported alone, with fresh ids
+        // (the upstream, if called, was told 00 and records nothing to hang off the minted id).
+        sampled = true
+        serverSpan = startServerSpan(yield* Effect.tracer, trace, request.method, startedAt)
+        traceId = serverSpan.traceId
+        spanId = serverSpan.spanId
+      }
+      const endedAt = performance.now()
+      const elapsed = endedAt - startedAt
+      if (serverSpan !== undefined) {
+        endServerSpan(serverSpan, { method: request.method, route: access.route, status: response.status, requestId }, endedAt)
+      }
       const out: Record<string, string> = {
         "x-request-id": requestId,
         "x-response-time": `${Math.max(0, Math.round(elapsed))}ms`,
-        traceparent: formatTraceparent(trace.traceId, spanId, sampled),
+        traceparent: formatTraceparent(traceId, spanId, sampled),
         vary: "Origin"
       }
       // For a stream, the stages until its headers were sent (its time to first byte).
@@ -103,7 +119,7 @@ export const ObservabilityMiddleware = HttpRouter.middleware(
             status: response.status,
             elapsedMs: elapsed,
             access,
-            trace: { traceId: trace.traceId, spanId, parentSpanId: trace.parentSpanId ?? null, sampled }
+            trace: { traceId, spanId, parentSpanId: trace.parentSpanId ?? null, sampled }
           }))
         )
       }

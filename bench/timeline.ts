@@ -135,7 +135,7 @@ const summarise = (title: string, windows: ReadonlyArray<CallWindow>, timings: R
     ["settlement asked -> writer signing", (c) => diff(at("ReceiptSealer.sign", c, "start"), at("relay.settle", c, "start"))],
     ["signed -> settlement statement sent", (c) => diff(at("sql: relay_settle_many (settlement statement)", c, "start"), at("ReceiptSealer.sign", c, "end"))],
     ["statement answered -> settlement returns", (c) => diff(at("relay.settle", c, "end"), at("sql: relay_settle_many (settlement statement)", c, "end"))],
-    ["settlement returned -> request span ends (receipt headers, the answer written)", (c) => diff(at("POST", c, "end"), at("relay.settle", c, "end"))]
+    ["settlement returned -> request span ends (receipt headers, the answer written)", (c) => diff(at("POST /api/v1/chat/completions", c, "end"), at("relay.settle", c, "end"))]
   ]
   lines.push("", "| wait between steps | p50 (ms) |", "|---|---:|")
   for (const [name, f] of steps) {

@@ -48,9 +48,9 @@ export interface AdmittedCall {
   readonly limitHeaders: Readonly<Record<string, string>>
   readonly finish: Finish
   /**
-   * `finish`, claimed at once (a `release` or `finish` after it is a no-op) and carried out, the scope closed with it,
-   * once the current turn's synchronous work is done (afterThisTurn.ts): for a buffered answer, written in this same
-   * turn, which then leaves without waiting for the admission's end (its Redis script, the slot's heartbeat stopped).
+   * `finish`, claimed at once (a `release` or `finish` after it is a no-op) and carried out once the current turn's
+   * synchronous work is done (afterThisTurn.ts): for a buffered answer, written in this same turn, which then leaves
+   * without waiting for the admission's end (its Redis script, the slot's heartbeat stopped).
    */
   readonly finishAfterAnswer: Finish
   /** Closes the call's scope: gives back what `finish` has not settled. */
@@ -116,8 +116,6 @@ export const admitCall = (
     const wakeDuplicates = slot === undefined ? undefined : Deferred.makeUnsafe<void>()
     if (slot !== undefined) localOriginals.set(slot.key, wakeDuplicates!)
     let finished = false
-    /** A finish deferred after the answer closes the scope itself, then: a `release` in the meantime has nothing to do. */
-    let closedAfterAnswer = false
     const end = (billedMicros: bigint, tokens: number, stored: boolean, uncount: boolean, afterAnswer = false): Effect.Effect<void> =>
       Effect.suspend(() => {
         if (finished) return Effect.void
@@ -132,16 +130,13 @@ export const admitCall = (
           slot: slot === undefined ? undefined : { key: slot.key, owner: slot.owner, stored },
           ...(uncount ? { uncount: entry } : {})
         }))).pipe(Effect.andThen(wakeDuplicates === undefined ? Effect.void : Deferred.succeed(wakeDuplicates, undefined)), Effect.asVoid)
-        if (!afterAnswer) return ending
-        // The scope's close (the heartbeat fiber's end, ~50 us at c=1) goes after the answer too.
-        closedAfterAnswer = true
-        return afterThisTurn(Effect.andThen(ending, Scope.close(scope, Exit.void)))
+        return afterAnswer ? afterThisTurn(ending) : ending
       })
     const finish: Finish = (billedMicros, tokens, stored) => end(billedMicros, tokens, stored, false)
     const finishAfterAnswer: Finish = (billedMicros, tokens, stored) => end(billedMicros, tokens, stored, false, true)
     // The resource: nothing billed when the scope closes before the call finished (hold back whole, slot free).
     yield* Scope.addFinalizer(scope, finish(0n, 0, false))
-    const release = Effect.suspend(() => closedAfterAnswer ? Effect.void : Scope.close(scope, Exit.void))
+    const release = Scope.close(scope, Exit.void)
     return { _tag: "Admitted", hold, limitHeaders, finish, finishAfterAnswer, release, withdraw: Effect.andThen(end(0n, 0, false, true), release) } as AdmittedCall
   })
 

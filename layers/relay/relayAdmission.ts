@@ -13,7 +13,6 @@ import { RelayLimits } from "../../services/RelayLimits.ts"
 import type { Hold } from "../../services/Settlement.ts"
 import { Slots } from "../../services/Slots.ts"
 import { RequestContext } from "../../services/RequestContext.ts"
-import { afterThisTurn } from "./afterThisTurn.ts"
 
 /** The idempotency key of a call: its identity for the stored response, and the slot its admission took. */
 export interface IdempotentRelay {
@@ -47,12 +46,6 @@ export interface AdmittedCall {
   /** The rate-limit headers of the admission, for the answer. */
   readonly limitHeaders: Readonly<Record<string, string>>
   readonly finish: Finish
-  /**
-   * `finish`, claimed at once (a `release` or `finish` after it is a no-op) and carried out once the current turn's
-   * synchronous work is done (afterThisTurn.ts): for a buffered answer, written in this same turn, which then leaves
-   * without waiting for the admission's end (its Redis script, the slot's heartbeat stopped).
-   */
-  readonly finishAfterAnswer: Finish
   /** Closes the call's scope: gives back what `finish` has not settled. */
   readonly release: Effect.Effect<void>
   /**
@@ -116,13 +109,13 @@ export const admitCall = (
     const wakeDuplicates = slot === undefined ? undefined : Deferred.makeUnsafe<void>()
     if (slot !== undefined) localOriginals.set(slot.key, wakeDuplicates!)
     let finished = false
-    const end = (billedMicros: bigint, tokens: number, stored: boolean, uncount: boolean, afterAnswer = false): Effect.Effect<void> =>
+    const end = (billedMicros: bigint, tokens: number, stored: boolean, uncount: boolean): Effect.Effect<void> =>
       Effect.suspend(() => {
         if (finished) return Effect.void
         finished = true
         if (slot !== undefined && localOriginals.get(slot.key) === wakeDuplicates) localOriginals.delete(slot.key)
         // The renewals stop before the slot is released, so none can follow the release.
-        const ending = (heartbeat === undefined ? Effect.void : Fiber.interrupt(heartbeat)).pipe(Effect.andThen(limits.finish({
+        return (heartbeat === undefined ? Effect.void : Fiber.interrupt(heartbeat)).pipe(Effect.andThen(limits.finish({
           hold,
           capability,
           billedMicros,
@@ -130,14 +123,12 @@ export const admitCall = (
           slot: slot === undefined ? undefined : { key: slot.key, owner: slot.owner, stored },
           ...(uncount ? { uncount: entry } : {})
         }))).pipe(Effect.andThen(wakeDuplicates === undefined ? Effect.void : Deferred.succeed(wakeDuplicates, undefined)), Effect.asVoid)
-        return afterAnswer ? afterThisTurn(ending) : ending
       })
     const finish: Finish = (billedMicros, tokens, stored) => end(billedMicros, tokens, stored, false)
-    const finishAfterAnswer: Finish = (billedMicros, tokens, stored) => end(billedMicros, tokens, stored, false, true)
     // The resource: nothing billed when the scope closes before the call finished (hold back whole, slot free).
     yield* Scope.addFinalizer(scope, finish(0n, 0, false))
     const release = Scope.close(scope, Exit.void)
-    return { _tag: "Admitted", hold, limitHeaders, finish, finishAfterAnswer, release, withdraw: Effect.andThen(end(0n, 0, false, true), release) } as AdmittedCall
+    return { _tag: "Admitted", hold, limitHeaders, finish, release, withdraw: Effect.andThen(end(0n, 0, false, true), release) } as AdmittedCall
   })
 
 /** Runs `use` with the call admitted; a failure (or interruption) of `use` releases the admission at once. */

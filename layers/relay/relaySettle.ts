@@ -151,9 +151,7 @@ export const bufferedResponse = (
     // A settlement that fails wrote nothing: the caller's error handler gives the hold back now, not at its expiry.
     const settled = yield* settlement.settle({ ...metered, response: record, render }).pipe(spanIf(sampled, "relay.settle"))
     stages.end("settle")
-    // The admission's end (hold back, debit and tokens on the shared counters, slot freed) runs right after the
-    // answer is written in this same turn, not before it; no other request is read in between (afterThisTurn.ts).
-    yield* call.finishAfterAnswer(settled.billedMicros, metered.inputTokens + metered.outputTokens, record !== undefined && settled.response !== undefined)
+    yield* call.finish(settled.billedMicros, metered.inputTokens + metered.outputTokens, record !== undefined && settled.response !== undefined)
     const answer = settled.response!
     stages.end("receipt-headers")
     const { "content-type": answerType, ...answerHeaders } = answer.headers

@@ -49,24 +49,20 @@ export const AdminRoutes = HttpRouter.use(Effect.fn(function*(router) {
   yield* post("/api/admin/sso/oidc", setOidcIdp)
   yield* post("/api/admin/sso/saml", setSamlIdp)
   yield* post("/api/admin/sso/remove", removeIdp)
-  yield* router.add("GET", "/api/admin/sso", Effect.gen(function*() {
-    yield* requirePortal("ability:admin")
-    const search = new URL((yield* HttpServerRequest.HttpServerRequest).url, "http://x").searchParams
-    return HttpServerResponse.jsonUnsafe(
-      yield* showIdp({ org_id: search.get("org_id") ?? undefined, key_prefix: search.get("key_prefix") ?? undefined }),
-      { headers: { "cache-control": "no-store" } }
-    )
-  }))
+  // A read of one organisation's settings, named by `?org_id=` or `?key_prefix=` (the CLI's --org / --key-prefix).
+  const getOfOrg = (path: HttpRouter.PathInput, op: (input: Record<string, unknown>) => Effect.Effect<unknown, ApiError | DomainError, Keys | SsoConnections | ScimTokens>) =>
+    router.add("GET", path, Effect.gen(function*() {
+      yield* requirePortal("ability:admin")
+      const search = new URL((yield* HttpServerRequest.HttpServerRequest).url, "http://x").searchParams
+      return HttpServerResponse.jsonUnsafe(
+        yield* op({ org_id: search.get("org_id") ?? undefined, key_prefix: search.get("key_prefix") ?? undefined }),
+        { headers: { "cache-control": "no-store" } }
+      )
+    }))
+  yield* getOfOrg("/api/admin/sso", showIdp)
   // SCIM tokens (docs/sso.md): issued once (never cached on the way back), listed without the token, revoked.
   yield* post("/api/admin/sso/scim-tokens", issueScimToken, { "cache-control": "no-store" })
-  yield* router.add("GET", "/api/admin/sso/scim-tokens", Effect.gen(function*() {
-    yield* requirePortal("ability:admin")
-    const search = new URL((yield* HttpServerRequest.HttpServerRequest).url, "http://x").searchParams
-    return HttpServerResponse.jsonUnsafe(
-      yield* listScimTokens({ org_id: search.get("org_id") ?? undefined, key_prefix: search.get("key_prefix") ?? undefined }),
-      { headers: { "cache-control": "no-store" } }
-    )
-  }))
+  yield* getOfOrg("/api/admin/sso/scim-tokens", listScimTokens)
   yield* post("/api/admin/sso/scim-tokens/revoke", revokeScimToken)
 
   // The admin view's directory: read-only, paged, metadata only.

@@ -13,11 +13,16 @@ export const ScimTokensPg = Layer.effect(
   ScimTokens,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    /** An unknown organisation is ScimOrganisationNotFound (404 `not_found`), not an empty answer or a foreign-key die. */
+    const requireOrganisation = (orgId: string) =>
+      Effect.gen(function*() {
+        const org = yield* sql`SELECT 1 FROM organisations WHERE id = ${orgId}`
+        if (org.length === 0) return yield* new ScimOrganisationNotFound({ orgId })
+      })
     return ScimTokens.of({
       issue: ({ orgId, actor }) =>
         sql.withTransaction(Effect.gen(function*() {
-          const org = yield* sql`SELECT 1 FROM organisations WHERE id = ${orgId}`
-          if (org.length === 0) return yield* new ScimOrganisationNotFound({ orgId })
+          yield* requireOrganisation(orgId)
           const token = TOKEN_PREFIX + base64UrlRandom(32)
           const id = `sct_${crypto.randomUUID().replaceAll("-", "")}`
           yield* sql`INSERT INTO scim_tokens ${sql.insert({ id, org_id: orgId, token_hash: sha256HexSync(token), token_prefix: token.slice(0, 12) })}`
@@ -32,8 +37,7 @@ export const ScimTokensPg = Layer.effect(
         })).pipe(Effect.catchTag("SqlError", Effect.die)),
       list: (orgId) =>
         Effect.gen(function*() {
-          const org = yield* sql`SELECT 1 FROM organisations WHERE id = ${orgId}`
-          if (org.length === 0) return yield* new ScimOrganisationNotFound({ orgId })
+          yield* requireOrganisation(orgId)
           const rows = yield* sql<{ id: string; token_prefix: string; created_at: unknown; last_used_at: unknown; revoked_at: unknown }>`
             SELECT id, token_prefix, created_at, last_used_at, revoked_at FROM scim_tokens WHERE org_id = ${orgId} ORDER BY created_at, id`
           return rows.map((r) => ({

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createTestStorage, type TestStorage } from "../support/databases.ts"
-import { exited, type GatewayProcess, startGatewayProcess } from "../support/gatewayProcess.ts"
+import { type GatewayProcess, startGatewayProcess, stopGatewayProcess } from "../support/gatewayProcess.ts"
 
 const SCRIPT = join(import.meta.dirname, "../../deploy/make-secrets.sh")
 
@@ -27,8 +27,7 @@ describe("deploy/make-secrets.sh", () => {
     })
   })
   afterAll(async () => {
-    gateway?.child.kill("SIGTERM")
-    if (gateway) await exited(gateway.child)
+    await stopGatewayProcess(gateway)
     await storage?.drop()
     rmSync(dir, { recursive: true, force: true })
   })

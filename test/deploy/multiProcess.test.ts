@@ -1,7 +1,6 @@
 import { spawn } from "node:child_process"
 import { createHash } from "node:crypto"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { createConnection } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect, type Layer, ManagedRuntime } from "effect"
@@ -18,6 +17,7 @@ import { createTestStorage, type TestStorage } from "../support/databases.ts"
 import { attestedHeaders } from "../support/engine.ts"
 import { exited, type GatewayProcess, startGatewayProcess } from "../support/gatewayProcess.ts"
 import { freePort, type NginxProxy, startNginx } from "../support/nginxProxy.ts"
+import { refusesConnections } from "../support/refusesConnections.ts"
 
 /**
  * Production shape (issue 25) and the settlement guarantees under it (issue 24): two `programs/gateway.ts` OS
@@ -160,16 +160,6 @@ const runLoad = async (specs: ReadonlyArray<CallSpec>, concurrency: number, onDo
   }))
   return results
 }
-
-const refusesConnections = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = createConnection({ host: "127.0.0.1", port })
-    socket.once("connect", () => {
-      socket.destroy()
-      resolve(false)
-    })
-    socket.once("error", (error: NodeJS.ErrnoException) => resolve(error.code === "ECONNREFUSED"))
-  })
 
 describe.skipIf(!PG_AND_REDIS)("two gateway processes on PostgreSQL + Redis behind nginx", () => {
   let provider: FakeProvider

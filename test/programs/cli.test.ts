@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { nextPeriodStart, parseRotationSchedule } from "../../src/receipts/rotationSchedule.ts"
 import { createTestStorage, type TestStorage } from "../support/databases.ts"
 import { startTestGateway, type TestGateway } from "../support/gateway.ts"
-import { exited, type GatewayProcess, startGatewayProcess } from "../support/gatewayProcess.ts"
+import { type GatewayProcess, startGatewayProcess, stopGatewayProcess } from "../support/gatewayProcess.ts"
 import { idpMetadataXml } from "../support/ssoFixtures.ts"
 
 /** Runs `node programs/cli.ts ...` as an operator would; secrets only via env and files. */
@@ -202,10 +202,7 @@ describe("operator CLI against the gateway program: SCIM tokens without stopping
     gateway = await startGatewayProcess({ ...env, HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "info", TRACE_SAMPLE_RATIO: "0" })
   }, 180_000)
   afterAll(async () => {
-    if (gateway !== undefined && gateway.child.exitCode === null) {
-      gateway.child.kill("SIGTERM")
-      await exited(gateway.child)
-    }
+    await stopGatewayProcess(gateway)
     await storage?.drop()
     if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true })
   })

@@ -21,7 +21,7 @@ import { verifyV1 } from "../../sdks/typescript/src/wire/webhooks/receiver.ts"
 import { keyPrefixOf, newPortalToken } from "../../src/keys/format.ts"
 import { startReceiver, type Receiver, waitFor } from "../layers/webhookTestKit.ts"
 import { createTestStorage, type TestStorage } from "../support/databases.ts"
-import { DENO, exited, type GatewayProcess, startGatewayProcess } from "../support/gatewayProcess.ts"
+import { DENO, type GatewayProcess, startGatewayProcess, stopGatewayProcess } from "../support/gatewayProcess.ts"
 import pgSimpleQuery from "../support/pgSimpleQuery.ts"
 
 const REPO = join(import.meta.dirname, "../..")
@@ -108,10 +108,7 @@ beforeAll(async () => {
 }, 180_000)
 
 afterAll(async () => {
-  if (gateway !== undefined) {
-    gateway.child.kill("SIGTERM")
-    await exited(gateway.child)
-  }
+  await stopGatewayProcess(gateway)
   await receiver?.close()
   await provider?.close()
   await storage?.drop()

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type FakeProvider, startFakeProvider } from "../../programs/fake-provider.ts"
 import { createTestStorage, type TestStorage } from "../support/databases.ts"
 import { attestedHeaders } from "../support/engine.ts"
-import { exited, failedGatewayStart, type GatewayProcess, startGatewayProcess } from "../support/gatewayProcess.ts"
+import { failedGatewayStart, type GatewayProcess, startGatewayProcess, stopGatewayProcess } from "../support/gatewayProcess.ts"
 
 /**
  * What an operator sees on the gateway's stdout (issue 14 item 4): one JSON access line per request at info, sampled
@@ -36,8 +36,7 @@ describe("access log (TRACE_SAMPLE_RATIO=0: no request is sampled)", () => {
     })
   })
   afterAll(async () => {
-    gateway?.child.kill("SIGTERM")
-    if (gateway) await exited(gateway.child)
+    await stopGatewayProcess(gateway)
     await provider?.close()
     await storage?.drop()
   })

@@ -71,3 +71,10 @@ export const failedGatewayStart = (env: Record<string, string>) =>
 
 export const exited = (child: ChildProcess) =>
   new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once("exit", () => resolve())))
+
+/** Stops a gateway started by startGatewayProcess the way an orchestrator does (SIGTERM: it drains) and waits for its exit; nothing to do if it never started or already exited. */
+export const stopGatewayProcess = async (gateway: GatewayProcess | undefined) => {
+  if (gateway === undefined) return
+  if (gateway.child.exitCode === null && gateway.child.signalCode === null) gateway.child.kill("SIGTERM")
+  await exited(gateway.child)
+}

@@ -4,6 +4,7 @@ import { Effect, Layer, Logger, ManagedRuntime } from "effect"
 import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { afterEach, describe, expect, it } from "vitest"
 import { drainingHttpServerLayer } from "../../../layers/http/DrainingHttpServer.ts"
+import { refusesConnections } from "../../support/refusesConnections.ts"
 
 /**
  * The gateway program's drain on SIGTERM (layers/http/DrainingHttpServer.ts), in process: the drain starts when the
@@ -112,17 +113,6 @@ const openConnection = (port: number) =>
 const post = (body: string) =>
   `POST /echo HTTP/1.1\r\nHost: gateway\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
 
-/** Whether a new TCP connection to `port` is refused (ECONNREFUSED), asynchronously. */
-const refused = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = createConnection({ host: "127.0.0.1", port })
-    socket.once("connect", () => {
-      socket.destroy()
-      resolve(false)
-    })
-    socket.once("error", (error: NodeJS.ErrnoException) => resolve(error.code === "ECONNREFUSED"))
-  })
-
 /**
  * Opens a TCP connection to `port` from another process while this one is blocked: the answer is the kernel's alone
  * (a listening socket completes the handshake into its backlog whether or not Node gets to accept it).
@@ -157,7 +147,7 @@ describe("a gateway draining after SIGTERM", () => {
     // The connection is idle in the client's pool when the drain starts, as nginx's are.
     const stopped = server.stop()
     await server.logged("shutdown_draining")
-    expect(await refused(server.port), "a new connection while draining").toBe(true)
+    expect(await refusesConnections(server.port), "a new connection while draining").toBe(true)
 
     // The drain waits for the idle connection instead of closing it under the client.
     expect(server.events).toEqual(["shutdown_draining"])

@@ -7,7 +7,7 @@ import { SqlClient } from "effect/sql"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { gatewayServicesLayer } from "../../../layers/GatewayLive.ts"
 import { createTestStorage, type TestStorage } from "../../support/databases.ts"
-import { exited, type GatewayProcess, startGatewayProcess } from "../../support/gatewayProcess.ts"
+import { type GatewayProcess, startGatewayProcess, stopGatewayProcess } from "../../support/gatewayProcess.ts"
 
 /**
  * The gateway's /scim/v2 checked by a published SCIM 2.0 compliance checker, python-scim's scim2-tester (with its
@@ -85,10 +85,7 @@ beforeAll(async () => {
 }, 900_000)
 
 afterAll(async () => {
-  if (gateway !== undefined && gateway.child.exitCode === null) {
-    gateway.child.kill("SIGTERM")
-    await exited(gateway.child)
-  }
+  await stopGatewayProcess(gateway)
   await storage?.drop()
   if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true })
 })
@@ -112,8 +109,7 @@ describe("SCIM compliance (scim2-tester against the gateway program)", () => {
   })
 
   it("recorded each change in the audit log under the token, and left no person behind once the checker deleted them", async () => {
-    gateway!.child.kill("SIGTERM")
-    await exited(gateway!.child)
+    await stopGatewayProcess(gateway)
     const runtime = ManagedRuntime.make(gatewayServicesLayer({ ...env, LOG_LEVEL: "error" }) as Layer.Layer<any, any, never>)
     try {
       const [actions, leftUsers] = await runtime.runPromise(Effect.gen(function*() {
